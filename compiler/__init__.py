@@ -1,0 +1,20 @@
+"""Cuvil: a small, real ML compiler for PyTorch models, built to be debugged."""
+
+from . import ir
+from .errors import (
+    CodegenError,
+    CuvilError,
+    CuvilRuntimeError,
+    FrontendError,
+    IRParseError,
+    PassError,
+    UnsupportedOpError,
+    VerifyError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ir", "CodegenError", "CuvilError", "CuvilRuntimeError", "FrontendError", "IRParseError",
+    "PassError", "UnsupportedOpError", "VerifyError", "__version__",
+]

@@ -1,0 +1,41 @@
+"""The Cuvil op set. Importing this package registers every op by name (``cuvil.add`` ...)."""
+
+from .constant import INLINE_CONSTANT_LIMIT, ConstantOp, ParamOp
+from .elementwise import (
+    BINARY_OPS,
+    UNARY_OPS,
+    BinaryOp,
+    CastOp,
+    ClampOp,
+    CompareOp,
+    GeluOp,
+    LeakyReluOp,
+    LogicalNotOp,
+    UnaryOp,
+    WhereOp,
+)
+from .linalg import Conv1dOp, Conv2dOp, ConvOp, LinearOp, MatmulOp, conv_out_size
+from .nn import (
+    AdaptiveAvgPool1dOp,
+    AdaptiveAvgPool2dOp,
+    AvgPool1dOp,
+    AvgPool2dOp,
+    BatchNormOp,
+    EmbeddingOp,
+    LayerNormOp,
+    MaxPool1dOp,
+    MaxPool2dOp,
+    PoolOp,
+)
+from .reduction import REDUCE_OPS, ArgmaxOp, LogSoftmaxOp, ReduceOp, SoftmaxOp, VarOp
+from .shape import CatOp, ExpandOp, PermuteOp, ReshapeOp, SliceOp
+
+__all__ = [
+    "INLINE_CONSTANT_LIMIT", "ConstantOp", "ParamOp", "BINARY_OPS", "UNARY_OPS", "BinaryOp",
+    "CastOp", "ClampOp", "CompareOp", "GeluOp", "LeakyReluOp", "LogicalNotOp", "UnaryOp",
+    "WhereOp", "Conv1dOp", "Conv2dOp", "ConvOp", "LinearOp", "MatmulOp", "conv_out_size",
+    "AdaptiveAvgPool1dOp", "AdaptiveAvgPool2dOp", "AvgPool1dOp", "AvgPool2dOp", "BatchNormOp",
+    "EmbeddingOp", "LayerNormOp", "MaxPool1dOp", "MaxPool2dOp", "PoolOp", "REDUCE_OPS",
+    "ArgmaxOp", "LogSoftmaxOp", "ReduceOp", "SoftmaxOp", "VarOp", "CatOp", "ExpandOp",
+    "PermuteOp", "ReshapeOp", "SliceOp",
+]

@@ -1,0 +1,117 @@
+"""Checks the IR's rules: SSA dominance, op signatures, inferred vs declared types, params.
+
+``verify(module)`` raises the first VerifyError; ``verify_all(module)`` collects every one so
+a tool can list them all (``cuvil-debug validate``).
+"""
+
+from __future__ import annotations
+
+from ..errors import CuvilError, VerifyError
+from .core import Function, Module, Operation, Value
+from .ops.constant import ParamOp
+from .types import LAYOUTS
+
+__all__ = ["verify", "verify_all"]
+
+
+def verify(module: Module) -> Module:
+    """Raise the first VerifyError found in `module`; return the module when it is valid."""
+    errors = verify_all(module)
+    if errors:
+        raise errors[0]
+    return module
+
+
+def verify_all(module: Module) -> list[VerifyError]:
+    errors: list[VerifyError] = []
+    for name, t in module.params.items():
+        _catch(errors, _check_param_decl, module, name, t)
+    if not module.functions:
+        errors.append(VerifyError(f"module @{module.name} has no function"))
+    for fn in module.functions:
+        errors.extend(_verify_function(module, fn))
+    return errors
+
+
+def _catch(errors: list[VerifyError], check, *args) -> None:
+    try:
+        check(*args)
+    except VerifyError as e:
+        errors.append(e)
+    except CuvilError as e:  # a rule helper raised a more general error: keep its text
+        errors.append(VerifyError(e.message, where=e.where))
+
+
+def _check_param_decl(module: Module, name: str, t) -> None:
+    data = module.param_data.get(name)
+    if data is not None and (tuple(data.shape) != t.shape or data.dtype != t.dtype.torch):
+        raise VerifyError(f"param @{name} is declared {t} but its data is "
+                          f"{tuple(data.shape)} {data.dtype}")
+
+
+def _verify_function(module: Module, fn: Function) -> list[VerifyError]:
+    errors: list[VerifyError] = []
+    defined: set[int] = set()
+    for v in fn.args:
+        _catch(errors, _check_type, v, f"argument %{v.name} of @{fn.name}")
+        defined.add(id(v))
+    for op in fn.ops:
+        _catch(errors, _verify_op, module, op, defined)
+        defined.update(id(r) for r in op.results)
+    _catch(errors, _verify_outputs, fn, defined)
+    return errors
+
+
+def _verify_op(module: Module, op: Operation, defined: set[int]) -> None:
+    for i, v in enumerate(op.operands):
+        if id(v) not in defined:
+            raise op.fail(f"operand {i} (%{v.name}) is used before it is defined "
+                          "(SSA values must dominate their uses)")
+        if (op, i) not in v.uses:
+            raise op.fail(f"operand {i} (%{v.name}) is missing from the value's use list")
+    op.check_signature()
+    for r in op.results:
+        _check_type(r, f"result of '{op.name}'")
+    inferred = op.infer_types()
+    declared = [r.type for r in op.results]
+    if len(inferred) != len(declared):
+        raise op.fail(f"has {len(declared)} results but the op produces {len(inferred)}")
+    for i, (want, got) in enumerate(zip(inferred, declared)):
+        if want != got:
+            raise op.fail(f"result {i} is declared {got} but the op's type rule gives {want}")
+    if isinstance(op, ParamOp):
+        _check_param_use(module, op)
+    op.verify_()
+
+
+def _check_param_use(module: Module, op: Operation) -> None:
+    name = op.symbol()
+    if name not in module.params:
+        raise op.fail(f"refers to undeclared param @{name} (declare it: param @{name} : <type>)")
+    if module.params[name] != op.result.type:
+        raise op.fail(f"result type {op.result.type} differs from the declared "
+                      f"param @{name} : {module.params[name]}")
+
+
+def _check_type(v: Value, what: str) -> None:
+    t = v.type
+    rank = LAYOUTS.get(t.layout, -1)
+    if rank == -1:
+        raise VerifyError(f"{what} has unknown layout '{t.layout}'")
+    if rank is not None and t.rank != rank:
+        raise VerifyError(f"{what}: layout {t.layout} needs rank {rank}, got {t}")
+    if any(isinstance(d, int) and d < 0 for d in t.shape):
+        raise VerifyError(f"{what} has a negative dim: {t}")
+
+
+def _verify_outputs(fn: Function, defined: set[int]) -> None:
+    if not fn.outputs:
+        raise VerifyError(f"function @{fn.name} returns nothing")
+    for i, v in enumerate(fn.outputs):
+        if id(v) not in defined:
+            raise VerifyError(f"@{fn.name} returns %{v.name}, which is not defined in it")
+    got = [v.type for v in fn.outputs]
+    if got != fn.result_types:
+        shown = ", ".join(map(str, got))
+        want = ", ".join(map(str, fn.result_types))
+        raise VerifyError(f"@{fn.name} returns ({shown}) but its signature says ({want})")
