@@ -1,0 +1,152 @@
+"""The state of one lowering: the module being built, the current location, and helpers that
+emit ops, materialize constants and params, and apply torch's type promotion."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ..errors import FrontendError
+from ..ir import ops
+from ..ir.core import Function, Module, Operation, Value
+from ..ir.location import UNKNOWN, AnyLoc
+from ..ir.types import DType, TensorType
+
+__all__ = ["LoweringContext", "LazyTensor"]
+
+
+@dataclass
+class LazyTensor:
+    """A compile-time tensor (param, buffer or constant) not yet emitted into the IR."""
+
+    name: str
+    data: torch.Tensor
+    loc: AnyLoc | None = None  # None: the location of its first use
+
+
+class LoweringContext:
+    """Builds one function of a module. Lowering rules call ``emit`` and friends."""
+
+    def __init__(self, module: Module, fn: Function) -> None:
+        self.module = module
+        self.fn = fn
+        self.loc: AnyLoc = UNKNOWN
+        self.node_name: str | None = None
+        self._materialized: dict[int, Value] = {}
+        self._lazy: dict[str, LazyTensor] = {}
+        self._const_count = 0
+
+    # ---- emitting ops ------------------------------------------------------------------
+    def emit(self, cls: type[Operation], *operands: Any, **attrs: Any) -> Value:
+        """Build an op of class `cls` at the current location and return its result."""
+        values = [self.value(v) for v in operands]
+        op = cls.build(*values, loc=self.loc, name=self.node_name, **attrs)
+        self.fn.append(op)
+        return op.results[0] if len(op.results) == 1 else tuple(op.results)
+
+    def op(self, name: str, *operands: Any, **attrs: Any) -> Value:
+        """Emit an op by its IR name (``"cuvil.add"``)."""
+        from ..ir.core import lookup_op
+
+        return self.emit(lookup_op(name), *operands, **attrs)
+
+    # ---- values -------------------------------------------------------------------------
+    def value(self, x: Any, dtype: DType | None = None) -> Value:
+        """An IR value for `x`: a Value, a compile-time tensor, or a Python number."""
+        if isinstance(x, Value):
+            return x
+        if isinstance(x, LazyTensor):
+            return self._materialize(x)
+        if isinstance(x, torch.Tensor):
+            return self.constant(x)
+        if isinstance(x, (bool, int, float)):
+            return self.scalar(x, dtype or _scalar_dtype(x))
+        raise FrontendError(f"expected a tensor, got {type(x).__name__} {x!r}",
+                            where=self.where())
+
+    def scalar(self, x: bool | int | float, dtype: DType) -> Value:
+        return self.constant(torch.tensor(x, dtype=dtype.torch))
+
+    def constant(self, data: torch.Tensor, name: str | None = None) -> Value:
+        """Small tensors become inline constants; large ones become module params."""
+        data = data.detach()
+        if data.numel() <= ops.INLINE_CONSTANT_LIMIT:
+            op = ops.ConstantOp.build(value=data.clone(), loc=self.loc)
+            return self.fn.append(op).result
+        if name is None:
+            self._const_count += 1
+            name = f"_const{self._const_count}"
+        return self._materialize(LazyTensor(name, data, self.loc))
+
+    def lazy(self, name: str, data: torch.Tensor, at_first_use: bool = False) -> LazyTensor:
+        """The compile-time tensor `name` (a param or buffer), emitted on first use.
+
+        Its location is the current one, or that of its first use when `at_first_use`.
+        """
+        if name not in self._lazy:
+            self._lazy[name] = LazyTensor(name, data, None if at_first_use else self.loc)
+        return self._lazy[name]
+
+    def _materialize(self, lazy: LazyTensor) -> Value:
+        key = id(lazy)
+        if key not in self._materialized:
+            if lazy.name not in self.module.params:
+                self.module.add_param(lazy.name, lazy.data.detach().contiguous())
+            hint = lazy.name.replace(".", "_")
+            loc = self.loc if lazy.loc is None else lazy.loc
+            op = ops.ParamOp.of(self.module, lazy.name, loc=loc, result_names=[hint])
+            self._materialized[key] = self.fn.append(op).result
+        return self._materialized[key]
+
+    # ---- type promotion -----------------------------------------------------------------
+    def promote(self, *xs: Any, floating: bool = False) -> tuple[DType, list[Value]]:
+        """torch's result_type over tensors and Python numbers; operands cast to it."""
+        dtype = result_dtype(*xs)
+        if floating and not dtype.is_float:
+            dtype = DType.from_torch(torch.get_default_dtype())
+        return dtype, [self.cast(self.value(x, dtype), dtype) for x in xs]
+
+    def cast(self, v: Value, dtype: DType) -> Value:
+        return v if v.type.dtype is dtype else self.emit(ops.CastOp, v, dtype=dtype)
+
+    def where(self) -> str:
+        return self.loc.describe()
+
+
+def _scalar_dtype(x: bool | int | float) -> DType:
+    if isinstance(x, bool):
+        return DType.i1
+    if isinstance(x, int):
+        return DType.i64
+    return DType.from_torch(torch.get_default_dtype())
+
+
+def _probe(x: Any) -> Any:
+    """A stand-in with the same dtype and dimensionality for torch.result_type."""
+    if isinstance(x, Value):
+        return torch.empty((1,) * min(x.type.rank, 1), dtype=x.type.dtype.torch)
+    if isinstance(x, LazyTensor):
+        return torch.empty((1,) * min(x.data.dim(), 1), dtype=x.data.dtype)
+    if isinstance(x, torch.Tensor):
+        return torch.empty((1,) * min(x.dim(), 1), dtype=x.dtype)
+    return x
+
+
+def result_dtype(*xs: Any) -> DType:
+    """The dtype torch's type promotion gives for an op over `xs` (tensors and numbers)."""
+    acc = _probe(xs[0])
+    for x in xs[1:]:
+        p = _probe(x)
+        dtype = torch.result_type(acc, p)
+        tensors = [q for q in (acc, p) if isinstance(q, torch.Tensor)]
+        if tensors:
+            dims = max(q.dim() for q in tensors)
+            acc = torch.empty((1,) * dims, dtype=dtype)
+        else:
+            acc = torch.tensor(acc).to(dtype).item()
+    if isinstance(acc, torch.Tensor):
+        return DType.from_torch(acc.dtype)
+    return _scalar_dtype(acc)

@@ -1,0 +1,193 @@
+"""Walks an FX graph node by node and lowers it into a Cuvil IR function.
+
+Shared by both frontends; they differ only in how placeholders and attributes become values
+(``bind_placeholder``/``bind_attr``) and how a node's expected type is read (``expected``).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.fx
+from torch.utils._pytree import tree_flatten, tree_map
+
+from ..errors import CuvilError, FrontendError, UnsupportedOpError
+from ..ir.core import Function, Module, Trait, Value
+from ..ir.types import DType, SymDim, TensorType
+from . import lower_math, lower_nn, lower_shape  # noqa: F401  (registers the rules)
+from .context import LazyTensor, LoweringContext
+from .modules import MODULE_LOWERINGS
+from .provenance import node_loc
+from .registry import lookup, target_name
+
+__all__ = ["GraphLowering", "tensor_type"]
+
+_RANDOM = {torch.rand, torch.randn, torch.randint, torch.rand_like, torch.randn_like,
+           torch.randint_like, torch.bernoulli, torch.multinomial, torch.normal}
+_INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
+
+
+def tensor_type(t: torch.Tensor) -> TensorType:
+    """The IR type of a real or fake tensor; symbolic sizes become named SymDims."""
+    dims = tuple(int(d) if isinstance(d, int) or str(d).isdigit() else SymDim(str(d))
+                 for d in t.shape)
+    return TensorType(dims, DType.from_torch(t.dtype))
+
+
+class GraphLowering:
+    """Lowers one FX graph. Subclasses fill in placeholders and attribute access."""
+
+    def __init__(self, graph: torch.fx.Graph, module: Module, root: torch.nn.Module | None):
+        self.graph, self.root = graph, root
+        self.fn = module.add_function(Function("forward"))
+        self.cx = LoweringContext(module, self.fn)
+        self.env: dict[torch.fx.Node, Any] = {}
+
+    # ---- hooks for the frontends -----------------------------------------------------------
+    def bind_placeholder(self, node: torch.fx.Node) -> Any:
+        raise NotImplementedError
+
+    def bind_attr(self, node: torch.fx.Node) -> Any:
+        raise NotImplementedError
+
+    def expected(self, node: torch.fx.Node) -> Any:
+        """torch's own tensor (or fake tensor) for the node's result, when known."""
+        return None
+
+    # ---- the walk ------------------------------------------------------------------------
+    def run(self) -> Function:
+        for node in self.graph.nodes:
+            self.cx.loc, self.cx.node_name = node_loc(node), node.name
+            try:
+                self.env[node] = self.lower_node(node)
+            except CuvilError as e:
+                raise self._with_location(e, node) from None
+            except Exception as e:  # a rule met arguments it does not handle
+                err = FrontendError(
+                    f"cannot lower {target_name(node.target)} (FX node '{node.name}'): "
+                    f"{type(e).__name__}: {e}",
+                    hint="if the model runs in eager mode, this is a Cuvil frontend bug",
+                )
+                raise self._with_location(err, node) from e
+            self._check_type(node)
+        return self.fn
+
+    def lower_node(self, node: torch.fx.Node) -> Any:
+        if node.op == "placeholder":
+            return self.bind_placeholder(node)
+        if node.op == "get_attr":
+            return self.bind_attr(node)
+        if node.op == "output":
+            return self.bind_output(node)
+        args, kwargs = self._args(node)
+        if node.op == "call_module":
+            return self.call_module(node, args, kwargs)
+        result = self.call(node, args, kwargs)
+        self._apply_inplace(node, result)
+        return result
+
+    def _args(self, node: torch.fx.Node) -> tuple[tuple, dict]:
+        lookup_env = lambda n: self.env[n]  # noqa: E731
+        args = torch.fx.node.map_arg(node.args, lookup_env)
+        kwargs = torch.fx.node.map_arg(node.kwargs, lookup_env)
+        return args, kwargs
+
+    def call(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
+        target = node.target
+        rule = lookup(target)
+        leaves = tree_flatten((args, kwargs))[0]
+        has_value = any(isinstance(x, Value) for x in leaves)
+        has_lazy = any(isinstance(x, LazyTensor) for x in leaves)
+        if not has_value and (not has_lazy or rule is None) and target not in _RANDOM:
+            return self._evaluate(node, args, kwargs)
+        if rule is None:
+            raise UnsupportedOpError(target_name(target), node=node.name,
+                                     hint="see docs/OPS.md for the supported ops")
+        return rule(self.cx, *args, **kwargs)
+
+    def call_module(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
+        sub = self.root.get_submodule(node.target)
+        rule = MODULE_LOWERINGS.get(type(sub))
+        if rule is None:
+            name = f"{type(sub).__module__}.{type(sub).__qualname__}"
+            raise UnsupportedOpError(name, node=node.name,
+                                     hint="see docs/OPS.md for the supported modules")
+        return rule(self.cx, sub, str(node.target), *args, **kwargs)
+
+    def _evaluate(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
+        """Run a node on compile-time values (sizes, constants, params) in Python."""
+        real = tree_map(lambda x: x.data if isinstance(x, LazyTensor) else x, (args, kwargs))
+        args, kwargs = real
+        if node.op == "call_method":
+            return getattr(args[0], node.target)(*args[1:], **kwargs)
+        return node.target(*args, **kwargs)
+
+    def _apply_inplace(self, node: torch.fx.Node, result: Any) -> None:
+        """``x.add_(y)`` rebinds x to the new value, so later uses see the mutation."""
+        name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+        inplace = node.kwargs.get("inplace") is True or node.target in _INPLACE_FUNCS or (
+            name.endswith("_") and not name.endswith("__") and node.op == "call_method")
+        first = node.args[0] if node.args else None
+        if not inplace or not isinstance(first, torch.fx.Node) or not isinstance(result, Value):
+            return
+        old = self.env.get(first)
+        if isinstance(old, Value) and (old.owner is None or old.owner.has_trait(Trait.VIEW)):
+            what = "a model input" if old.owner is None else "a view of another tensor"
+            raise UnsupportedOpError(f"in-place '{name}' on {what}", node=node.name,
+                                     hint="use the out-of-place form (x = x + y)")
+        self.env[first] = result
+
+    def bind_output(self, node: torch.fx.Node) -> None:
+        leaves = tree_flatten(torch.fx.node.map_arg(node.args[0], lambda n: self.env[n]))[0]
+        outputs = []
+        for i, leaf in enumerate(leaves):
+            if isinstance(leaf, (LazyTensor, torch.Tensor)):
+                leaf = self.cx.value(leaf)
+            if not isinstance(leaf, Value):
+                raise FrontendError(f"output {i} is a {type(leaf).__name__}, not a tensor",
+                                    hint="return only tensors from forward()")
+            outputs.append(leaf)
+        self.fn.set_outputs(outputs)
+
+    # ---- checks and errors -------------------------------------------------------------
+    def _check_type(self, node: torch.fx.Node) -> None:
+        got, want = self.env.get(node), self.expected(node)
+        if not isinstance(got, Value) or not isinstance(want, torch.Tensor):
+            return
+        expect = tensor_type(want)
+        if got.type.dtype != expect.dtype or not _shapes_agree(got.type.shape, expect.shape):
+            raise FrontendError(
+                f"lowering of {target_name(node.target)} produced {got.type} but torch "
+                f"computes {expect}", where=self.cx.loc.describe(),
+                hint="this is a bug in Cuvil's frontend; please report it with the model")
+
+    def _with_location(self, e: CuvilError, node: torch.fx.Node) -> CuvilError:
+        if e.where is None:
+            e.where = self.cx.loc.source() or self.cx.loc.describe()
+        if isinstance(e, UnsupportedOpError) and e.node is None:
+            e.node = node.name
+        if e.note is None:
+            e.note = _source_note(self.cx.loc)
+        return e
+
+
+def _shapes_agree(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(
+        x == y or isinstance(x, SymDim) or isinstance(y, SymDim) for x, y in zip(a, b)
+    )
+
+
+def _source_note(loc) -> str | None:
+    import linecache
+
+    file, line = getattr(loc, "file", None), getattr(loc, "line", None)
+    if not file or not line:
+        return None
+    text = linecache.getline(file, line).rstrip()
+    return f"  {line} | {text}" if text else None
+
+
+Rule = Callable[..., Any]

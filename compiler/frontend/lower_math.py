@@ -1,0 +1,368 @@
+"""Lowering rules for elementwise math, casts, reductions and softmax."""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from ..errors import UnsupportedOpError
+from ..ir import ops
+from ..ir.core import Value
+from ..ir.types import DType
+from .context import LoweringContext
+from .registry import aten, lowers
+
+__all__ = ["norm_dims", "to_dtype"]
+
+
+def norm_dims(rank: int, dim: Any) -> tuple[int, ...]:
+    """Normalize a dim argument (None, int or list; negatives allowed) to sorted dims."""
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return tuple(range(rank))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(sorted({d % rank if rank else 0 for d in dims}))
+
+
+# ---- binary -------------------------------------------------------------------------------
+def _binary(name: str, floating: bool = False):
+    def rule(cx: LoweringContext, a, b, *args, alpha=1, **_):
+        if args:  # aten.add.Tensor(a, b, alpha) positional form
+            alpha = args[0]
+        if alpha != 1:
+            b = operator.mul(b, alpha) if not _is_tensor(b) else _emit_bin(cx, "cuvil.mul", b, alpha)
+        return _emit_bin(cx, name, a, b, floating)
+
+    return rule
+
+
+def _is_tensor(x: Any) -> bool:
+    from .context import LazyTensor
+
+    return isinstance(x, Value | LazyTensor | torch.Tensor)
+
+
+def _emit_bin(cx: LoweringContext, name: str, a, b, floating: bool = False) -> Value:
+    _, (va, vb) = cx.promote(a, b, floating=floating)
+    return cx.op(name, va, vb)
+
+
+def _compare(name: str):
+    def rule(cx: LoweringContext, a, b, **_):
+        return _emit_bin(cx, name, a, b)
+
+    return rule
+
+
+lowers(operator.add, operator.iadd, torch.add, "add", "add_", aten.add, aten.add_)(_binary("cuvil.add"))
+lowers(operator.sub, operator.isub, torch.sub, torch.subtract, "sub", "sub_", aten.sub)(
+    _binary("cuvil.sub")
+)
+lowers(operator.mul, operator.imul, torch.mul, torch.multiply, "mul", "mul_", aten.mul, aten.mul_)(
+    _binary("cuvil.mul")
+)
+lowers(torch.maximum, "maximum", aten.maximum)(_binary("cuvil.maximum"))
+lowers(torch.minimum, "minimum", aten.minimum)(_binary("cuvil.minimum"))
+for _name, _targets in {
+    "eq": (operator.eq, torch.eq, "eq", aten.eq),
+    "ne": (operator.ne, torch.ne, "ne", aten.ne),
+    "lt": (operator.lt, torch.lt, "lt", aten.lt),
+    "le": (operator.le, torch.le, "le", aten.le),
+    "gt": (operator.gt, torch.gt, "gt", aten.gt),
+    "ge": (operator.ge, torch.ge, "ge", aten.ge),
+}.items():
+    lowers(*_targets)(_compare(f"cuvil.{_name}"))
+
+
+@lowers(operator.truediv, operator.itruediv, torch.div, torch.true_divide, "div", "div_",
+        "true_divide", aten.div)
+def _div(cx: LoweringContext, a, b, *, rounding_mode=None):
+    q = _emit_bin(cx, "cuvil.div", a, b, floating=True)
+    if rounding_mode is None:
+        return q
+    if rounding_mode == "floor" and q.type.dtype.is_float and _all_float(a, b):
+        return cx.emit(ops.UNARY_OPS["cuvil.floor"], q)
+    raise UnsupportedOpError(f"torch.div(rounding_mode={rounding_mode!r}) on {q.type.dtype}",
+                             node=cx.node_name, where=cx.where())
+
+
+def _all_float(*xs) -> bool:
+    from .context import result_dtype
+
+    return result_dtype(*xs).is_float
+
+
+@lowers(operator.floordiv, torch.floor_divide, "floor_divide", aten.floor_divide)
+def _floordiv(cx: LoweringContext, a, b):
+    return _div(cx, a, b, rounding_mode="floor")
+
+
+@lowers(aten.rsub, torch.rsub)
+def _rsub(cx: LoweringContext, a, b, alpha=1):
+    return _binary("cuvil.sub")(cx, b, a, alpha=alpha)
+
+
+@lowers(operator.pow, torch.pow, "pow", aten.pow)
+def _pow(cx: LoweringContext, a, b):
+    if isinstance(b, int | float) and b == 2:
+        return cx.op("cuvil.mul", cx.value(a), cx.value(a))
+    if isinstance(b, int | float) and b == 0.5 and cx.value(a).type.dtype.is_float:
+        return cx.op("cuvil.sqrt", a)
+    return _emit_bin(cx, "cuvil.pow", a, b)
+
+
+@lowers(torch.logical_and, "logical_and", aten.logical_and, operator.and_)
+def _logical_and(cx: LoweringContext, a, b):
+    return cx.op("cuvil.logical_and", _as_bool(cx, a), _as_bool(cx, b))
+
+
+@lowers(torch.logical_or, "logical_or", aten.logical_or, operator.or_)
+def _logical_or(cx: LoweringContext, a, b):
+    return cx.op("cuvil.logical_or", _as_bool(cx, a), _as_bool(cx, b))
+
+
+@lowers(torch.logical_not, "logical_not", aten.logical_not, operator.invert)
+def _logical_not(cx: LoweringContext, a):
+    return cx.emit(ops.LogicalNotOp, _as_bool(cx, a))
+
+
+def _as_bool(cx: LoweringContext, x) -> Value:
+    v = cx.value(x, DType.i1)
+    return v if v.type.dtype is DType.i1 else cx.op("cuvil.ne", v, cx.scalar(0, v.type.dtype))
+
+
+# ---- unary --------------------------------------------------------------------------------
+_UNARY = {
+    "neg": (operator.neg, torch.neg, torch.negative, "neg", aten.neg),
+    "abs": (abs, torch.abs, "abs", aten.abs),
+    "relu": (torch.relu, F.relu, "relu", "relu_", aten.relu, aten.relu_),
+    "exp": (torch.exp, "exp", aten.exp),
+    "log": (torch.log, "log", aten.log),
+    "sqrt": (torch.sqrt, "sqrt", aten.sqrt),
+    "rsqrt": (torch.rsqrt, "rsqrt", aten.rsqrt),
+    "tanh": (torch.tanh, F.tanh, "tanh", aten.tanh),
+    "sigmoid": (torch.sigmoid, F.sigmoid, "sigmoid", aten.sigmoid),
+    "erf": (torch.erf, torch.special.erf, "erf", aten.erf),
+    "sin": (torch.sin, "sin", aten.sin),
+    "cos": (torch.cos, "cos", aten.cos),
+    "reciprocal": (torch.reciprocal, "reciprocal", aten.reciprocal),
+    "silu": (F.silu, aten.silu),
+    "floor": (torch.floor, "floor", aten.floor),
+    "ceil": (torch.ceil, "ceil", aten.ceil),
+}
+
+
+def _unary(name: str):
+    cls = ops.UNARY_OPS[name]
+
+    def rule(cx: LoweringContext, x, *_, **__):
+        v = cx.value(x)
+        if cls.FLOAT_ONLY and not v.type.dtype.is_float:
+            v = cx.cast(v, DType.from_torch(torch.get_default_dtype()))
+        return cx.emit(cls, v)
+
+    return rule
+
+
+for _name, _targets in _UNARY.items():
+    lowers(*_targets)(_unary(f"cuvil.{_name}"))
+
+
+@lowers(F.gelu, "gelu", aten.gelu)
+def _gelu(cx: LoweringContext, x, approximate="none"):
+    return cx.emit(ops.GeluOp, x, approximate=approximate)
+
+
+@lowers(F.leaky_relu, aten.leaky_relu)
+def _leaky_relu(cx: LoweringContext, x, negative_slope=0.01, inplace=False):
+    return cx.emit(ops.LeakyReluOp, x, negative_slope=float(negative_slope))
+
+
+@lowers(torch.clamp, torch.clip, "clamp", "clip", "clamp_", aten.clamp, aten.clip)
+def _clamp(cx: LoweringContext, x, min=None, max=None):
+    if _is_tensor(min) or _is_tensor(max):
+        v = cx.value(x)
+        v = v if min is None else _emit_bin(cx, "cuvil.maximum", v, min)
+        return v if max is None else _emit_bin(cx, "cuvil.minimum", v, max)
+    return cx.emit(ops.ClampOp, x, min=min, max=max)
+
+
+@lowers(torch.clamp_min, "clamp_min", aten.clamp_min)
+def _clamp_min(cx: LoweringContext, x, min):
+    return _clamp(cx, x, min=min)
+
+
+@lowers(torch.clamp_max, "clamp_max", aten.clamp_max)
+def _clamp_max(cx: LoweringContext, x, max):
+    return _clamp(cx, x, max=max)
+
+
+@lowers(F.relu6, aten.relu6)
+def _relu6(cx: LoweringContext, x, inplace=False):
+    return cx.emit(ops.ClampOp, x, min=0.0, max=6.0)
+
+
+@lowers(F.hardtanh, aten.hardtanh)
+def _hardtanh(cx: LoweringContext, x, min_val=-1.0, max_val=1.0, inplace=False):
+    return cx.emit(ops.ClampOp, x, min=float(min_val), max=float(max_val))
+
+
+@lowers(torch.square, "square", aten.square)
+def _square(cx: LoweringContext, x):
+    return _pow(cx, x, 2)
+
+
+@lowers(torch.where, "where", aten.where)
+def _where(cx: LoweringContext, cond, a=None, b=None):
+    if a is None:
+        raise UnsupportedOpError("torch.where(cond) with one argument (data-dependent shape)",
+                                 node=cx.node_name, where=cx.where())
+    _, (va, vb) = cx.promote(a, b)
+    return cx.emit(ops.WhereOp, _as_bool(cx, cond), va, vb)
+
+
+@lowers("masked_fill", "masked_fill_", torch.masked_fill, aten.masked_fill)
+def _masked_fill(cx: LoweringContext, x, mask, value):
+    v = cx.value(x)
+    fill = cx.cast(cx.value(value, v.type.dtype), v.type.dtype)
+    return cx.emit(ops.WhereOp, _as_bool(cx, mask), fill, v)
+
+
+# ---- casts and identities ----------------------------------------------------------------
+def to_dtype(cx: LoweringContext, x, dtype: torch.dtype) -> Value:
+    return cx.cast(cx.value(x), DType.from_torch(dtype))
+
+
+@lowers("to", aten.to, aten._to_copy, "type")
+def _to(cx: LoweringContext, x, *args, **kwargs):
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, torch.dtype):
+            dtype = a
+        elif isinstance(a, Value):
+            dtype = a.type.dtype.torch
+    return cx.value(x) if dtype is None else to_dtype(cx, x, dtype)
+
+
+for _method, _dtype in {"float": torch.float32, "double": torch.float64, "half": torch.float16,
+                        "bfloat16": torch.bfloat16, "long": torch.int64, "int": torch.int32,
+                        "bool": torch.bool}.items():
+    lowers(_method)(lambda cx, x, *_, _d=_dtype, **__: to_dtype(cx, x, _d))
+
+
+@lowers("type_as")
+def _type_as(cx: LoweringContext, x, other):
+    return cx.cast(cx.value(x), cx.value(other).type.dtype)
+
+
+@lowers("contiguous", "clone", "detach", torch.clone, torch.detach, aten.clone, aten.alias,
+        aten.detach, aten.lift_fresh_copy, aten.contiguous, "cpu")
+def _identity(cx: LoweringContext, x, *_, **__):
+    return cx.value(x)
+
+
+@lowers(F.dropout, F.dropout1d, F.dropout2d, F.alpha_dropout, torch.dropout, aten.dropout,
+        "dropout")
+def _dropout(cx: LoweringContext, x, p=0.5, training=False, *_, **kw):
+    if kw.get("train", training):
+        raise UnsupportedOpError("dropout in training mode (call model.eval() first)",
+                                 node=cx.node_name, where=cx.where())
+    return cx.value(x)
+
+
+# ---- reductions ---------------------------------------------------------------------------
+def _reduce(name: str, int_to: DType | None = None):
+    cls = ops.REDUCE_OPS[name]
+
+    def rule(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None, **_):
+        v = cx.value(x)
+        if dtype is not None:
+            v = to_dtype(cx, v, dtype)
+        elif int_to is not None and not v.type.dtype.is_float:
+            v = cx.cast(v, int_to)
+        dims = norm_dims(v.type.rank, dim)
+        return cx.emit(cls, v, dims=dims, keepdim=bool(keepdim))
+
+    return rule
+
+
+lowers(torch.sum, "sum", aten.sum)(_reduce("cuvil.sum", int_to=DType.i64))
+lowers(torch.mean, "mean", aten.mean)(_reduce("cuvil.mean"))
+lowers(torch.amax, "amax", aten.amax)(_reduce("cuvil.amax"))
+lowers(torch.amin, "amin", aten.amin)(_reduce("cuvil.amin"))
+lowers(torch.prod, "prod", aten.prod)(_reduce("cuvil.prod", int_to=DType.i64))
+
+
+@lowers(torch.var, "var", aten.var)
+def _var(cx: LoweringContext, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):  # torch.var(x, unbiased)
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    v = cx.value(x)
+    dims = norm_dims(v.type.rank, dim)
+    return cx.emit(ops.VarOp, v, dims=dims, keepdim=bool(keepdim), correction=int(correction))
+
+
+@lowers(torch.std, "std", aten.std)
+def _std(cx: LoweringContext, *args, **kwargs):
+    return cx.op("cuvil.sqrt", _var(cx, *args, **kwargs))
+
+
+def _minmax(reduce_name: str, pairwise: str, arg_fn):
+    def rule(cx: LoweringContext, x, dim=None, keepdim=False):
+        if _is_tensor(dim):
+            return _emit_bin(cx, pairwise, x, dim)
+        v = cx.value(x)
+        if dim is None:
+            return cx.emit(ops.REDUCE_OPS[reduce_name], v, dims=norm_dims(v.type.rank, None))
+        d = norm_dims(v.type.rank, dim)
+        values = cx.emit(ops.REDUCE_OPS[reduce_name], v, dims=d, keepdim=bool(keepdim))
+        return values, arg_fn(cx, v, dim, keepdim)
+
+    return rule
+
+
+@lowers(torch.argmax, "argmax", aten.argmax)
+def _argmax(cx: LoweringContext, x, dim=None, keepdim=False):
+    v = cx.value(x)
+    if dim is None:
+        v = cx.emit(ops.ReshapeOp, v, shape=(-1,))
+        return cx.emit(ops.ArgmaxOp, v, dim=0)
+    return cx.emit(ops.ArgmaxOp, v, dim=norm_dims(v.type.rank, dim)[0], keepdim=bool(keepdim))
+
+
+@lowers(torch.argmin, "argmin", aten.argmin)
+def _argmin(cx: LoweringContext, x, dim=None, keepdim=False):
+    return _argmax(cx, cx.emit(ops.UNARY_OPS["cuvil.neg"], x), dim, keepdim)
+
+
+lowers(torch.max, "max", aten.max)(_minmax("cuvil.amax", "cuvil.maximum", _argmax))
+lowers(torch.min, "min", aten.min)(_minmax("cuvil.amin", "cuvil.minimum", _argmin))
+
+
+def _softmax(cls):
+    def rule(cx: LoweringContext, x, dim=None, *args, dtype=None, **_):
+        v = cx.value(x)
+        if dtype is not None:
+            v = to_dtype(cx, v, dtype)
+        if dim is None:
+            raise UnsupportedOpError("softmax without dim (implicit dim is deprecated)",
+                                     node=cx.node_name, where=cx.where(), hint="pass dim=-1")
+        return cx.emit(cls, v, dim=dim % max(v.type.rank, 1))
+
+    return rule
+
+
+lowers(torch.softmax, F.softmax, "softmax", aten.softmax, aten._softmax)(_softmax(ops.SoftmaxOp))
+lowers(torch.log_softmax, F.log_softmax, "log_softmax", aten.log_softmax, aten._log_softmax)(
+    _softmax(ops.LogSoftmaxOp)
+)
+
+
+@lowers(math.sqrt)
+def _math_sqrt(cx: LoweringContext, x):
+    return cx.op("cuvil.sqrt", x)

@@ -1,0 +1,256 @@
+"""Lowering rules for matmul/linear, convolution, normalization, pooling, embedding and
+scaled-dot-product attention (decomposed into matmul + softmax)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from ..errors import UnsupportedOpError
+from ..ir import ops
+from ..ir.core import Value
+from .context import LoweringContext
+from .lower_shape import reshape, transpose, unsqueeze
+from .registry import aten, lowers
+
+__all__ = ["linear", "conv", "batch_norm", "layer_norm"]
+
+
+def _tup(x, n: int) -> tuple[int, ...]:
+    if isinstance(x, int):
+        return (x,) * n
+    x = tuple(x)
+    return x * n if len(x) == 1 else x
+
+
+def _unsupported(cx: LoweringContext, what: str, hint: str | None = None):
+    return UnsupportedOpError(what, node=cx.node_name, where=cx.where(), hint=hint)
+
+
+# ---- matmul -------------------------------------------------------------------------------
+@lowers(torch.matmul, "matmul", aten.matmul, __import__("operator").matmul)
+def matmul(cx: LoweringContext, a, b) -> Value:
+    va, vb = cx.value(a), cx.value(b)
+    if va.type.rank == 1 and vb.type.rank == 1:
+        return reshape(cx, cx.emit(ops.MatmulOp, unsqueeze(cx, va, 0), unsqueeze(cx, vb, 1)), ())
+    if va.type.rank == 1:
+        out = cx.emit(ops.MatmulOp, unsqueeze(cx, va, 0), vb)
+        return reshape(cx, out, out.type.shape[:-2] + out.type.shape[-1:])
+    if vb.type.rank == 1:
+        out = cx.emit(ops.MatmulOp, va, unsqueeze(cx, vb, 1))
+        return reshape(cx, out, out.type.shape[:-1])
+    return cx.emit(ops.MatmulOp, va, vb)
+
+
+@lowers(torch.mm, torch.bmm, "mm", "bmm", aten.mm, aten.bmm)
+def _mm(cx: LoweringContext, a, b) -> Value:
+    return cx.emit(ops.MatmulOp, a, b)
+
+
+@lowers(torch.addmm, "addmm", aten.addmm)
+def _addmm(cx: LoweringContext, bias, a, b, *, beta=1, alpha=1) -> Value:
+    out = cx.emit(ops.MatmulOp, a, b)
+    if alpha != 1:
+        out = cx.op("cuvil.mul", out, cx.scalar(float(alpha), out.type.dtype))
+    bias_v = cx.value(bias)
+    if beta != 1:
+        bias_v = cx.op("cuvil.mul", bias_v, cx.scalar(float(beta), bias_v.type.dtype))
+    return cx.op("cuvil.add", out, bias_v)
+
+
+@lowers(F.linear, aten.linear)
+def linear(cx: LoweringContext, x, weight, bias=None) -> Value:
+    args = [x, weight] + ([bias] if bias is not None else [])
+    return cx.emit(ops.LinearOp, *args)
+
+
+@lowers(aten.t, torch.t, "t")
+def _t(cx: LoweringContext, x) -> Value:
+    v = cx.value(x)
+    return v if v.type.rank < 2 else transpose(cx, v, 0, 1)
+
+
+# ---- convolution --------------------------------------------------------------------------
+def conv(cx: LoweringContext, n: int, x, weight, bias=None, stride=1, padding=0, dilation=1,
+         groups=1) -> Value:
+    w = cx.value(weight)
+    stride, dilation = _tup(stride, n), _tup(dilation, n)
+    if isinstance(padding, str):
+        padding = _string_padding(cx, padding, w.type.shape[2:], dilation)
+    cls = ops.Conv1dOp if n == 1 else ops.Conv2dOp
+    args = [x, w] + ([bias] if bias is not None else [])
+    return cx.emit(cls, *args, stride=stride, padding=_tup(padding, n), dilation=dilation,
+                   groups=int(groups))
+
+
+def _string_padding(cx: LoweringContext, padding: str, kernel, dilation) -> tuple[int, ...]:
+    if padding == "valid":
+        return (0,) * len(kernel)
+    total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    if padding != "same" or any(t % 2 for t in total):
+        raise _unsupported(cx, f"conv padding={padding!r} with kernel {list(kernel)}",
+                           hint="asymmetric 'same' padding is not supported; pad explicitly")
+    return tuple(t // 2 for t in total)
+
+
+@lowers(F.conv1d, torch.conv1d, aten.conv1d)
+def _conv1d(cx: LoweringContext, *args, **kwargs) -> Value:
+    return conv(cx, 1, *args, **kwargs)
+
+
+@lowers(F.conv2d, torch.conv2d, aten.conv2d)
+def _conv2d(cx: LoweringContext, *args, **kwargs) -> Value:
+    return conv(cx, 2, *args, **kwargs)
+
+
+@lowers(aten.convolution)
+def _convolution(cx: LoweringContext, x, w, bias, stride, padding, dilation, transposed,
+                 output_padding, groups) -> Value:
+    if transposed:
+        raise _unsupported(cx, "transposed convolution (aten.convolution transposed=True)")
+    n = cx.value(w).type.rank - 2
+    if n not in (1, 2):
+        raise _unsupported(cx, f"{n}-d convolution")
+    return conv(cx, n, x, w, bias, stride, padding, dilation, groups)
+
+
+# ---- normalization ------------------------------------------------------------------------
+@lowers(F.batch_norm)
+def batch_norm(cx: LoweringContext, x, running_mean, running_var, weight=None, bias=None,
+               training=False, momentum=0.1, eps=1e-5) -> Value:
+    if training or running_mean is None:
+        raise _unsupported(cx, "batch_norm in training mode (batch statistics)",
+                           hint="call model.eval() before compiling")
+    v = cx.value(x)
+    c = v.type.shape[1]
+    if weight is None and bias is not None:
+        weight = torch.ones(c, dtype=v.type.dtype.torch)
+    args = [x, running_mean, running_var] + [a for a in (weight, bias) if a is not None]
+    return cx.emit(ops.BatchNormOp, *args, eps=float(eps))
+
+
+@lowers(aten.batch_norm)
+def _aten_batch_norm(cx, x, weight, bias, mean, var, training, momentum, eps, *_) -> Value:
+    return batch_norm(cx, x, mean, var, weight, bias, training, momentum, eps)
+
+
+@lowers(aten._native_batch_norm_legit_no_training)
+def _bn_no_training(cx, x, weight, bias, mean, var, momentum, eps):
+    return batch_norm(cx, x, mean, var, weight, bias, False, momentum, eps), None, None
+
+
+@lowers(F.layer_norm, aten.layer_norm)
+def layer_norm(cx: LoweringContext, x, normalized_shape, weight=None, bias=None, eps=1e-5,
+               *_) -> Value:
+    shape = tuple(normalized_shape)
+    if weight is None and bias is not None:
+        weight = torch.ones(shape, dtype=cx.value(x).type.dtype.torch)
+    args = [x] + [a for a in (weight, bias) if a is not None]
+    return cx.emit(ops.LayerNormOp, *args, normalized_shape=shape, eps=float(eps))
+
+
+@lowers(aten.native_layer_norm)
+def _native_layer_norm(cx, x, shape, weight, bias, eps):
+    return layer_norm(cx, x, shape, weight, bias, eps), None, None
+
+
+# ---- pooling ------------------------------------------------------------------------------
+def _max_pool(n: int):
+    cls = ops.MaxPool1dOp if n == 1 else ops.MaxPool2dOp
+
+    def rule(cx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+             return_indices=False):
+        if return_indices:
+            raise _unsupported(cx, "max_pool with return_indices=True")
+        k = _tup(kernel_size, n)
+        s = _tup(stride, n) if stride else k
+        return cx.emit(cls, x, kernel=k, stride=s, padding=_tup(padding, n),
+                       dilation=_tup(dilation, n), ceil_mode=bool(ceil_mode))
+
+    return rule
+
+
+def _avg_pool(n: int):
+    cls = ops.AvgPool1dOp if n == 1 else ops.AvgPool2dOp
+
+    def rule(cx, x, kernel_size, stride=None, padding=0, ceil_mode=False,
+             count_include_pad=True, divisor_override=None):
+        k = _tup(kernel_size, n)
+        s = _tup(stride, n) if stride else k
+        return cx.emit(cls, x, kernel=k, stride=s, padding=_tup(padding, n),
+                       ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                       divisor_override=divisor_override)
+
+    return rule
+
+
+def _adaptive_avg_pool(n: int):
+    cls = ops.AdaptiveAvgPool1dOp if n == 1 else ops.AdaptiveAvgPool2dOp
+
+    def rule(cx, x, output_size):
+        v = cx.value(x)
+        size = _tup(output_size, n) if not isinstance(output_size, int) else (output_size,) * n
+        spatial = v.type.shape[v.type.rank - n:]
+        size = tuple(s if o is None else o for o, s in zip(size, spatial))
+        return cx.emit(cls, v, output_size=size)
+
+    return rule
+
+
+lowers(F.max_pool1d, torch.max_pool1d, aten.max_pool1d)(_max_pool(1))
+lowers(F.max_pool2d, torch.max_pool2d, aten.max_pool2d)(_max_pool(2))
+lowers(F.avg_pool1d, torch.avg_pool1d, aten.avg_pool1d)(_avg_pool(1))
+lowers(F.avg_pool2d, aten.avg_pool2d)(_avg_pool(2))
+lowers(F.adaptive_avg_pool1d, torch.adaptive_avg_pool1d, aten.adaptive_avg_pool1d)(
+    _adaptive_avg_pool(1)
+)
+lowers(F.adaptive_avg_pool2d, aten.adaptive_avg_pool2d, aten._adaptive_avg_pool2d)(
+    _adaptive_avg_pool(2)
+)
+
+
+@lowers(aten.max_pool2d_with_indices)
+def _max_pool2d_with_indices(cx, x, kernel_size, stride=None, padding=0, dilation=1,
+                             ceil_mode=False):
+    return _max_pool(2)(cx, x, kernel_size, stride, padding, dilation, ceil_mode), None
+
+
+# ---- embedding and attention --------------------------------------------------------------
+@lowers(F.embedding)
+def _embedding(cx: LoweringContext, indices, weight, padding_idx=None, max_norm=None, *_, **__):
+    if max_norm is not None:
+        raise _unsupported(cx, "F.embedding with max_norm (it renormalizes weights in place)")
+    return cx.emit(ops.EmbeddingOp, weight, indices)
+
+
+@lowers(aten.embedding)
+def _aten_embedding(cx: LoweringContext, weight, indices, *_, **__):
+    return cx.emit(ops.EmbeddingOp, weight, indices)
+
+
+@lowers(F.scaled_dot_product_attention, aten.scaled_dot_product_attention)
+def _sdpa(cx: LoweringContext, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
+          scale=None, enable_gqa=False) -> Value:
+    q, k = cx.value(q), cx.value(k)
+    if dropout_p or enable_gqa:
+        raise _unsupported(cx, "scaled_dot_product_attention with dropout or GQA")
+    d = q.type.shape[-1]
+    scale = scale if scale is not None else 1.0 / math.sqrt(d)
+    scores = cx.emit(ops.MatmulOp, q, transpose(cx, k, -2, -1))
+    scores = cx.op("cuvil.mul", scores, cx.scalar(float(scale), scores.type.dtype))
+    if is_causal:
+        lq, lk = scores.type.shape[-2], scores.type.shape[-1]
+        attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
+    if attn_mask is not None:
+        scores = _apply_mask(cx, scores, attn_mask)
+    return cx.emit(ops.MatmulOp, cx.emit(ops.SoftmaxOp, scores, dim=scores.type.rank - 1), v)
+
+
+def _apply_mask(cx: LoweringContext, scores: Value, mask) -> Value:
+    m = cx.value(mask)
+    if m.type.dtype.name == "i1":
+        neg = cx.scalar(float("-inf"), scores.type.dtype)
+        return cx.emit(ops.WhereOp, m, scores, neg)
+    return cx.op("cuvil.add", scores, cx.cast(m, scores.type.dtype))
