@@ -14,7 +14,7 @@ from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
 from .context import LoweringContext
-from .registry import aten, lowers
+from .registry import aten, lowers, named
 
 __all__ = ["norm_dims", "to_dtype"]
 
@@ -29,6 +29,7 @@ def norm_dims(rank: int, dim: Any) -> tuple[int, ...]:
 
 # ---- binary -------------------------------------------------------------------------------
 def _binary(name: str, floating: bool = False):
+    @named(f"binary[{name}]")
     def rule(cx: LoweringContext, a, b, *args, alpha=1, **_):
         if args:  # aten.add.Tensor(a, b, alpha) positional form
             alpha = args[0]
@@ -51,6 +52,7 @@ def _emit_bin(cx: LoweringContext, name: str, a, b, floating: bool = False) -> V
 
 
 def _compare(name: str):
+    @named(f"compare[{name}]")
     def rule(cx: LoweringContext, a, b, **_):
         return _emit_bin(cx, name, a, b)
 
@@ -158,6 +160,7 @@ _UNARY = {
 def _unary(name: str):
     cls = ops.UNARY_OPS[name]
 
+    @named(f"unary[{name}]")
     def rule(cx: LoweringContext, x, *_, **__):
         v = cx.value(x)
         if cls.FLOAT_ONLY and not v.type.dtype.is_float:
@@ -250,7 +253,7 @@ def _to(cx: LoweringContext, x, *args, **kwargs):
 for _method, _dtype in {"float": torch.float32, "double": torch.float64, "half": torch.float16,
                         "bfloat16": torch.bfloat16, "long": torch.int64, "int": torch.int32,
                         "bool": torch.bool}.items():
-    lowers(_method)(lambda cx, x, *_, _d=_dtype, **__: to_dtype(cx, x, _d))
+    lowers(_method)(named(f"cast[{_dtype}]")(lambda cx, x, *_, _d=_dtype, **__: to_dtype(cx, x, _d)))
 
 
 @lowers("type_as")
@@ -277,6 +280,7 @@ def _dropout(cx: LoweringContext, x, p=0.5, training=False, *_, **kw):
 def _reduce(name: str, int_to: DType | None = None):
     cls = ops.REDUCE_OPS[name]
 
+    @named(f"reduce[{name}]")
     def rule(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None, **_):
         v = cx.value(x)
         if dtype is not None:
@@ -313,6 +317,7 @@ def _std(cx: LoweringContext, *args, **kwargs):
 
 
 def _minmax(reduce_name: str, pairwise: str, arg_fn):
+    @named(f"minmax[{reduce_name}]")
     def rule(cx: LoweringContext, x, dim=None, keepdim=False):
         if _is_tensor(dim):
             return _emit_bin(cx, pairwise, x, dim)
@@ -345,6 +350,7 @@ lowers(torch.min, "min", aten.min)(_minmax("cuvil.amin", "cuvil.minimum", _argmi
 
 
 def _softmax(cls):
+    @named(f"softmax[{cls.name}]")
     def rule(cx: LoweringContext, x, dim=None, *args, dtype=None, **_):
         v = cx.value(x)
         if dtype is not None:

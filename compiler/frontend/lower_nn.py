@@ -13,7 +13,7 @@ from ..ir import ops
 from ..ir.core import Value
 from .context import LoweringContext
 from .lower_shape import reshape, transpose, unsqueeze
-from .registry import aten, lowers
+from .registry import aten, lowers, named
 
 __all__ = ["linear", "conv", "batch_norm", "layer_norm"]
 
@@ -160,6 +160,7 @@ def _native_layer_norm(cx, x, shape, weight, bias, eps):
 def _max_pool(n: int):
     cls = ops.MaxPool1dOp if n == 1 else ops.MaxPool2dOp
 
+    @named(f"max_pool[{cls.name}]")
     def rule(cx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
              return_indices=False):
         if return_indices:
@@ -175,6 +176,7 @@ def _max_pool(n: int):
 def _avg_pool(n: int):
     cls = ops.AvgPool1dOp if n == 1 else ops.AvgPool2dOp
 
+    @named(f"avg_pool[{cls.name}]")
     def rule(cx, x, kernel_size, stride=None, padding=0, ceil_mode=False,
              count_include_pad=True, divisor_override=None):
         k = _tup(kernel_size, n)
@@ -189,6 +191,7 @@ def _avg_pool(n: int):
 def _adaptive_avg_pool(n: int):
     cls = ops.AdaptiveAvgPool1dOp if n == 1 else ops.AdaptiveAvgPool2dOp
 
+    @named(f"adaptive_avg_pool[{cls.name}]")
     def rule(cx, x, output_size):
         v = cx.value(x)
         size = _tup(output_size, n) if not isinstance(output_size, int) else (output_size,) * n

@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["LOWERINGS", "lowers", "lookup", "target_name", "aten"]
+__all__ = ["LOWERINGS", "lowers", "lookup", "named", "target_name", "aten"]
 
 aten = torch.ops.aten
 LOWERINGS: dict[Any, Callable[..., Any]] = {}
@@ -28,6 +28,16 @@ def lowers(*targets: Any) -> Callable:
         return fn
 
     return register
+
+
+def named(label: str) -> Callable:
+    """Give a rule made by a factory a readable name (for docs and messages)."""
+
+    def rename(fn: Callable) -> Callable:
+        fn.__qualname__ = fn.__name__ = label
+        return fn
+
+    return rename
 
 
 def lookup(target: Any) -> Callable | None:
@@ -45,6 +55,8 @@ def target_name(target: Any) -> str:
         return str(target)
     module = getattr(target, "__module__", None) or ""
     name = getattr(target, "__qualname__", None) or getattr(target, "__name__", repr(target))
+    if name.startswith("_VariableFunctionsClass."):  # torch.exp and other C functions
+        module, name = "torch", name.split(".", 1)[1]
     if module in ("_operator", "operator"):
         return f"operator.{name}"
     return f"{module}.{name}" if module else name
