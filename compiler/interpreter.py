@@ -9,6 +9,7 @@ It defines what IR means. The diff tool hangs listeners on it to compare stages:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import torch
@@ -110,15 +111,23 @@ def interpret(module: Module, inputs: Sequence[torch.Tensor],
 
 
 def random_params(module: Module, seed: int = 0) -> Module:
-    """Give every param without data deterministic random data (for IR read from text)."""
+    """Give every param without data deterministic random data (for IR read from text).
+
+    Weights (rank >= 2) are scaled by 1/sqrt(fan-in) so activations stay finite through deep
+    models; vectors are drawn from [0.5, 1) so variances and scales are positive.
+    """
     gen = torch.Generator().manual_seed(seed)
     for name, t in module.params.items():
-        if name in module.param_data:
-            continue
-        shape = tuple(d if isinstance(d, int) else 1 for d in t.shape)
-        if t.dtype.is_float:
-            data = torch.randn(shape, generator=gen).to(t.dtype.torch)
-        else:
-            data = torch.randint(0, 2, shape, generator=gen).to(t.dtype.torch)
-        module.param_data[name] = data
+        if name not in module.param_data:
+            module.param_data[name] = _random_tensor(t, gen)
     return module
+
+
+def _random_tensor(t: TensorType, gen: torch.Generator) -> torch.Tensor:
+    shape = tuple(d if isinstance(d, int) else 1 for d in t.shape)
+    if not t.dtype.is_float:
+        return torch.randint(0, 2, shape, generator=gen).to(t.dtype.torch)
+    if len(shape) >= 2:
+        fan_in = max(1, math.prod(shape[1:]))
+        return (torch.randn(shape, generator=gen) / math.sqrt(fan_in)).to(t.dtype.torch)
+    return (torch.rand(shape, generator=gen) * 0.5 + 0.5).to(t.dtype.torch)
