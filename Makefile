@@ -1,0 +1,43 @@
+# Cuvil developer commands. `make setup demo` installs everything and runs the demo;
+# `make test` runs the whole test suite. Every target is safe to run again.
+
+PYTHON ?= python3
+VENV := .venv
+APT_PACKAGES := graphviz gdb lldb-22 python3-lldb-22
+# Root (CI, containers) runs apt-get directly; everyone else goes through sudo.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup system-packages python-packages test demo lint
+
+setup: system-packages python-packages
+
+system-packages:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	done); \
+	if [ -z "$$missing" ]; then \
+	    echo "system packages: all present ($(APT_PACKAGES))"; \
+	elif ! command -v apt-get >/dev/null; then \
+	    echo "warning: no apt-get; install these yourself: $$missing" >&2; \
+	else \
+	    echo "installing system packages:" $$missing; \
+	    $(SUDO) apt-get update -q && \
+	    $(SUDO) env DEBIAN_FRONTEND=noninteractive \
+	        apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+python-packages: $(VENV)/bin/python
+	$(VENV)/bin/python -m pip install -q -e '.[dev]'
+	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
+
+test:
+	$(VENV)/bin/python -m pytest
+
+demo:
+	$(VENV)/bin/cuvil-debug ir samples/models/resnet18.py
+
+lint:
+	$(VENV)/bin/ruff check .

@@ -1,0 +1,140 @@
+"""`cuvil-debug`: the command line of the toolkit. One small function per subcommand.
+
+Exit codes: 0 success; 1 a validated file has errors; 2 a user mistake (bad arguments,
+a model that cannot be loaded or lowered); 3 an internal error (a bug in Cuvil).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import cuvil
+from cuvil.errors import CuvilError
+from cuvil.frontend import lower
+from cuvil.ir import print_module
+
+from .loader import load_model
+from .output import check_output, write_output
+from .validate import format_error, validate_file
+
+__all__ = ["main", "build_parser"]
+
+PROG = "cuvil-debug"
+EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except CuvilError as e:
+        if args.traceback:
+            raise
+        _error(_describe(e))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:
+        if args.traceback:
+            raise
+        _error(
+            f"{PROG}: internal error: {type(e).__name__}: {e} (rerun with --traceback)"
+        )
+        return EXIT_INTERNAL
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Tools to inspect and debug the Cuvil compiler."
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"{PROG} {cuvil.__version__}"
+    )
+    parser.add_argument(
+        "--traceback", action="store_true", help="show the Python traceback of an error"
+    )
+    parser.set_defaults(run=_cmd_help, parser=parser)
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    _add_ir(commands)
+    _add_validate(commands)
+    return parser
+
+
+def _add_ir(commands) -> None:
+    p = commands.add_parser(
+        "ir",
+        help="print a model's Cuvil IR",
+        description="Load a model, lower it and print its Cuvil IR.",
+    )
+    p.add_argument(
+        "model",
+        metavar="MODEL",
+        help="path/to/model.py (defining Model and example_inputs()) "
+        "or package.module:attr",
+    )
+    p.add_argument(
+        "--frontend",
+        choices=["fx", "export"],
+        default="fx",
+        help="capture with torch.fx symbolic tracing or torch.export (default: fx)",
+    )
+    p.add_argument(
+        "--entry",
+        metavar="NAME",
+        help="the model class or zero-argument factory (default: Model)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write the IR to FILE instead of stdout"
+    )
+    p.add_argument("--force", action="store_true", help="let -o overwrite FILE")
+    p.set_defaults(run=_cmd_ir)
+
+
+def _add_validate(commands) -> None:
+    p = commands.add_parser(
+        "validate",
+        help="parse and verify .cuvilir files",
+        description="Parse and verify .cuvilir files; exit 1 if any has an error.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="a .cuvilir file")
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="print only errors, not 'FILE: ok'"
+    )
+    p.set_defaults(run=_cmd_validate)
+
+
+def _cmd_help(args: argparse.Namespace) -> int:
+    args.parser.print_help(sys.stderr)
+    return EXIT_USAGE
+
+
+def _cmd_ir(args: argparse.Namespace) -> int:
+    check_output(args.output, force=args.force)
+    loaded = load_model(args.model, args.entry)
+    module = lower(loaded.model, loaded.inputs, frontend=args.frontend)
+    write_output(print_module(module), args.output, force=args.force)
+    return EXIT_OK
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    failed = False
+    for path in args.files:
+        errors = validate_file(path)
+        for err in errors:
+            _error(format_error(err, path))
+        if not errors and not args.quiet:
+            print(f"{path}: ok")
+        failed = failed or bool(errors)
+    return EXIT_INVALID if failed else EXIT_OK
+
+
+def _describe(err: CuvilError) -> str:
+    """`where: error: message` (or `cuvil-debug: error: message`), then any note."""
+    text = str(err) if err.where else f"{PROG}: error: {err}"
+    return f"{text}\n{err.note}" if err.note else text
+
+
+def _error(text: str) -> None:
+    print(text, file=sys.stderr)

@@ -1,0 +1,28 @@
+"""Checks `.cuvilir` files: parse, then verify; collects every error with its location."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cuvil.errors import CuvilError
+from cuvil.ir import parse_file, verify_all
+
+__all__ = ["validate_file", "format_error"]
+
+
+def validate_file(path: str | Path) -> list[CuvilError]:
+    """Every error in the file: the first parse error, or all verifier errors."""
+    try:
+        module = parse_file(path)
+    except CuvilError as e:
+        return [e]
+    except OSError as e:
+        return [CuvilError(f"cannot read the file: {e.strerror or e}", where=str(path))]
+    return list(verify_all(module))
+
+
+def format_error(err: CuvilError, path: str | Path) -> str:
+    """`file:line:col: error: message` (the file alone when the error has no position),
+    followed by the error's note (the source line and a caret) when it has one."""
+    head = str(err) if err.where else f"{path}: error: {err}"
+    return f"{head}\n{err.note}" if err.note else head
