@@ -141,7 +141,8 @@ class GraphLowering:
         self.env[first] = result
 
     def bind_output(self, node: torch.fx.Node) -> None:
-        leaves = tree_flatten(torch.fx.node.map_arg(node.args[0], lambda n: self.env[n]))[0]
+        leaves, spec = tree_flatten(torch.fx.node.map_arg(node.args[0], lambda n: self.env[n]))
+        self.cx.module.meta["output_spec"] = spec
         outputs = []
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, (LazyTensor, torch.Tensor)):

@@ -1,0 +1,1 @@
+"""Code generation: Cuvil IR to LLVM IR kernels."""

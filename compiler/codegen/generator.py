@@ -1,0 +1,323 @@
+"""Cuvil IR -> LLVM IR: one kernel per op and an entry function that calls them in order.
+
+    void cuvil_main(ptr inputs[], ptr outputs[], ptr params[], ptr arena)
+
+Every tensor is a contiguous buffer: a model input, an output (allocated by the caller), a
+param (its data pointer), an inline constant (an LLVM global), or a slice of the arena whose
+offsets the memory plan chose. ``cuvil.reshape`` moves no data: its result aliases its
+operand. Dispatch is one ``match`` over op classes; the emitters live in their own modules.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from llvmlite import ir
+
+from ..errors import CodegenError
+from ..ir import ops
+from ..ir.core import Function, Module, Operation, Value
+from ..ir.types import TensorType
+from ..runtime.memory import Interval, plan_arena
+from . import contract, reduce, window
+from .debuginfo import DebugInfo
+from .kernel import PTR, Kernel, contiguous_strides
+from .loops import i64
+from .pointwise import Access, broadcast_access, emit_pointwise
+from .scalar import BINARY, UNARY, emit_cast, mem_type
+from .target import target_triple
+
+__all__ = ["Program", "KernelInfo", "generate"]
+
+ENTRY = "cuvil_main"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Where a tensor lives at run time: kind is input|output|param|const|arena."""
+
+    kind: str
+    index: int | str  # position in its array, arena byte offset, or global name
+
+
+@dataclass
+class KernelInfo:
+    """One generated kernel, for tools: its symbol, the op and where the op came from."""
+
+    symbol: str
+    op_name: str
+    nodes: tuple[str, ...]
+    source: str | None
+
+
+@dataclass
+class Program:
+    """What the runtime needs: LLVM IR text and the calling contract of the entry."""
+
+    llvm_ir: str
+    inputs: list[TensorType]
+    outputs: list[TensorType]
+    params: list[str]
+    arena_bytes: int
+    kernels: list[KernelInfo] = field(default_factory=list)
+    entry: str = ENTRY
+
+
+def nbytes(t: TensorType) -> int:
+    n = t.numel()
+    if n is None:
+        raise CodegenError(f"code generation needs static shapes, got {t}",
+                           hint="compile with concrete example inputs (no symbolic dims)")
+    return n * _itemsize(t)
+
+
+_ITEMSIZE = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1,
+             "u8": 1, "i1": 1}
+
+
+def _itemsize(t: TensorType) -> int:
+    return _ITEMSIZE[t.dtype.value]
+
+
+class Generator:
+    def __init__(self, module: Module, fn: Function, debug: bool) -> None:
+        self.module, self.fn, self.debug = module, fn, debug
+        self.llmod = ir.Module(name=module.name)
+        self.llmod.triple = target_triple()
+        self.slots: dict[int, Slot] = {}
+        self.alias: dict[int, Value] = {}
+        self.params: list[str] = []
+        self.kernels: list[KernelInfo] = []
+        self.calls: list[tuple[ir.Function, list[Value]]] = []
+        self.dbg = DebugInfo(self.llmod, f"{module.name}.cuvilir") if debug else None
+
+    # ---- slots ---------------------------------------------------------------------------
+    def root(self, v: Value) -> Value:
+        while id(v) in self.alias:
+            v = self.alias[id(v)]
+        return v
+
+    def assign_slots(self) -> tuple[list[tuple[int, Value]], int]:
+        for i, a in enumerate(self.fn.args):
+            self.slots[id(a)] = Slot("input", i)
+        for op in self.fn.ops:
+            self._slot_for(op)
+        copies = self._bind_outputs()
+        return copies, self._plan_arena()
+
+    def _slot_for(self, op: Operation) -> None:
+        r = op.results[0]
+        if isinstance(op, ops.ParamOp):
+            name = op.symbol()
+            if name not in self.params:
+                self.params.append(name)
+            self.slots[id(r)] = Slot("param", self.params.index(name))
+        elif isinstance(op, ops.ConstantOp):
+            self.slots[id(r)] = Slot("const", self._global(op))
+        elif isinstance(op, ops.ReshapeOp):
+            self.alias[id(r)] = op.operands[0]
+
+    def _global(self, op: Operation) -> str:
+        data = op.attrs["value"].contiguous()
+        t = mem_type(op.result.type.dtype)
+        values = data.reshape(-1).tolist() if data.numel() else []
+        arr_t = ir.ArrayType(t, max(len(values), 1))
+        init = [ir.Constant(t, float(v) if op.result.type.dtype.is_float else int(v)) for v in values]
+        g = ir.GlobalVariable(self.llmod, arr_t, name=f"cuvil_const{len(self.llmod.globals)}")
+        g.global_constant, g.linkage = True, "internal"
+        g.initializer = ir.Constant(arr_t, init or [ir.Constant(t, 0)])
+        g.align = 64
+        return g.name
+
+    def _bind_outputs(self) -> list[tuple[int, Value]]:
+        copies = []
+        for i, v in enumerate(self.fn.outputs):
+            root = self.root(v)
+            if id(root) not in self.slots:  # owned by a kernel and not yet an output
+                self.slots[id(root)] = Slot("output", i)
+            else:
+                copies.append((i, v))
+        return copies
+
+    def _plan_arena(self) -> int:
+        last: dict[int, int] = {}
+        for i, op in enumerate(self.fn.ops):
+            for v in op.operands:
+                last[id(self.root(v))] = i
+        intervals = []
+        for i, op in enumerate(self.fn.ops):
+            for r in op.results:
+                if id(r) in self.slots or id(r) in self.alias:
+                    continue
+                intervals.append(Interval(id(r), nbytes(r.type), i, last.get(id(r), i)))
+        offsets, total = plan_arena(intervals)
+        for key, off in offsets.items():
+            self.slots[key] = Slot("arena", off)
+        return total
+
+    # ---- kernels -------------------------------------------------------------------------
+    def kernel_name(self, op: Operation) -> str:
+        node = op.loc.nodes[0] if op.loc.nodes else op.name.split(".")[1]
+        return f"cuvil_k{len(self.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', node)}"
+
+    def emit_all(self) -> None:
+        for op in self.fn.ops:
+            if isinstance(op, (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)):
+                continue
+            k = Kernel(self.llmod, self.kernel_name(op), op, debug=self.dbg, noinline=self.debug)
+            try:
+                lower_op(k, op)
+            except CodegenError as e:
+                e.where = e.where or op.loc.source() or op.loc.describe()
+                raise
+            self.kernels.append(KernelInfo(k.fn.name, op.name, op.loc.nodes, op.loc.source()))
+            self.calls.append((k.finish(), [*op.results, *op.operands]))
+
+    def emit_copy(self, index: int, v: Value) -> None:
+        """An output that is an input, param, constant or a second alias: copy it out."""
+        k = Kernel(self.llmod, f"cuvil_copy_out{index}", None, n_out=1, n_in=1)
+        emit_pointwise(k, list(v.type.shape), (k.out(), _flat(v.type), v.type.dtype),
+                       [(k.inp(0), _flat(v.type), v.type.dtype)], lambda b, xs: xs[0])
+        out = Value(v.type)
+        self.slots[id(out)] = Slot("output", index)
+        self.calls.append((k.finish(), [out, v]))
+
+    # ---- entry ---------------------------------------------------------------------------
+    def emit_entry(self) -> None:
+        fn = ir.Function(self.llmod, ir.FunctionType(ir.VoidType(), [PTR] * 4), ENTRY)
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        arrays = {"input": fn.args[0], "output": fn.args[1], "param": fn.args[2]}
+        for callee, values in self.calls:
+            b.call(callee, [self._pointer(b, arrays, fn.args[3], v) for v in values])
+        b.ret_void()
+
+    def _pointer(self, b: ir.IRBuilder, arrays, arena, v: Value) -> ir.Value:
+        slot = self.slots[id(self.root(v))]
+        if slot.kind == "arena":
+            return b.gep(arena, [i64(slot.index)], inbounds=True, source_etype=ir.IntType(8))
+        if slot.kind == "const":
+            return self.llmod.get_global(slot.index)
+        addr = b.gep(arrays[slot.kind], [i64(slot.index)], inbounds=True, source_etype=PTR)
+        return b.load(addr, typ=PTR)
+
+
+def _flat(t: TensorType) -> Access:
+    return Access(0, contiguous_strides(t.shape))
+
+
+# ---- dispatch ---------------------------------------------------------------------------------
+def lower_op(k: Kernel, op: Operation) -> None:
+    match op:
+        case ops.ClampOp() | ops.UnaryOp():
+            fn = UNARY[op.name]
+            _elementwise(k, op, lambda b, xs: fn(b, xs[0], op.attrs))
+        case ops.BinaryOp():
+            fn2 = BINARY[op.name]
+            _elementwise(k, op, lambda b, xs: fn2(b, xs[0], xs[1]))
+        case ops.WhereOp():
+            _elementwise(k, op, lambda b, xs: b.select(xs[0], xs[1], xs[2]))
+        case ops.CastOp():
+            src, dst = k.in_type(0).dtype, op.attrs["dtype"]
+            _elementwise(k, op, lambda b, xs: emit_cast(b, xs[0], src, dst))
+        case ops.BatchNormOp():
+            _batch_norm(k, op)
+        case ops.PermuteOp() | ops.SliceOp() | ops.ExpandOp():
+            _move(k, op)
+        case ops.CatOp():
+            _cat(k, op)
+        case ops.VarOp() | ops.ReduceOp():
+            reduce.emit_reduce(k, op, op.name.split(".")[1])
+        case ops.ArgmaxOp():
+            reduce.emit_argmax(k, op)
+        case ops.LogSoftmaxOp():
+            reduce.emit_softmax(k, op, log=True)
+        case ops.SoftmaxOp():
+            reduce.emit_softmax(k, op)
+        case ops.LayerNormOp():
+            reduce.emit_layer_norm(k, op)
+        case ops.MatmulOp():
+            contract.emit_matmul(k, op)
+        case ops.LinearOp():
+            contract.emit_linear(k, op)
+        case ops.ConvOp():
+            contract.emit_conv(k, op)
+        case ops.nn.MaxPoolOp():
+            window.emit_pool(k, op, "max")
+        case ops.nn.AvgPoolOp():
+            window.emit_pool(k, op, "avg")
+        case ops.nn.AdaptiveAvgPoolOp():
+            window.emit_adaptive_avg_pool(k, op)
+        case ops.EmbeddingOp():
+            window.emit_embedding(k, op)
+        case _:
+            raise CodegenError(f"no code generation for '{op.name}'")
+
+
+def _elementwise(k: Kernel, op: Operation, expr) -> None:
+    shape = list(k.out_type.shape)
+    inputs = [(k.inp(i), broadcast_access(list(v.type.shape), shape), v.type.dtype)
+              for i, v in enumerate(op.operands)]
+    emit_pointwise(k, shape, (k.out(), _flat(k.out_type), k.out_type.dtype), inputs, expr)
+
+
+def _batch_norm(k: Kernel, op: Operation) -> None:
+    t = k.out_type
+    shape, eps = list(t.shape), op.attrs["eps"]
+    per_channel = [1, shape[1]] + [1] * (len(shape) - 2)
+    inputs = [(k.inp(0), _flat(t), t.dtype)]
+    inputs += [(k.inp(i), broadcast_access(per_channel, shape), t.dtype)
+               for i in range(1, len(op.operands))]
+    has_w, has_b = len(op.operands) > 3, len(op.operands) > 4
+
+    def expr(b, xs):
+        x, mean, var = xs[0], xs[1], xs[2]
+        std = b.call(b.module.declare_intrinsic("llvm.sqrt", [x.type]),
+                     [b.fadd(var, ir.Constant(x.type, eps))])
+        y = b.fdiv(b.fsub(x, mean), std)
+        if has_w:
+            y = b.fmul(y, xs[3])
+        return b.fadd(y, xs[4]) if has_b else y
+
+    emit_pointwise(k, shape, (k.out(), _flat(t), t.dtype), inputs, expr)
+
+
+def _move(k: Kernel, op: Operation) -> None:
+    tin, tout = k.in_type(0), k.out_type
+    own = contiguous_strides(tin.shape)
+    if isinstance(op, ops.PermuteOp):
+        acc = Access(0, tuple(own[d] for d in op.attrs["dims"]))
+    elif isinstance(op, ops.SliceOp):
+        d = op.attrs["dim"]
+        strides = list(own)
+        strides[d] *= op.attrs["step"]
+        acc = Access(op.attrs["start"] * own[d], tuple(strides))
+    else:
+        acc = broadcast_access(list(tin.shape), list(tout.shape))
+    emit_pointwise(k, list(tout.shape), (k.out(), _flat(tout), tout.dtype),
+                   [(k.inp(0), acc, tin.dtype)], lambda b, xs: xs[0])
+
+
+def _cat(k: Kernel, op: Operation) -> None:
+    tout, dim = k.out_type, op.attrs["dim"]
+    out_strides = contiguous_strides(tout.shape)
+    start = 0
+    for i, v in enumerate(op.operands):
+        t = v.type
+        dst = Access(start * out_strides[dim], out_strides)
+        emit_pointwise(k, list(t.shape), (k.out(), dst, tout.dtype),
+                       [(k.inp(i), _flat(t), t.dtype)], lambda b, xs: xs[0])
+        start += t.shape[dim]
+
+
+def generate(module: Module, debug: bool = False) -> Program:
+    """Generate LLVM IR for the module's main function."""
+    fn = module.main
+    gen = Generator(module, fn, debug)
+    copies, arena = gen.assign_slots()
+    gen.emit_all()
+    for index, v in copies:
+        gen.emit_copy(index, v)
+    gen.emit_entry()
+    return Program(str(gen.llmod), [a.type for a in fn.args], list(fn.result_types),
+                   gen.params, arena, gen.kernels)

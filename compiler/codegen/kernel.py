@@ -1,0 +1,100 @@
+"""One generated kernel: an LLVM function ``void name(ptr out..., ptr in..., ptr scratch...)``.
+
+Every tensor is a contiguous buffer with a static shape; a kernel knows its operand types from
+the IR op it implements. Instructions carry the op's DILocation (except the entry block's
+argument handling, which stays location-free so debuggers stop after it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llvmlite import ir
+
+from ..ir.core import Operation
+from ..ir.types import DType, TensorType
+from .debuginfo import DebugInfo
+from .loops import I64, i64
+from .scalar import mem_type, to_mem, to_reg
+
+__all__ = ["Kernel", "contiguous_strides", "PTR"]
+
+PTR = ir.PointerType()
+
+
+def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= d
+    return tuple(reversed(strides))
+
+
+class Kernel:
+    """Emission state of one kernel function."""
+
+    def __init__(self, module: ir.Module, name: str, op: Operation | None, n_scratch: int = 0,
+                 debug: DebugInfo | None = None, noinline: bool = False,
+                 n_out: int | None = None, n_in: int | None = None) -> None:
+        self.op = op
+        self.n_out = len(op.results) if op is not None else n_out
+        self.n_in = len(op.operands) if op is not None else n_in
+        n_args = self.n_out + self.n_in + n_scratch
+        self.fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * n_args), name)
+        for arg in self.fn.args:
+            arg.add_attribute("noalias")
+        self.fn.attributes.add("nounwind")
+        if noinline:
+            self.fn.attributes.add("noinline")
+        self.fn.linkage = "internal" if not noinline else "external"
+        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        if debug is not None and op is not None:
+            scope = debug.subprogram(self.fn, op.loc)
+            self.b.debug_metadata = debug.location(scope, op.loc)
+
+    # ---- arguments -----------------------------------------------------------------------
+    def out(self, i: int = 0) -> ir.Argument:
+        return self.fn.args[i]
+
+    def inp(self, i: int) -> ir.Argument:
+        return self.fn.args[self.n_out + i]
+
+    def scratch(self, i: int = 0) -> ir.Argument:
+        return self.fn.args[self.n_out + self.n_in + i]
+
+    @property
+    def out_type(self) -> TensorType:
+        return self.op.results[0].type
+
+    def in_type(self, i: int) -> TensorType:
+        return self.op.operands[i].type
+
+    # ---- memory --------------------------------------------------------------------------
+    def addr(self, ptr: ir.Value, offset: ir.Value | int, dtype: DType) -> ir.Value:
+        off = i64(offset) if isinstance(offset, int) else offset
+        return self.b.gep(ptr, [off], inbounds=True, source_etype=mem_type(dtype))
+
+    def load(self, ptr: ir.Value, offset, dtype: DType) -> ir.Value:
+        v = self.b.load(self.addr(ptr, offset, dtype), typ=mem_type(dtype))
+        return to_reg(self.b, v, dtype)
+
+    def store(self, value: ir.Value, ptr: ir.Value, offset, dtype: DType) -> None:
+        self.b.store(to_mem(self.b, value, dtype), self.addr(ptr, offset, dtype))
+
+    def alloca(self, t: ir.Type, init: ir.Value | None = None, name: str = "") -> ir.Value:
+        """A stack slot in the entry block (promoted to a register by LLVM at O1+)."""
+        with self.b.goto_block(self.fn.entry_basic_block):
+            if self.fn.entry_basic_block.instructions:
+                self.b.position_before(self.fn.entry_basic_block.instructions[0])
+            slot = self.b.alloca(t, name=name)
+        if init is not None:
+            self.b.store(init, slot)
+        return slot
+
+    def finish(self) -> ir.Function:
+        self.b.ret_void()
+        return self.fn
+
+    @staticmethod
+    def index_type() -> ir.Type:
+        return I64

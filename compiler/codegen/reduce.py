@@ -1,0 +1,196 @@
+"""Reduction kernels (sum, mean, amax, amin, prod, var, argmax) and row-wise kernels built on
+them (softmax, log_softmax, layer_norm).
+
+Float accumulations use `reassoc` so LLVM can vectorize the inner loop; results stay within
+the documented float32 tolerance of torch (which also reorders its sums).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llvmlite import ir
+
+from ..errors import CodegenError
+from ..ir.core import Operation
+from ..ir.types import DType
+from .kernel import Kernel, contiguous_strides
+from .loops import I64, for_range, i64, linear_offset, loop_nest
+from .pointwise import Access, _collapse
+from .scalar import const, llvm_type
+
+__all__ = ["emit_reduce", "emit_argmax", "emit_softmax", "emit_layer_norm"]
+
+FAST = ("reassoc", "contract")
+
+
+def _split(shape: Sequence[int], dims: Sequence[int]):
+    """(outer dims, outer strides, inner dims, inner strides) of a contiguous input."""
+    strides = contiguous_strides(shape)
+    kept = [d for d in range(len(shape)) if d not in dims]
+    out_strides = contiguous_strides([shape[d] for d in kept])
+    outer, (in_o, out_o) = _collapse([shape[d] for d in kept],
+                                     [_acc([strides[d] for d in kept]), _acc(out_strides)])
+    inner, (in_i,) = _collapse([shape[d] for d in dims], [_acc([strides[d] for d in dims])])
+    return outer, in_o, out_o, inner, in_i
+
+
+def _acc(strides) -> Access:
+    return Access(0, tuple(strides))
+
+
+def _combine(b: ir.IRBuilder, kind: str, acc: ir.Value, v: ir.Value) -> ir.Value:
+    is_f = isinstance(v.type, (ir.FloatType, ir.DoubleType, ir.HalfType))
+    if kind in ("sum", "mean", "var"):
+        return b.fadd(acc, v, flags=FAST) if is_f else b.add(acc, v)
+    if kind == "prod":
+        return b.fmul(acc, v, flags=FAST) if is_f else b.mul(acc, v)
+    op = ">" if kind == "amax" else "<"
+    if is_f:
+        better = b.or_(b.fcmp_ordered(op, v, acc), b.fcmp_unordered("uno", v, v))
+    else:
+        better = b.icmp_signed(op, v, acc)
+    return b.select(better, v, acc)
+
+
+def _init(kind: str, dtype: DType) -> ir.Constant:
+    if kind in ("sum", "mean", "var"):
+        return const(dtype, 0)
+    if kind == "prod":
+        return const(dtype, 1)
+    if dtype.is_float:
+        return const(dtype, float("-inf") if kind == "amax" else float("inf"))
+    bits = llvm_type(dtype).width
+    big = (1 << (bits - 1)) - 1
+    return ir.Constant(llvm_type(dtype), -big - 1 if kind == "amax" else big)
+
+
+def _inner_reduce(k: Kernel, kind: str, ptr, base, inner, in_i, dtype: DType, center=None):
+    slot = k.alloca(llvm_type(dtype), _init(kind, dtype))
+    with loop_nest(k.b, inner, name="r") as r:
+        v = k.load(ptr, k.b.add(base, linear_offset(k.b, r, in_i)), dtype)
+        if center is not None:
+            d = k.b.fsub(v, center)
+            v = k.b.fmul(d, d)
+        k.b.store(_combine(k.b, kind, k.b.load(slot), v), slot)
+    return k.b.load(slot)
+
+
+def emit_reduce(k: Kernel, op: Operation, kind: str) -> None:
+    t = k.in_type(0)
+    shape, dims, dtype = t.shape, op.attrs["dims"], t.dtype
+    if not dims:
+        return _copy(k, t)
+    outer, in_o, out_o, inner, in_i = _split(shape, dims)
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    with loop_nest(k.b, outer, name="o") as o:
+        base = linear_offset(k.b, o, in_o)
+        acc = _inner_reduce(k, kind, k.inp(0), base, inner, in_i, dtype)
+        if kind in ("mean", "var"):
+            acc = k.b.fmul(acc, const(dtype, 1.0 / n) if n else const(dtype, float("nan")))
+        if kind == "var":
+            sq = _inner_reduce(k, "sum", k.inp(0), base, inner, in_i, dtype, center=acc)
+            denom = n - op.attrs["correction"]
+            acc = k.b.fmul(sq, const(dtype, 1.0 / denom) if denom > 0 else const(dtype, float("nan")))
+        k.store(acc, k.out(), linear_offset(k.b, o, out_o), dtype)
+
+
+def _copy(k: Kernel, t) -> None:
+    n = t.numel()
+    with for_range(k.b, n) as i:
+        k.store(k.load(k.inp(0), i, t.dtype), k.out(), i, t.dtype)
+
+
+def emit_argmax(k: Kernel, op: Operation) -> None:
+    t = k.in_type(0)
+    outer, in_o, out_o, inner, in_i = _split(t.shape, (op.attrs["dim"],))
+    dtype = t.dtype
+    with loop_nest(k.b, outer, name="o") as o:
+        base = linear_offset(k.b, o, in_o)
+        best = k.alloca(llvm_type(dtype), _init("amax", dtype))
+        best_i = k.alloca(I64, i64(0))
+        with loop_nest(k.b, inner, name="r") as r:
+            v = k.load(k.inp(0), k.b.add(base, linear_offset(k.b, r, in_i)), dtype)
+            cur = k.b.load(best)
+            if dtype.is_float:
+                is_new = k.b.or_(k.b.fcmp_ordered(">", v, cur),
+                                 k.b.and_(k.b.fcmp_unordered("uno", v, v),
+                                          k.b.fcmp_ordered("ord", cur, cur)))
+            else:
+                is_new = k.b.icmp_signed(">", v, cur)
+            k.b.store(k.b.select(is_new, v, cur), best)
+            k.b.store(k.b.select(is_new, _flat(k, r, inner), k.b.load(best_i)), best_i)
+        k.store(k.b.load(best_i), k.out(), linear_offset(k.b, o, out_o), DType.i64)
+
+
+def _flat(k: Kernel, idx, dims) -> ir.Value:
+    return linear_offset(k.b, idx, contiguous_strides(dims))
+
+
+def _rows(shape: Sequence[int], dim: int) -> tuple[int, int, int]:
+    """(outer, n, inner) sizes around `dim`."""
+    outer = inner = 1
+    for d in shape[:dim]:
+        outer *= d
+    for d in shape[dim + 1 :]:
+        inner *= d
+    return outer, shape[dim], inner
+
+
+def emit_softmax(k: Kernel, op: Operation, log: bool = False) -> None:
+    t = k.in_type(0)
+    dtype = t.dtype
+    if not dtype.is_float:
+        raise CodegenError("softmax of a non-float tensor")
+    outer, n, inner = _rows(t.shape, op.attrs["dim"])
+    exp = k.fn.module.declare_intrinsic("llvm.exp", [llvm_type(dtype)])
+    log_fn = k.fn.module.declare_intrinsic("llvm.log", [llvm_type(dtype)])
+    with loop_nest(k.b, [outer, inner], name="o") as (o, j):
+        base = k.b.add(k.b.mul(o, i64(n * inner)), j)
+        row = (base, [n], [inner])
+        mx = _inner_reduce(k, "amax", k.inp(0), row[0], row[1], row[2], dtype)
+        total = k.alloca(llvm_type(dtype), const(dtype, 0))
+        with for_range(k.b, n, name="s") as i:
+            off = k.b.add(base, k.b.mul(i, i64(inner)))
+            e = k.b.call(exp, [k.b.fsub(k.load(k.inp(0), off, dtype), mx)])
+            k.b.store(k.b.fadd(k.b.load(total), e, flags=FAST), total)
+            if not log:
+                k.store(e, k.out(), off, dtype)
+        s = k.b.load(total)
+        scale = k.b.fdiv(const(dtype, 1.0), s)
+        shift = k.b.fadd(mx, k.b.call(log_fn, [s])) if log else None
+        with for_range(k.b, n, name="w") as i:
+            off = k.b.add(base, k.b.mul(i, i64(inner)))
+            if log:
+                k.store(k.b.fsub(k.load(k.inp(0), off, dtype), shift), k.out(), off, dtype)
+            else:
+                k.store(k.b.fmul(k.load(k.out(), off, dtype), scale), k.out(), off, dtype)
+
+
+def emit_layer_norm(k: Kernel, op: Operation) -> None:
+    t = k.in_type(0)
+    dtype = t.dtype
+    n = 1
+    for d in op.attrs["normalized_shape"]:
+        n *= d
+    rows = (t.numel() // n) if n else 0
+    eps = const(dtype, op.attrs["eps"])
+    sqrt = k.fn.module.declare_intrinsic("llvm.sqrt", [llvm_type(dtype)])
+    has_w, has_b = len(op.operands) > 1, len(op.operands) > 2
+    with for_range(k.b, rows, name="row") as r:
+        base = k.b.mul(r, i64(n))
+        mean = k.b.fmul(_inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype), const(dtype, 1.0 / n))
+        var = k.b.fmul(_inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype, center=mean),
+                       const(dtype, 1.0 / n))
+        rstd = k.b.fdiv(const(dtype, 1.0), k.b.call(sqrt, [k.b.fadd(var, eps)]))
+        with for_range(k.b, n, name="c") as c:
+            off = k.b.add(base, c)
+            y = k.b.fmul(k.b.fsub(k.load(k.inp(0), off, dtype), mean), rstd)
+            if has_w:
+                y = k.b.fmul(y, k.load(k.inp(1), c, dtype))
+            if has_b:
+                y = k.b.fadd(y, k.load(k.inp(2), c, dtype))
+            k.store(y, k.out(), off, dtype)
+

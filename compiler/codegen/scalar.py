@@ -1,0 +1,220 @@
+"""Scalar semantics of elementwise ops in LLVM IR: one small emitter per op, in tables.
+
+NaN behaves as in torch: relu/clamp/maximum keep NaN (selects on ordered compares, and
+llvm.maximum/minimum which propagate NaN).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ..errors import CodegenError
+from ..ir.types import DType
+
+__all__ = ["llvm_type", "mem_type", "to_reg", "to_mem", "UNARY", "BINARY", "emit_cast", "const"]
+
+F32, F64, F16 = ir.FloatType(), ir.DoubleType(), ir.HalfType()
+I1, I8 = ir.IntType(1), ir.IntType(8)
+
+_TYPES = {
+    DType.f32: F32, DType.f64: F64, DType.f16: F16, DType.i64: ir.IntType(64),
+    DType.i32: ir.IntType(32), DType.i16: ir.IntType(16), DType.i8: I8, DType.u8: I8,
+    DType.i1: I1,
+}
+
+
+def llvm_type(dtype: DType) -> ir.Type:
+    """The register type of an element (i1 for booleans)."""
+    try:
+        return _TYPES[dtype]
+    except KeyError:
+        raise CodegenError(f"element type {dtype} is not supported by code generation") from None
+
+
+def mem_type(dtype: DType) -> ir.Type:
+    """The in-memory type of an element (booleans are bytes, as in torch)."""
+    return I8 if dtype is DType.i1 else llvm_type(dtype)
+
+
+def to_reg(b: ir.IRBuilder, v: ir.Value, dtype: DType) -> ir.Value:
+    return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dtype is DType.i1 else v
+
+
+def to_mem(b: ir.IRBuilder, v: ir.Value, dtype: DType) -> ir.Value:
+    return b.zext(v, I8) if dtype is DType.i1 else v
+
+
+def const(dtype: DType, value: float | int | bool) -> ir.Constant:
+    t = llvm_type(dtype)
+    if dtype.is_float:
+        return ir.Constant(t, float(value))
+    return ir.Constant(t, int(value))
+
+
+def _intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value]) -> ir.Value:
+    t = args[0].type
+    fn = b.module.declare_intrinsic(name, [t])
+    return b.call(fn, args)
+
+
+def _libm(b: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
+    """A libm function (erff, tanhf ...) of the argument's float type."""
+    full = name + ("f" if x.type == F32 else "")
+    fn = b.module.globals.get(full) or ir.Function(b.module, ir.FunctionType(x.type, [x.type]), full)
+    return b.call(fn, [x])
+
+
+def _is_f(v: ir.Value) -> bool:
+    return isinstance(v.type, (ir.FloatType, ir.DoubleType, ir.HalfType))
+
+
+def _c(v: ir.Value, x: float) -> ir.Constant:
+    return ir.Constant(v.type, x)
+
+
+def _relu(b, x, attrs):
+    if not _is_f(x):
+        return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), ir.Constant(x.type, 0), x)
+    return b.select(b.fcmp_ordered("<", x, _c(x, 0.0)), _c(x, 0.0), x)
+
+
+def _abs(b, x, attrs):
+    if _is_f(x):
+        return _intrinsic(b, "llvm.fabs", [x])
+    return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), b.neg(x), x)
+
+
+def _sigmoid(b, x, attrs=None):
+    e = _intrinsic(b, "llvm.exp", [b.fneg(x)])
+    return b.fdiv(_c(x, 1.0), b.fadd(_c(x, 1.0), e))
+
+
+def _gelu(b, x, attrs):
+    half_x = b.fmul(x, _c(x, 0.5))
+    if attrs.get("approximate") == "tanh":
+        cube = b.fmul(b.fmul(x, x), x)
+        inner = b.fmul(_c(x, math.sqrt(2.0 / math.pi)), b.fadd(x, b.fmul(cube, _c(x, 0.044715))))
+        return b.fmul(half_x, b.fadd(_c(x, 1.0), _libm(b, "tanh", inner)))
+    erf = _libm(b, "erf", b.fmul(x, _c(x, 1.0 / math.sqrt(2.0))))
+    return b.fmul(half_x, b.fadd(_c(x, 1.0), erf))
+
+
+def _clamp(b, x, attrs):
+    lo, hi = attrs.get("min"), attrs.get("max")
+    if lo is not None:
+        lo_c = _c(x, lo) if _is_f(x) else ir.Constant(x.type, int(lo))
+        below = b.fcmp_ordered("<", x, lo_c) if _is_f(x) else b.icmp_signed("<", x, lo_c)
+        x = b.select(below, lo_c, x)
+    if hi is not None:
+        hi_c = _c(x, hi) if _is_f(x) else ir.Constant(x.type, int(hi))
+        above = b.fcmp_ordered(">", x, hi_c) if _is_f(x) else b.icmp_signed(">", x, hi_c)
+        x = b.select(above, hi_c, x)
+    return x
+
+
+UnaryEmitter = Callable[[ir.IRBuilder, ir.Value, dict], ir.Value]
+
+UNARY: dict[str, UnaryEmitter] = {
+    "cuvil.neg": lambda b, x, a: b.fneg(x) if _is_f(x) else b.neg(x),
+    "cuvil.abs": _abs,
+    "cuvil.relu": _relu,
+    "cuvil.exp": lambda b, x, a: _intrinsic(b, "llvm.exp", [x]),
+    "cuvil.log": lambda b, x, a: _intrinsic(b, "llvm.log", [x]),
+    "cuvil.sqrt": lambda b, x, a: _intrinsic(b, "llvm.sqrt", [x]),
+    "cuvil.rsqrt": lambda b, x, a: b.fdiv(_c(x, 1.0), _intrinsic(b, "llvm.sqrt", [x])),
+    "cuvil.tanh": lambda b, x, a: _libm(b, "tanh", x),
+    "cuvil.sigmoid": _sigmoid,
+    "cuvil.erf": lambda b, x, a: _libm(b, "erf", x),
+    "cuvil.sin": lambda b, x, a: _intrinsic(b, "llvm.sin", [x]),
+    "cuvil.cos": lambda b, x, a: _intrinsic(b, "llvm.cos", [x]),
+    "cuvil.reciprocal": lambda b, x, a: b.fdiv(_c(x, 1.0), x),
+    "cuvil.silu": lambda b, x, a: b.fmul(x, _sigmoid(b, x)),
+    "cuvil.floor": lambda b, x, a: _intrinsic(b, "llvm.floor", [x]),
+    "cuvil.ceil": lambda b, x, a: _intrinsic(b, "llvm.ceil", [x]),
+    "cuvil.gelu": _gelu,
+    "cuvil.leaky_relu": lambda b, x, a: b.select(
+        b.fcmp_ordered(">", x, _c(x, 0.0)), x, b.fmul(x, _c(x, a["negative_slope"]))
+    ),
+    "cuvil.logical_not": lambda b, x, a: b.not_(x),
+    "cuvil.clamp": _clamp,
+}
+
+
+def _arith(fop: str, iop: str):
+    def emit(b, x, y):
+        return getattr(b, fop if _is_f(x) else iop)(x, y)
+
+    return emit
+
+
+def _cmp(op: str):
+    def emit(b, x, y):
+        if _is_f(x):
+            return b.fcmp_unordered(op, x, y) if op == "!=" else b.fcmp_ordered(op, x, y)
+        return b.icmp_signed(op, x, y)
+
+    return emit
+
+
+def _minmax(fname: str, icmp: str):
+    def emit(b, x, y):
+        if _is_f(x):
+            return _intrinsic(b, fname, [x, y])
+        return b.select(b.icmp_signed(icmp, x, y), x, y)
+
+    return emit
+
+
+def _pow(b, x, y):
+    if not _is_f(x):
+        raise CodegenError("integer pow is not supported by code generation")
+    return _intrinsic(b, "llvm.pow", [x, y])
+
+
+BinaryEmitter = Callable[[ir.IRBuilder, ir.Value, ir.Value], ir.Value]
+
+BINARY: dict[str, BinaryEmitter] = {
+    "cuvil.add": _arith("fadd", "add"),
+    "cuvil.sub": _arith("fsub", "sub"),
+    "cuvil.mul": _arith("fmul", "mul"),
+    "cuvil.div": _arith("fdiv", "sdiv"),
+    "cuvil.pow": _pow,
+    "cuvil.maximum": _minmax("llvm.maximum", ">"),
+    "cuvil.minimum": _minmax("llvm.minimum", "<"),
+    "cuvil.eq": _cmp("=="),
+    "cuvil.ne": _cmp("!="),
+    "cuvil.lt": _cmp("<"),
+    "cuvil.le": _cmp("<="),
+    "cuvil.gt": _cmp(">"),
+    "cuvil.ge": _cmp(">="),
+    "cuvil.logical_and": lambda b, x, y: b.and_(x, y),
+    "cuvil.logical_or": lambda b, x, y: b.or_(x, y),
+}
+
+
+def emit_cast(b: ir.IRBuilder, x: ir.Value, src: DType, dst: DType) -> ir.Value:
+    """torch ``.to(dtype)`` conversion of one element (register types)."""
+    if src is dst:
+        return x
+    to = llvm_type(dst)
+    if dst is DType.i1:
+        zero = ir.Constant(x.type, 0.0 if src.is_float else 0)
+        return b.fcmp_unordered("!=", x, zero) if src.is_float else b.icmp_unsigned("!=", x, zero)
+    if src.is_float and dst.is_float:
+        return b.fptrunc(x, to) if _bits(dst) < _bits(src) else b.fpext(x, to)
+    if src.is_float:
+        return b.fptosi(x, to)
+    unsigned = src in (DType.i1, DType.u8)
+    if dst.is_float:
+        return b.uitofp(x, to) if unsigned else b.sitofp(x, to)
+    if _bits(dst) < _bits(src):
+        return b.trunc(x, to)
+    return b.zext(x, to) if unsigned else b.sext(x, to)
+
+
+def _bits(d: DType) -> int:
+    return {"f64": 64, "f32": 32, "f16": 16, "i64": 64, "i32": 32, "i16": 16, "i8": 8,
+            "u8": 8, "i1": 1}[d.value]

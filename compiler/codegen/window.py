@@ -1,0 +1,125 @@
+"""Sliding-window kernels (max/avg pooling, adaptive average pooling) and embedding lookup."""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ..ir.core import Operation
+from ..ir.types import DType
+from .kernel import Kernel, contiguous_strides
+from .loops import I64, for_range, i64, linear_offset, loop_nest
+from .scalar import const, llvm_type
+
+__all__ = ["emit_pool", "emit_adaptive_avg_pool", "emit_embedding"]
+
+
+def _spatial(k: Kernel, op: Operation):
+    """(planes, in spatial dims, out spatial dims) with planes = N*C flattened."""
+    n = op.SPATIAL
+    ti, to = k.in_type(0), k.out_type
+    planes = 1
+    for d in ti.shape[: ti.rank - n]:
+        planes *= d
+    return planes, list(ti.shape[ti.rank - n:]), list(to.shape[to.rank - n:])
+
+
+def _in_bounds(b: ir.IRBuilder, pos: ir.Value, size: int) -> ir.Value:
+    lo = b.icmp_signed(">=", pos, i64(0))
+    return b.and_(lo, b.icmp_signed("<", pos, i64(size)))
+
+
+def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
+    """kind "max" or "avg"; padding positions are skipped (max) or counted per torch (avg)."""
+    planes, ins, outs = _spatial(k, op)
+    a, dtype = op.attrs, k.in_type(0).dtype
+    kern, stride, pad = a["kernel"], a["stride"], a["padding"]
+    dil = a.get("dilation", (1,) * len(kern))
+    in_st, out_st = contiguous_strides([planes, *ins]), contiguous_strides([planes, *outs])
+    with loop_nest(k.b, [planes, *outs], name="o") as idx:
+        p, o = idx[0], idx[1:]
+        starts = [k.b.sub(k.b.mul(oi, i64(s)), i64(pd)) for oi, s, pd in zip(o, stride, pad)]
+        acc = k.alloca(llvm_type(dtype), const(dtype, float("-inf") if kind == "max" else 0.0))
+        count = k.alloca(I64, i64(0))
+        with loop_nest(k.b, list(kern), name="w") as w:
+            pos = [k.b.add(st, k.b.mul(wi, i64(d))) for st, wi, d in zip(starts, w, dil)]
+            ok = _in_bounds(k.b, pos[0], ins[0])
+            for q, size in zip(pos[1:], ins[1:]):
+                ok = k.b.and_(ok, _in_bounds(k.b, q, size))
+            with k.b.if_then(ok):
+                v = k.load(k.inp(0), linear_offset(k.b, [p, *pos], in_st), dtype)
+                cur = k.b.load(acc)
+                if kind == "max":
+                    better = k.b.or_(k.b.fcmp_ordered(">", v, cur), k.b.fcmp_unordered("uno", v, v))
+                    k.b.store(k.b.select(better, v, cur), acc)
+                else:
+                    k.b.store(k.b.fadd(cur, v), acc)
+                k.b.store(k.b.add(k.b.load(count), i64(1)), count)
+        result = k.b.load(acc)
+        if kind == "avg":
+            result = k.b.fdiv(result, _avg_divisor(k, op, starts, ins, count, dtype))
+        k.store(result, k.out(), linear_offset(k.b, idx, out_st), dtype)
+
+
+def _avg_divisor(k: Kernel, op: Operation, starts, ins, count, dtype: DType) -> ir.Value:
+    a = op.attrs
+    if a.get("divisor_override"):
+        return const(dtype, float(a["divisor_override"]))
+    if not a["count_include_pad"]:
+        return k.b.sitofp(k.b.load(count), llvm_type(dtype))
+    # torch counts the window clipped to the padded input (not to the input)
+    size = i64(1)
+    for st, kk, n, pd in zip(starts, a["kernel"], ins, a["padding"]):
+        end = _min(k.b, k.b.add(st, i64(kk)), i64(n + pd))
+        size = k.b.mul(size, k.b.sub(end, st))
+    return k.b.sitofp(size, llvm_type(dtype))
+
+
+def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def _max(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed(">", x, y), x, y)
+
+
+def emit_adaptive_avg_pool(k: Kernel, op: Operation) -> None:
+    """Window i covers [floor(i*L/O), ceil((i+1)*L/O)) in each spatial dim."""
+    planes, ins, outs = _spatial(k, op)
+    dtype = k.in_type(0).dtype
+    in_st, out_st = contiguous_strides([planes, *ins]), contiguous_strides([planes, *outs])
+    with loop_nest(k.b, [planes, *outs], name="o") as idx:
+        p, o = idx[0], idx[1:]
+        bounds = []
+        for oi, size, osz in zip(o, ins, outs):
+            start = k.b.sdiv(k.b.mul(oi, i64(size)), i64(osz))
+            end = k.b.sdiv(k.b.add(k.b.mul(k.b.add(oi, i64(1)), i64(size)), i64(osz - 1)), i64(osz))
+            bounds.append((start, end))
+        acc = k.alloca(llvm_type(dtype), const(dtype, 0.0))
+        _window_sum(k, dtype, acc, p, bounds, in_st, [])
+        area = i64(1)
+        for start, end in bounds:
+            area = k.b.mul(area, k.b.sub(end, start))
+        mean = k.b.fdiv(k.b.load(acc), k.b.sitofp(area, llvm_type(dtype)))
+        k.store(mean, k.out(), linear_offset(k.b, idx, out_st), dtype)
+
+
+def _window_sum(k: Kernel, dtype, acc, p, bounds, in_st, pos) -> None:
+    if len(pos) == len(bounds):
+        v = k.load(k.inp(0), linear_offset(k.b, [p, *pos], in_st), dtype)
+        k.b.store(k.b.fadd(k.b.load(acc), v, flags=("reassoc", "contract")), acc)
+        return
+    start, end = bounds[len(pos)]
+    with for_range(k.b, end, start=start, name=f"a{len(pos)}") as i:
+        _window_sum(k, dtype, acc, p, bounds, in_st, [*pos, i])
+
+
+def emit_embedding(k: Kernel, op: Operation) -> None:
+    w, idx_t = k.in_type(0), k.in_type(1)
+    dim = w.shape[1]
+    with for_range(k.b, idx_t.numel(), name="t") as t:
+        row = k.load(k.inp(1), t, idx_t.dtype)
+        row = k.b.sext(row, I64) if row.type != I64 else row
+        base_in, base_out = k.b.mul(row, i64(dim)), k.b.mul(t, i64(dim))
+        with for_range(k.b, dim, name="c") as c:
+            v = k.load(k.inp(0), k.b.add(base_in, c), w.dtype)
+            k.store(v, k.out(), k.b.add(base_out, c), w.dtype)

@@ -1,0 +1,89 @@
+"""The compiler driver: ``cuvil.compile`` and the one function that runs every stage.
+
+    capture+lower (frontend) -> verify -> passes -> codegen (LLVM IR) -> JIT -> CompiledModule
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .codegen.generator import generate
+from .codegen.target import OPT_LEVELS
+from .errors import CuvilError
+from .frontend import FRONTENDS, lower
+from .ir.core import Module
+from .ir.verifier import verify
+from .runtime.compiled import CompiledModule
+from .runtime.jit import JitModule
+
+__all__ = ["compile", "compile_module", "Options", "TARGETS"]
+
+TARGETS = ("cpu",)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Compilation options; ``cuvil.compile(..., options={...})`` takes these keys."""
+
+    opt_level: str = "O3"  # O0..O3: LLVM's pipeline (and, with passes, Cuvil's)
+    enable_fusion: bool = True  # fuse elementwise chains and epilogues (pass pipeline)
+    debug: bool = False  # DWARF + GDB JIT registration, non-inlined kernels
+    frontend: str = "fx"  # "fx" (torch.fx.symbolic_trace) or "export" (torch.export)
+    num_threads: int = 1
+
+    @staticmethod
+    def parse(options: dict[str, Any] | None) -> Options:
+        options = dict(options or {})
+        known = Options.__dataclass_fields__
+        for key in options:
+            if key not in known:
+                raise CuvilError(f"unknown option '{key}'",
+                                 hint=f"known options: {', '.join(known)}")
+        opts = Options(**options)
+        opts._check()
+        return opts
+
+    def _check(self) -> None:
+        if self.opt_level not in OPT_LEVELS:
+            raise CuvilError(f"option opt_level={self.opt_level!r} is not one of "
+                             f"{', '.join(OPT_LEVELS)}")
+        for key in ("enable_fusion", "debug"):
+            if not isinstance(getattr(self, key), bool):
+                raise CuvilError(f"option {key}={getattr(self, key)!r} must be True or False")
+        if self.frontend not in FRONTENDS:
+            raise CuvilError(f"option frontend={self.frontend!r} is not one of {FRONTENDS}")
+        if not isinstance(self.num_threads, int) or self.num_threads < 1:
+            raise CuvilError(f"option num_threads={self.num_threads!r} must be an int >= 1")
+
+    @property
+    def opt(self) -> int:
+        return OPT_LEVELS[self.opt_level]
+
+
+def compile_module(module: Module, options: Options) -> CompiledModule:
+    """Cuvil IR -> native code: the stages after capture, each one line."""
+    verify(module)
+    program = generate(module, debug=options.debug)
+    jit = JitModule(program, options.opt, debug=options.debug)
+    return CompiledModule(module, program, jit, options.__dict__)
+
+
+def compile(model: torch.nn.Module, inputs: Sequence[torch.Tensor], target: str = "cpu",
+            options: dict[str, Any] | None = None) -> CompiledModule:
+    """Compile `model` for the shapes of `inputs`; returns a callable CompiledModule."""
+    if target not in TARGETS:
+        raise CuvilError(f"unknown target '{target}'", hint=f"supported targets: {TARGETS}")
+    opts = Options.parse(options)
+    if not isinstance(model, torch.nn.Module):
+        raise CuvilError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    was_training = model.training
+    model.eval()
+    try:
+        module = lower(model, list(inputs), opts.frontend)
+    finally:
+        model.train(was_training)
+    return compile_module(module, opts)

@@ -1,0 +1,1 @@
+"""Runtime: memory planning, the JIT, and the callable compiled module."""
