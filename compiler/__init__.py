@@ -14,7 +14,9 @@ from .errors import (
 
 __version__ = "0.1.0"
 
+from .pipeline import Options, compile  # noqa: E402  (needs __version__ for debug info)
+
 __all__ = [
     "ir", "CodegenError", "CuvilError", "CuvilRuntimeError", "FrontendError", "IRParseError",
-    "PassError", "UnsupportedOpError", "VerifyError", "__version__",
+    "PassError", "UnsupportedOpError", "VerifyError", "__version__", "compile", "Options",
 ]
