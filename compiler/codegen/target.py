@@ -31,8 +31,9 @@ def host_cpu() -> tuple[str, str]:
     return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
 
 
-@functools.cache
 def target_machine(opt: int, jit: bool = True) -> llvm.TargetMachine:
+    """A new TargetMachine for the host (not cached: an ExecutionEngine takes ownership of
+    the one it is given and frees it with itself)."""
     init_llvm()
     cpu, features = host_cpu()
     target = llvm.Target.from_default_triple()
