@@ -17,7 +17,7 @@ from ..ir.types import DType
 from .kernel import Kernel, contiguous_strides
 from .loops import I64, for_range, i64, linear_offset, loop_nest
 from .pointwise import Access, _collapse
-from .scalar import const, llvm_type
+from .scalar import const, exp, llvm_type
 
 __all__ = ["emit_reduce", "emit_argmax", "emit_softmax", "emit_layer_norm"]
 
@@ -145,7 +145,6 @@ def emit_softmax(k: Kernel, op: Operation, log: bool = False) -> None:
     if not dtype.is_float:
         raise CodegenError("softmax of a non-float tensor")
     outer, n, inner = _rows(t.shape, op.attrs["dim"])
-    exp = k.fn.module.declare_intrinsic("llvm.exp", [llvm_type(dtype)])
     log_fn = k.fn.module.declare_intrinsic("llvm.log", [llvm_type(dtype)])
     with loop_nest(k.b, [outer, inner], name="o") as (o, j):
         base = k.b.add(k.b.mul(o, i64(n * inner)), j)
@@ -154,7 +153,7 @@ def emit_softmax(k: Kernel, op: Operation, log: bool = False) -> None:
         total = k.alloca(llvm_type(dtype), const(dtype, 0))
         with for_range(k.b, n, name="s") as i:
             off = k.b.add(base, k.b.mul(i, i64(inner)))
-            e = k.b.call(exp, [k.b.fsub(k.load(k.inp(0), off, dtype), mx)])
+            e = exp(k.b, k.b.fsub(k.load(k.inp(0), off, dtype), mx))
             k.b.store(k.b.fadd(k.b.load(total), e, flags=FAST), total)
             if not log:
                 k.store(e, k.out(), off, dtype)

@@ -13,8 +13,16 @@ from llvmlite import ir
 
 from ..errors import CodegenError
 from ..ir.types import DType
+from .mathfn import fast_erf, fast_exp, fast_tanh, is_f32
 
-__all__ = ["llvm_type", "mem_type", "to_reg", "to_mem", "UNARY", "BINARY", "emit_cast", "const"]
+__all__ = [
+    "llvm_type", "mem_type", "to_reg", "to_mem", "UNARY", "BINARY", "emit_cast", "const", "exp",
+]
+
+
+def exp(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    """e**x: the vectorizable polynomial for f32, the LLVM intrinsic otherwise."""
+    return _exp(b, x)
 
 F32, F64, F16 = ir.FloatType(), ir.DoubleType(), ir.HalfType()
 I1, I8 = ir.IntType(1), ir.IntType(8)
@@ -87,8 +95,20 @@ def _abs(b, x, attrs):
     return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), b.neg(x), x)
 
 
+def _exp(b, x, attrs=None):
+    return fast_exp(b, x) if is_f32(x) else _intrinsic(b, "llvm.exp", [x])
+
+
+def _tanh(b, x, attrs=None):
+    return fast_tanh(b, x) if is_f32(x) else _libm(b, "tanh", x)
+
+
+def _erf(b, x, attrs=None):
+    return fast_erf(b, x) if is_f32(x) else _libm(b, "erf", x)
+
+
 def _sigmoid(b, x, attrs=None):
-    e = _intrinsic(b, "llvm.exp", [b.fneg(x)])
+    e = _exp(b, b.fneg(x))
     return b.fdiv(_c(x, 1.0), b.fadd(_c(x, 1.0), e))
 
 
@@ -97,8 +117,8 @@ def _gelu(b, x, attrs):
     if attrs.get("approximate") == "tanh":
         cube = b.fmul(b.fmul(x, x), x)
         inner = b.fmul(_c(x, math.sqrt(2.0 / math.pi)), b.fadd(x, b.fmul(cube, _c(x, 0.044715))))
-        return b.fmul(half_x, b.fadd(_c(x, 1.0), _libm(b, "tanh", inner)))
-    erf = _libm(b, "erf", b.fmul(x, _c(x, 1.0 / math.sqrt(2.0))))
+        return b.fmul(half_x, b.fadd(_c(x, 1.0), _tanh(b, inner)))
+    erf = _erf(b, b.fmul(x, _c(x, 1.0 / math.sqrt(2.0))))
     return b.fmul(half_x, b.fadd(_c(x, 1.0), erf))
 
 
@@ -121,13 +141,13 @@ UNARY: dict[str, UnaryEmitter] = {
     "cuvil.neg": lambda b, x, a: b.fneg(x) if _is_f(x) else b.neg(x),
     "cuvil.abs": _abs,
     "cuvil.relu": _relu,
-    "cuvil.exp": lambda b, x, a: _intrinsic(b, "llvm.exp", [x]),
+    "cuvil.exp": _exp,
     "cuvil.log": lambda b, x, a: _intrinsic(b, "llvm.log", [x]),
     "cuvil.sqrt": lambda b, x, a: _intrinsic(b, "llvm.sqrt", [x]),
     "cuvil.rsqrt": lambda b, x, a: b.fdiv(_c(x, 1.0), _intrinsic(b, "llvm.sqrt", [x])),
-    "cuvil.tanh": lambda b, x, a: _libm(b, "tanh", x),
+    "cuvil.tanh": _tanh,
     "cuvil.sigmoid": _sigmoid,
-    "cuvil.erf": lambda b, x, a: _libm(b, "erf", x),
+    "cuvil.erf": _erf,
     "cuvil.sin": lambda b, x, a: _intrinsic(b, "llvm.sin", [x]),
     "cuvil.cos": lambda b, x, a: _intrinsic(b, "llvm.cos", [x]),
     "cuvil.reciprocal": lambda b, x, a: b.fdiv(_c(x, 1.0), x),

@@ -26,7 +26,8 @@ def parse_and_optimize(program: Program, opt: int) -> llvm.ModuleRef:
         mod = llvm.parse_assembly(program.llvm_ir)
         mod.verify()
     except RuntimeError as e:
-        raise CodegenError(f"generated LLVM IR is invalid: {e}",
+        first = "\n".join(str(e).splitlines()[:4])
+        raise CodegenError(f"generated LLVM IR is invalid: {first}",
                            hint="this is a Cuvil code generation bug") from e
     optimize(mod, opt)
     return mod
