@@ -20,7 +20,9 @@ from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.types import TensorType
 from ..runtime.memory import Interval, plan_arena
-from . import contract, reduce, window
+import torch
+
+from . import contract, gemm_ops, reduce, window
 from .debuginfo import DebugInfo
 from .kernel import PTR, Kernel, contiguous_strides
 from .loops import i64
@@ -62,6 +64,7 @@ class Program:
     arena_bytes: int
     kernels: list[KernelInfo] = field(default_factory=list)
     entry: str = ENTRY
+    derived: dict[str, torch.Tensor] = field(default_factory=dict)  # e.g. packed weights
 
 
 def nbytes(t: TensorType) -> int:
@@ -89,7 +92,9 @@ class Generator:
         self.alias: dict[int, Value] = {}
         self.params: list[str] = []
         self.kernels: list[KernelInfo] = []
-        self.calls: list[tuple[ir.Function, list[Value]]] = []
+        self.calls: list[tuple[ir.Function, list[Value | Slot]]] = []
+        self.prepared: dict[int, gemm_ops.Prepared] = {}
+        self.derived: dict[str, torch.Tensor] = {}
         self.dbg = DebugInfo(self.llmod, f"{module.name}.cuvilir") if debug else None
 
     # ---- slots ---------------------------------------------------------------------------
@@ -103,6 +108,8 @@ class Generator:
             self.slots[id(a)] = Slot("input", i)
         for op in self.fn.ops:
             self._slot_for(op)
+            if not isinstance(op, (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)):
+                self.prepared[id(op)] = prepare(op, self.module.param_data)
         copies = self._bind_outputs()
         return copies, self._plan_arena()
 
@@ -147,6 +154,9 @@ class Generator:
                 last[id(self.root(v))] = i
         intervals = []
         for i, op in enumerate(self.fn.ops):
+            prep = self.prepared.get(id(op))
+            for j, size in enumerate(prep.scratch if prep else ()):
+                intervals.append(Interval((id(op), j), size, i, i))
             for r in op.results:
                 if id(r) in self.slots or id(r) in self.alias:
                     continue
@@ -163,16 +173,27 @@ class Generator:
 
     def emit_all(self) -> None:
         for op in self.fn.ops:
-            if isinstance(op, (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)):
+            prep = self.prepared.get(id(op))
+            if prep is None:
                 continue
-            k = Kernel(self.llmod, self.kernel_name(op), op, debug=self.dbg, noinline=self.debug)
+            k = Kernel(self.llmod, self.kernel_name(op), op, n_scratch=len(prep.scratch),
+                       n_extra=len(prep.extra), debug=self.dbg, noinline=self.debug)
             try:
-                lower_op(k, op)
+                prep.emit(k)
             except CodegenError as e:
                 e.where = e.where or op.loc.source() or op.loc.describe()
                 raise
             self.kernels.append(KernelInfo(k.fn.name, op.name, op.loc.nodes, op.loc.source()))
-            self.calls.append((k.finish(), [*op.results, *op.operands]))
+            scratch = [self.slots[(id(op), j)] for j in range(len(prep.scratch))]
+            extra = [self._derive(t) for t in prep.extra]
+            self.calls.append((k.finish(), [*op.results, *op.operands, *scratch, *extra]))
+
+    def _derive(self, data: torch.Tensor) -> Slot:
+        """A compile-time tensor made by the code generator, passed like a param."""
+        name = f"__derived{len(self.derived)}"
+        self.derived[name] = data.contiguous()
+        self.params.append(name)
+        return Slot("param", len(self.params) - 1)
 
     def emit_copy(self, index: int, v: Value) -> None:
         """An output that is an input, param, constant or a second alias: copy it out."""
@@ -192,8 +213,8 @@ class Generator:
             b.call(callee, [self._pointer(b, arrays, fn.args[3], v) for v in values])
         b.ret_void()
 
-    def _pointer(self, b: ir.IRBuilder, arrays, arena, v: Value) -> ir.Value:
-        slot = self.slots[id(self.root(v))]
+    def _pointer(self, b: ir.IRBuilder, arrays, arena, v: Value | Slot) -> ir.Value:
+        slot = v if isinstance(v, Slot) else self.slots[id(self.root(v))]
         if slot.kind == "arena":
             return b.gep(arena, [i64(slot.index)], inbounds=True, source_etype=ir.IntType(8))
         if slot.kind == "const":
@@ -207,6 +228,22 @@ def _flat(t: TensorType) -> Access:
 
 
 # ---- dispatch ---------------------------------------------------------------------------------
+def prepare(op: Operation, param_data: dict[str, torch.Tensor]) -> gemm_ops.Prepared:
+    """The GEMM path for contractions when it applies, else the op's portable kernel."""
+    match op:
+        case ops.LinearOp():
+            prep = gemm_ops.prepare_linear(op, param_data)
+        case ops.MatmulOp():
+            prep = gemm_ops.prepare_matmul(op, param_data)
+        case ops.ConvOp():
+            prep = gemm_ops.prepare_conv(op, param_data)
+        case ops.BatchNormOp():
+            prep = _prepare_batch_norm(op, param_data)
+        case _:
+            prep = None
+    return prep or gemm_ops.Prepared(lambda k: lower_op(k, op))
+
+
 def lower_op(k: Kernel, op: Operation) -> None:
     match op:
         case ops.ClampOp() | ops.UnaryOp():
@@ -282,6 +319,30 @@ def _batch_norm(k: Kernel, op: Operation) -> None:
     emit_pointwise(k, shape, (k.out(), _flat(t), t.dtype), inputs, expr)
 
 
+def _prepare_batch_norm(op: Operation, param_data) -> gemm_ops.Prepared | None:
+    """With constant statistics, batch norm is y = x * scale[c] + shift[c] (folded here)."""
+    stats = [gemm_ops.const_data(v, param_data) for v in op.operands[1:]]
+    if any(s is None for s in stats) or not op.result.type.dtype.is_float:
+        return None
+    mean, var, *affine = (s.double() for s in stats)
+    scale = 1.0 / torch.sqrt(var + op.attrs["eps"])
+    if affine:
+        scale = scale * affine[0]
+    shift = -mean * scale + (affine[1] if len(affine) > 1 else 0.0)
+    dtype = op.result.type.dtype.torch
+
+    def emit(k: Kernel) -> None:
+        t = k.out_type
+        shape = list(t.shape)
+        per_channel = broadcast_access([1, shape[1]] + [1] * (len(shape) - 2), shape)
+        inputs = [(k.inp(0), _flat(t), t.dtype), (k.extra(0), per_channel, t.dtype),
+                  (k.extra(1), per_channel, t.dtype)]
+        emit_pointwise(k, shape, (k.out(), _flat(t), t.dtype), inputs,
+                       lambda b, xs: b.fadd(b.fmul(xs[0], xs[1]), xs[2]))
+
+    return gemm_ops.Prepared(emit, extra=[scale.to(dtype), shift.to(dtype)])
+
+
 def _move(k: Kernel, op: Operation) -> None:
     tin, tout = k.in_type(0), k.out_type
     own = contiguous_strides(tin.shape)
@@ -320,4 +381,4 @@ def generate(module: Module, debug: bool = False) -> Program:
         gen.emit_copy(index, v)
     gen.emit_entry()
     return Program(str(gen.llmod), [a.type for a in fn.args], list(fn.result_types),
-                   gen.params, arena, gen.kernels)
+                   gen.params, arena, gen.kernels, derived=gen.derived)

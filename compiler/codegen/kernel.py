@@ -1,4 +1,4 @@
-"""One generated kernel: an LLVM function ``void name(ptr out..., ptr in..., ptr scratch...)``.
+"""One generated kernel: ``void name(ptr out..., ptr in..., ptr scratch..., ptr extra...)``.
 
 Every tensor is a contiguous buffer with a static shape; a kernel knows its operand types from
 the IR op it implements. Instructions carry the op's DILocation (except the entry block's
@@ -7,13 +7,14 @@ argument handling, which stays location-free so debuggers stop after it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from llvmlite import ir
 
 from ..ir.core import Operation
 from ..ir.types import DType, TensorType
-from .debuginfo import DebugInfo
+from .debuginfo import DebugInfo, KernelArg
 from .loops import I64, i64
 from .scalar import mem_type, to_mem, to_reg
 
@@ -30,16 +31,31 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+def _debug_args(op: Operation, n_scratch: int) -> list[KernelArg]:
+    """(name, dtype) of each pointer argument, named after the IR values they hold."""
+    values = [*op.results, *op.operands]
+    named = [(v.name or f"arg{i}", v.type.dtype) for i, v in enumerate(values)]
+    named += [(f"scratch{i}", DType.f32) for i in range(n_scratch)]
+    seen: dict[str, int] = {}
+    args = []
+    for name, dtype in named:
+        name = re.sub(r"[^A-Za-z0-9_]", "_", name)
+        seen[name] = seen.get(name, 0) + 1
+        args.append((name if seen[name] == 1 else f"{name}_{seen[name]}", dtype))
+    return args
+
+
 class Kernel:
     """Emission state of one kernel function."""
 
     def __init__(self, module: ir.Module, name: str, op: Operation | None, n_scratch: int = 0,
                  debug: DebugInfo | None = None, noinline: bool = False,
-                 n_out: int | None = None, n_in: int | None = None) -> None:
+                 n_out: int | None = None, n_in: int | None = None, n_extra: int = 0) -> None:
         self.op = op
         self.n_out = len(op.results) if op is not None else n_out
         self.n_in = len(op.operands) if op is not None else n_in
-        n_args = self.n_out + self.n_in + n_scratch
+        self.n_scratch = n_scratch
+        n_args = self.n_out + self.n_in + n_scratch + n_extra
         self.fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * n_args), name)
         for arg in self.fn.args:
             arg.add_attribute("noalias")
@@ -49,8 +65,8 @@ class Kernel:
         self.fn.linkage = "internal" if not noinline else "external"
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         if debug is not None and op is not None:
-            scope = debug.subprogram(self.fn, op.loc)
-            self.b.debug_metadata = debug.location(scope, op.loc)
+            self.b.debug_metadata = debug.begin_kernel(
+                self.b, self.fn, op.loc, _debug_args(op, n_scratch))
 
     # ---- arguments -----------------------------------------------------------------------
     def out(self, i: int = 0) -> ir.Argument:
@@ -61,6 +77,10 @@ class Kernel:
 
     def scratch(self, i: int = 0) -> ir.Argument:
         return self.fn.args[self.n_out + self.n_in + i]
+
+    def extra(self, i: int = 0) -> ir.Argument:
+        """Compile-time tensors the code generator derived (e.g. packed weights)."""
+        return self.fn.args[self.n_out + self.n_in + self.n_scratch + i]
 
     @property
     def out_type(self) -> TensorType:

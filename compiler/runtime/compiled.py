@@ -31,7 +31,8 @@ class CompiledModule:
 
     def __init__(self, module: Module, program: Program, jit, options: dict[str, Any]) -> None:
         self.module, self.program, self.jit, self.options = module, program, jit, options
-        self._params = [module.param_data[name].contiguous() for name in program.params]
+        data = {**module.param_data, **program.derived}
+        self._params = [data[name].contiguous() for name in program.params]
         self._param_ptrs = _pointer_array(self._params)
         self._arena = torch.empty(max(program.arena_bytes, 64), dtype=torch.uint8)
         self._fn = module.main

@@ -1,0 +1,619 @@
+"""GEMM kernel generator: register-tiled AVX-512 float32 matmul emitted as LLVM IR.
+
+Algorithm (BLIS-style, every size static, so each shape gets its own straight code):
+
+    for each k-block  [k0, k0+kc)                 KC blocking: B block stays in L1
+      for each column panel [j0, j0+nr)          NR = nvec zmm vectors wide
+        (copy the kc x nr B block to a stack buffer when B is transposed)
+        for each row tile [i0, i0+mr)            MR rows
+          mr x nvec <16 x float> accumulators live in registers (loop phis);
+          k loop (unrolled): load nvec B vectors, broadcast MR A scalars, FMA
+          first k-block starts from 0, later ones reload C; the last one applies
+          bias / residual / epilogue, then stores (masked on the n edge)
+
+Edge tiles (m % mr rows, n % nr columns, short last k-block) are emitted as
+separate straight-line variants with fewer accumulators and masked
+loads/stores, so the hot loops carry no edge checks.
+
+Operand layouts (all float32, contiguous):
+    A          m x k row-major, or ``pack_a``: [ceil(m/mr), k, mr], zero padded
+    B          ``pack_b``: [ceil(n/nr), k, nr], zero padded (weights), or
+               k x n row-major (``b_packed=False``), or n x k row-major
+               (``trans_b=True``, e.g. attention's q @ k^T)
+    C          m x n row-major
+    bias       n floats (``bias="n"``, linear layers) or m floats
+               (``bias="m"``: NCHW conv as out[O, HW] = W[O, CKK] @ col[CKK, HW])
+    residual   m x n row-major, must not alias C
+
+Conv-as-GEMM: the weight is A (compile-time constant, ``pack_a``), the im2col
+activation is B (``b_packed=False``); bias per output channel is ``bias="m"``.
+
+Tile choice (plan_gemm) -- measured on this project's machine (1 thread,
+Xeon "emeraldrapids", AVX-512, 2 FMA ports): see docs/GEMM.md for the table.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+import torch
+
+__all__ = [
+    "Epilogue",
+    "GemmKernel",
+    "GemmPlan",
+    "compile_gemm",
+    "emit_gemm",
+    "pack_a",
+    "pack_b",
+    "plan_gemm",
+    "relu",
+]
+
+F32 = ir.FloatType()
+I1 = ir.IntType(1)
+I64 = ir.IntType(64)
+PTR = ir.PointerType()
+
+#: ``epilogue(builder, vec, row, col) -> vec``: ``vec`` is a <vw x float> of
+#: C[row, col : col + vw] (lanes past n are garbage and never stored); ``row``
+#: and ``col`` are i64 values.
+Epilogue = Callable[[ir.IRBuilder, ir.Value, ir.Value, ir.Value], ir.Value]
+
+
+@dataclass(frozen=True)
+class GemmPlan:
+    """Tiling of one C[m x n] = A[m x k] @ B[k x n]; packed layouts depend on it.
+
+    ``mr`` x ``nr`` is the register tile (``nr`` a multiple of ``vector_width``),
+    ``kc`` the k-block length (blocks are rebalanced to equal length, see
+    ``k_blocks``), ``unroll`` the k-loop unroll of the micro-kernel.
+    """
+
+    m: int
+    n: int
+    k: int
+    mr: int
+    nr: int
+    kc: int
+    vector_width: int = 16
+    unroll: int = 4
+    mc: int = 0  # rows per A block (0: all of m); a multiple of mr
+    copy_a: bool = False  # copy unpacked A blocks to a padded stack buffer
+    copy_b: bool = False  # copy plain B panels to a contiguous stack buffer
+
+    def __post_init__(self) -> None:
+        if min(self.m, self.n, self.k, self.mr, self.kc, self.unroll) < 1:
+            raise ValueError(f"GemmPlan needs positive sizes, got {self}")
+        if self.nr < 1 or self.nr % self.vector_width:
+            raise ValueError(f"nr={self.nr} must be a multiple of {self.vector_width}")
+        if self.mc <= 0 or self.mc > self.m:
+            object.__setattr__(self, "mc", self.m)
+        elif self.mc % self.mr:
+            raise ValueError(f"mc={self.mc} must be a multiple of mr={self.mr}")
+
+    @property
+    def nvec(self) -> int:
+        return self.nr // self.vector_width
+
+    @property
+    def k_blocks(self) -> tuple[int, int, int]:
+        """(count, length of all but the last, length of the last)."""
+        count = math.ceil(self.k / self.kc)
+        length = math.ceil(self.k / count)
+        return count, length, self.k - (count - 1) * length
+
+
+def plan_gemm(
+    m: int,
+    n: int,
+    k: int,
+    vector_width: int = 16,
+    *,
+    b_packed: bool = True,
+) -> GemmPlan:
+    """Pick the tile for one shape (rationale and measurements: docs/GEMM.md).
+
+    ``b_packed=False`` says B is a runtime matrix (conv's im2col, attention).
+    """
+    vw = vector_width
+    nv = math.ceil(n / vw)  # vectors needed to cover a row of C
+    kc = k if k <= 384 else 256
+    if m == 1:  # GEMV: bound by B's bandwidth; 8 accumulators hide FMA latency
+        return GemmPlan(m, n, k, 1, min(8, nv) * vw, k, vw, unroll=2)
+    if m <= 8:  # one row tile: no reuse of B across tiles, so no k blocking
+        mr, nvec = m, min(nv, 4 if m <= 5 else 2)
+        return GemmPlan(m, n, k, mr, nvec * vw, min(k, 1024), vw)
+    if nv <= 3:  # narrow C: more rows keep >= 24 accumulators busy
+        mr, nvec = (12 if nv <= 2 else 8), nv
+    elif not b_packed and (n < 64 or n >= 512 or n % 64 == 0):
+        mr, nvec = 6, 4  # conv-as-GEMM / attention: wide runtime B
+    elif not b_packed:
+        mr, nvec = 12, 2  # e.g. 256x196x2304: 12x32 132 vs 6x64 24 GFLOP/s
+    else:
+        mr, nvec = 8, 2
+    copy_b = not b_packed and n * 4 >= 4096 and m >= 2 * mr
+    return GemmPlan(m, n, k, mr, nvec * vw, kc, vw, copy_b=copy_b)
+
+
+def pack_b(b: torch.Tensor, plan: GemmPlan) -> torch.Tensor:
+    """B (k x n, float32, any strides) -> [ceil(n/nr), k, nr] contiguous, zero padded."""
+    k, n = b.shape
+    assert (k, n) == (plan.k, plan.n), f"B is {k}x{n}, plan wants {plan.k}x{plan.n}"
+    panels = math.ceil(n / plan.nr)
+    padded = torch.zeros(k, panels * plan.nr, dtype=torch.float32)
+    padded[:, :n] = b
+    return padded.reshape(k, panels, plan.nr).permute(1, 0, 2).contiguous()
+
+
+def pack_a(a: torch.Tensor, plan: GemmPlan) -> torch.Tensor:
+    """A (m x k, float32, any strides) -> [ceil(m/mr), k, mr] contiguous, zero padded."""
+    m, k = a.shape
+    assert (m, k) == (plan.m, plan.k), f"A is {m}x{k}, plan wants {plan.m}x{plan.k}"
+    tiles = math.ceil(m / plan.mr)
+    padded = torch.zeros(tiles * plan.mr, k, dtype=torch.float32)
+    padded[:m] = a
+    return padded.reshape(tiles, plan.mr, k).permute(0, 2, 1).contiguous()
+
+
+def relu(builder: ir.IRBuilder, vec: ir.Value, row: ir.Value, col: ir.Value):
+    """Epilogue: max(x, 0) (NaN -> 0, like the x86 maxps it becomes)."""
+    zero = ir.Constant(vec.type, None)
+    return builder.select(builder.fcmp_ordered(">", vec, zero), vec, zero)
+
+
+def emit_gemm(
+    module: ir.Module,
+    name: str,
+    plan: GemmPlan,
+    *,
+    epilogue: Epilogue | None = None,
+    b_packed: bool = True,
+    trans_b: bool = False,
+    a_packed: bool = False,
+    bias: str | None = None,
+    residual: str | None = None,
+) -> ir.Function:
+    """Emit ``void name(C, A, B, bias_or_null, residual_or_null)`` (all ``float*``).
+
+    C = A @ B, then per output vector: ``+ bias`` (``bias="n"``: bias[n] over
+    rows; ``"m"``: bias[m] over columns), ``+ residual`` if ``residual="pre"``,
+    ``epilogue(...)``, ``+ residual`` if ``residual="post"``. Layouts: module
+    docstring. The 4th and 5th pointers are always present; pass null when
+    unused. ``trans_b`` implies an unpacked B.
+    """
+    if bias not in (None, "n", "m") or residual not in (None, "pre", "post"):
+        raise ValueError(f"bias={bias!r} (None|'n'|'m'), residual={residual!r}")
+    if trans_b and b_packed:
+        raise ValueError("trans_b=True describes a runtime B: pass b_packed=False")
+    fn_type = ir.FunctionType(ir.VoidType(), [PTR] * 5)
+    fn = ir.Function(module, fn_type, name)
+    for arg, arg_name in zip(fn.args, ("C", "A", "B", "bias", "residual"), strict=True):
+        arg.name = arg_name
+        arg.add_attribute("noalias")
+    fn.attributes.add("nounwind")
+    opts = _Options(epilogue, b_packed, trans_b, a_packed, bias, residual)
+    _Emitter(module, fn, plan, opts).emit()
+    return fn
+
+
+@dataclass(frozen=True)
+class _Options:
+    epilogue: Epilogue | None
+    b_packed: bool
+    trans_b: bool
+    a_packed: bool
+    bias: str | None
+    residual: str | None
+
+
+@dataclass(frozen=True)
+class _Block:
+    """One k-block: k0 is an i64 value, length static."""
+
+    k0: ir.Value
+    length: int
+    first: bool
+    last: bool
+
+
+@dataclass(frozen=True)
+class _Panel:
+    """One column panel inside a k-block, and where its B vectors come from."""
+
+    index: ir.Value  # panel number (i64)
+    col0: ir.Value  # first column (i64)
+    nvec: int  # vectors in this panel
+    lanes: int  # valid lanes of the last vector
+    b_ptr: ir.Value
+    b_off: ir.Value  # offset of B[k0, col0] (i64, floats)
+    b_stride: int  # floats between consecutive k rows
+    b_masked: bool  # last vector needs a masked load
+
+
+class _Emitter:
+    def __init__(self, module: ir.Module, fn: ir.Function, plan: GemmPlan, opts):
+        self.module, self.fn, self.plan, self.opts = module, fn, plan, opts
+        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        self.vec = ir.VectorType(F32, plan.vector_width)
+        self.mask_type = ir.VectorType(I1, plan.vector_width)
+        self.C, self.A, self.B, self.bias, self.res = fn.args
+        kc = plan.k_blocks[1]
+        self.lda_s = math.ceil(kc / 16) * 16 + 16  # +1 cache line: rows off 4K alias
+        copy_a = plan.copy_a and not opts.a_packed
+        copy_b = opts.trans_b or (plan.copy_b and not opts.b_packed)
+        self.scratch_a = self.alloca(plan.mc * self.lda_s, "apack") if copy_a else None
+        self.scratch_b = self.alloca(kc * plan.nr, "bpack") if copy_b else None
+
+    # ---- small IR helpers -------------------------------------------------
+
+    def alloca(self, floats: int, name: str) -> ir.Value:
+        buf = self.b.alloca(ir.ArrayType(F32, floats), name=name)
+        buf.align = 64
+        buf.type = PTR  # llvmlite types allocas as typed pointers; LLVM 22 has ptr
+        return buf
+
+    def i64(self, value) -> ir.Value:
+        return ir.Constant(I64, value) if isinstance(value, int) else value
+
+    def add(self, *terms) -> ir.Value:
+        consts = sum(t for t in terms if isinstance(t, int))
+        values = [t for t in terms if not isinstance(t, int)]
+        if not values:
+            return self.i64(consts)
+        acc = values[0]
+        for v in values[1:]:
+            acc = self.b.add(acc, v)
+        return self.b.add(acc, self.i64(consts)) if consts else acc
+
+    def mul(self, value, factor: int) -> ir.Value:
+        if isinstance(value, int):
+            return self.i64(value * factor)
+        return value if factor == 1 else self.b.mul(value, self.i64(factor))
+
+    def gep(self, ptr, offset) -> ir.Value:
+        return self.b.gep(ptr, [self.i64(offset)], inbounds=True, source_etype=F32)
+
+    def mask(self, lanes: int) -> ir.Constant:
+        bits = [int(i < lanes) for i in range(self.plan.vector_width)]
+        return ir.Constant(self.mask_type, bits)
+
+    def intrinsic(self, name: str, ret, args) -> ir.Function:
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, args), name)
+        return fn
+
+    def call_aligned(self, fn, args, ptr_index: int) -> ir.CallInstr:
+        """Masked memory intrinsics take the alignment as a pointer attribute."""
+        call = self.b.call(fn, args, arg_attrs={ptr_index: ()})
+        call.arg_attributes[ptr_index].align = 4
+        return call
+
+    def load_vec(self, ptr, offset, lanes: int, align: int = 4) -> ir.Value:
+        addr = self.gep(ptr, offset)
+        if lanes >= self.plan.vector_width:
+            return self.b.load(addr, typ=self.vec, align=align)
+        vt = self.vec
+        fn = self.intrinsic("llvm.masked.load.v16f32.p0", vt, [PTR, self.mask_type, vt])
+        return self.call_aligned(fn, [addr, self.mask(lanes), ir.Constant(vt, None)], 0)
+
+    def store_vec(self, value, ptr, offset, lanes: int, align: int = 4) -> None:
+        addr = self.gep(ptr, offset)
+        if lanes >= self.plan.vector_width:
+            self.b.store(value, addr, align=align)
+            return
+        vt = self.vec
+        fn = self.intrinsic(
+            "llvm.masked.store.v16f32.p0", ir.VoidType(), [vt, PTR, self.mask_type]
+        )
+        self.call_aligned(fn, [value, addr, self.mask(lanes)], 1)
+
+    def splat(self, scalar) -> ir.Value:
+        vw = self.plan.vector_width
+        one = ir.VectorType(F32, 1)
+        v = self.b.insert_element(ir.Constant(one, None), scalar, self.i64(0))
+        zeros = ir.Constant(ir.VectorType(ir.IntType(32), vw), [0] * vw)
+        return self.b.shuffle_vector(v, ir.Constant(one, None), zeros)
+
+    def loop(self, count: int, carried: list, body) -> list:
+        """Static-count loop: ``carried = body(iv, carried)`` for iv in range(count)."""
+        if count <= 0:
+            return carried
+        if count == 1:
+            return body(self.i64(0), carried)
+        b = self.b
+        pre, head = b.block, b.append_basic_block("loop")
+        b.branch(head)
+        b.position_at_end(head)
+        iv = b.phi(I64, name="i")
+        phis = [b.phi(v.type) for v in carried]
+        new = body(iv, phis)
+        nxt = b.add(iv, self.i64(1))
+        tail, end = b.block, b.append_basic_block("loop.end")
+        b.cbranch(b.icmp_unsigned("<", nxt, self.i64(count)), head, end)
+        iv.add_incoming(self.i64(0), pre)
+        iv.add_incoming(nxt, tail)
+        for phi, init, out in zip(phis, carried, new, strict=True):
+            phi.add_incoming(init, pre)
+            phi.add_incoming(out, tail)
+        b.position_at_end(end)
+        return new
+
+    # ---- the loop nest ------------------------------------------------------
+
+    def emit(self) -> None:
+        count, length, last = self.plan.k_blocks
+        if count == 1:
+            self.k_block(_Block(self.i64(0), length, True, True))
+        else:
+            self.k_block(_Block(self.i64(0), length, True, False))
+
+            def middle(p, _):
+                k0 = self.mul(self.add(p, 1), length)
+                self.k_block(_Block(k0, length, False, False))
+                return []
+
+            self.loop(count - 2, [], middle)
+            self.k_block(_Block(self.i64((count - 1) * length), last, False, True))
+        self.b.ret_void()
+
+    def k_block(self, blk: _Block) -> None:
+        p = self.plan
+        full, rem = divmod(p.m, p.mc)
+
+        def m_block(i, _):
+            self.m_block(blk, self.mul(i, p.mc), p.mc)
+            return []
+
+        self.loop(full, [], m_block)
+        if rem:
+            self.m_block(blk, self.i64(full * p.mc), rem)
+
+    def m_block(self, blk: _Block, mrow0, rows: int) -> None:
+        p, vw = self.plan, self.plan.vector_width
+        if self.scratch_a is not None:
+            self.copy_a(blk, mrow0, rows)
+        full, rem = divmod(p.n, p.nr)
+
+        def panel(j, _):
+            self.panel(blk, mrow0, rows, j, p.nvec, vw)
+            return []
+
+        self.loop(full, [], panel)
+        if rem:
+            nvec = math.ceil(rem / vw)
+            self.panel(blk, mrow0, rows, self.i64(full), nvec, rem - (nvec - 1) * vw)
+
+    def copy_a(self, blk: _Block, mrow0, rows: int) -> None:
+        """scratch_a[r, kk] = A[mrow0 + r, k0 + kk], rows lda_s apart (no 4K alias)."""
+        p, vw = self.plan, self.plan.vector_width
+        nv = math.ceil(blk.length / vw)
+        tail = blk.length - (nv - 1) * vw
+
+        def row(r, _):
+            src = self.add(self.mul(self.add(mrow0, r), p.k), blk.k0)
+            dst = self.mul(r, self.lda_s)
+            for q in range(nv):
+                v = self.load_vec(
+                    self.A, self.add(src, q * vw), tail if q == nv - 1 else vw
+                )
+                self.store_vec(v, self.scratch_a, self.add(dst, q * vw), vw, 64)
+            return []
+
+        self.loop(rows, [], row)
+
+    def panel(self, blk: _Block, mrow0, rows: int, j, nvec: int, lanes: int) -> None:
+        p, o = self.plan, self.opts
+        col0 = self.mul(j, p.nr)
+        if o.b_packed:
+            off = self.add(self.mul(j, p.k * p.nr), self.mul(blk.k0, p.nr))
+            pan = _Panel(j, col0, nvec, lanes, self.B, off, p.nr, False)
+        elif self.scratch_b is not None:
+            self.copy_b(blk, col0, nvec, lanes)
+            pan = _Panel(j, col0, nvec, lanes, self.scratch_b, self.i64(0), p.nr, False)
+        else:
+            off = self.add(self.mul(blk.k0, p.n), col0)
+            pan = _Panel(j, col0, nvec, lanes, self.B, off, p.n, lanes < p.vector_width)
+        full, rem = divmod(rows, p.mr)
+
+        def tile(t, _):
+            self.tile(blk, pan, mrow0, t, p.mr)
+            return []
+
+        self.loop(full, [], tile)
+        if rem:
+            self.tile(blk, pan, mrow0, self.i64(full), rem)
+
+    def copy_b(self, blk: _Block, col0, nvec: int, lanes: int) -> None:
+        """scratch_b[kk, jj] = B[k0 + kk, col0 + jj] (zero past n); gathers if trans_b."""
+        p, vw = self.plan, self.plan.vector_width
+
+        def row(kk, _):
+            for v in range(nvec):
+                n_lanes = lanes if v == nvec - 1 else vw
+                if self.opts.trans_b:
+                    vec = self.gather_b_column(blk, col0, kk, v, n_lanes)
+                else:
+                    src = self.add(self.mul(self.add(blk.k0, kk), p.n), col0, v * vw)
+                    vec = self.load_vec(self.B, src, n_lanes)
+                dst = self.add(self.mul(kk, p.nr), v * vw)
+                self.store_vec(vec, self.scratch_b, dst, vw, 64)
+            return []
+
+        self.loop(blk.length, [], row)
+
+    def gather_b_column(self, blk: _Block, col0, kk, v: int, lanes: int):
+        """<B[col0 + 16v + t, k0 + kk] for t in 0..15> from the n x k matrix B."""
+        p, vw, b = self.plan, self.plan.vector_width, self.b
+        pvec = ir.VectorType(PTR, vw)
+        gather = self.intrinsic(
+            "llvm.masked.gather.v16f32.v16p0",
+            self.vec,
+            [pvec, self.mask_type, self.vec],
+        )
+        first = self.add(self.mul(self.add(col0, v * vw), p.k), blk.k0, kk)
+        base = b.ptrtoint(self.gep(self.B, first), I64)
+        steps = ir.Constant(ir.VectorType(I64, vw), [4 * p.k * t for t in range(vw)])
+        addrs = b.inttoptr(b.add(self.splat_i64(base), steps), pvec)
+        args = [addrs, self.mask(lanes), ir.Constant(self.vec, None)]
+        return self.call_aligned(gather, args, 0)
+
+    def splat_i64(self, scalar) -> ir.Value:
+        vw = self.plan.vector_width
+        one = ir.VectorType(I64, 1)
+        v = self.b.insert_element(ir.Constant(one, None), scalar, self.i64(0))
+        zeros = ir.Constant(ir.VectorType(ir.IntType(32), vw), [0] * vw)
+        return self.b.shuffle_vector(v, ir.Constant(one, None), zeros)
+
+    def a_view(self, blk: _Block, mrow0, row0, rows: int) -> tuple[list, int]:
+        """Offsets of A[row0 + r, k0] for each row r, and the step per k."""
+        p = self.plan
+        if self.opts.a_packed:  # [tile, k, mr]: tile * k * mr == row0 * k
+            base = self.add(self.mul(row0, p.k), self.mul(blk.k0, p.mr))
+            return [self.add(base, r) for r in range(rows)], p.mr
+        if self.scratch_a is not None:
+            base = self.b.sub(row0, mrow0) if not isinstance(mrow0, int) else row0
+            base = self.mul(base, self.lda_s)
+            return [self.add(base, r * self.lda_s) for r in range(rows)], 1
+        base = self.add(self.mul(row0, p.k), blk.k0)
+        return [self.add(base, r * p.k) for r in range(rows)], 1
+
+    def tile(self, blk: _Block, pan: _Panel, mrow0, t, rows: int) -> None:
+        p = self.plan
+        row0 = self.add(mrow0, self.mul(t, p.mr))
+        a_row, a_stride = self.a_view(blk, mrow0, row0, rows)
+        accs = self.initial(blk, pan, row0, rows)
+        unroll = min(p.unroll, blk.length)
+        iters, rem = divmod(blk.length, unroll)
+
+        def steps(kbase, accs, count):
+            for u in range(count):
+                accs = self.k_step(pan, a_row, a_stride, self.add(kbase, u), accs)
+            return accs
+
+        accs = self.loop(
+            iters, accs, lambda i, a: steps(self.mul(i, unroll), a, unroll)
+        )
+        accs = steps(self.i64(iters * unroll), accs, rem)
+        self.finish(blk, pan, row0, rows, accs)
+
+    def k_step(self, pan: _Panel, a_row, a_stride: int, kk, accs) -> list:
+        vw = self.plan.vector_width
+        b_off = self.add(pan.b_off, self.mul(kk, pan.b_stride))
+        bvecs = []
+        for v in range(pan.nvec):
+            lanes = pan.lanes if (pan.b_masked and v == pan.nvec - 1) else vw
+            bvecs.append(self.load_vec(pan.b_ptr, self.add(b_off, v * vw), lanes))
+        out = []
+        vt = self.vec
+        fma = self.intrinsic("llvm.fma.v16f32", vt, [vt, vt, vt])
+        a_k = self.mul(kk, a_stride)
+        for r, off in enumerate(a_row):
+            a_ptr = self.A if self.scratch_a is None else self.scratch_a
+            a = self.b.load(self.gep(a_ptr, self.b.add(off, a_k)), typ=F32, align=4)
+            a_vec = self.splat(a)
+            for v in range(pan.nvec):
+                out.append(self.b.call(fma, [a_vec, bvecs[v], accs[r * pan.nvec + v]]))
+        return out
+
+    def c_offset(self, pan: _Panel, row0, r: int, v: int) -> ir.Value:
+        p = self.plan
+        return self.add(self.mul(row0, p.n), pan.col0, r * p.n + v * p.vector_width)
+
+    def lanes(self, pan: _Panel, v: int) -> int:
+        return pan.lanes if v == pan.nvec - 1 else self.plan.vector_width
+
+    def initial(self, blk: _Block, pan: _Panel, row0, rows: int) -> list:
+        if blk.first:
+            return [ir.Constant(self.vec, None)] * (rows * pan.nvec)
+        return [
+            self.load_vec(self.C, self.c_offset(pan, row0, r, v), self.lanes(pan, v))
+            for r in range(rows)
+            for v in range(pan.nvec)
+        ]
+
+    def finish(self, blk: _Block, pan: _Panel, row0, rows: int, accs) -> None:
+        for r in range(rows):
+            for v in range(pan.nvec):
+                acc, lanes = accs[r * pan.nvec + v], self.lanes(pan, v)
+                off = self.c_offset(pan, row0, r, v)
+                if blk.last:
+                    acc = self.apply_epilogue(acc, pan, row0, r, v, off, lanes)
+                self.store_vec(acc, self.C, off, lanes)
+
+    def apply_epilogue(self, acc, pan: _Panel, row0, r: int, v: int, off, lanes):
+        o, vw, b = self.opts, self.plan.vector_width, self.b
+        row = self.add(row0, r)
+        col = self.add(pan.col0, v * vw)
+        if o.bias == "n":
+            acc = b.fadd(acc, self.load_vec(self.bias, col, lanes))
+        elif o.bias == "m":
+            acc = b.fadd(acc, self.splat(b.load(self.gep(self.bias, row), typ=F32)))
+        if o.residual == "pre":
+            acc = b.fadd(acc, self.load_vec(self.res, off, lanes))
+        if o.epilogue is not None:
+            acc = o.epilogue(b, acc, row, col)
+        if o.residual == "post":
+            acc = b.fadd(acc, self.load_vec(self.res, off, lanes))
+        return acc
+
+
+# ---- JIT convenience (tests, benchmarks) ----------------------------------
+
+
+class GemmKernel:
+    """A compiled GEMM; call with torch tensors: ``kernel(c, a, b, bias, residual)``."""
+
+    def __init__(self, engine, address: int, plan: GemmPlan, ir_text: str):
+        self.engine, self.plan, self.ir_text = engine, plan, ir_text
+        proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 5)
+        self._fn = proto(address)
+
+    def __call__(self, c, a, b, bias=None, residual=None) -> None:
+        ptrs = [
+            t.data_ptr() if t is not None else None for t in (c, a, b, bias, residual)
+        ]
+        self._fn(*ptrs)
+
+    def raw(self) -> Callable:
+        """The ctypes function itself (5 addresses), for low-overhead timing."""
+        return self._fn
+
+
+def _target_machine():
+    """A fresh host TargetMachine: an MCJIT engine takes ownership of its own."""
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    return llvm.Target.from_default_triple().create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+        jit=True,
+    )
+
+
+def compile_gemm(plan: GemmPlan, name: str = "gemm", **options) -> GemmKernel:
+    """Emit one kernel into a fresh module, optimize at O3 for the host, JIT it."""
+    import llvmlite.binding as llvm
+
+    tm = _target_machine()
+    module = ir.Module(name=name)
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    emit_gemm(module, name, plan, **options)
+    text = str(module)
+    mod = llvm.parse_assembly(text)
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+    engine = llvm.create_mcjit_compiler(mod, tm)
+    engine.finalize_object()
+    return GemmKernel(engine, engine.get_function_address(name), plan, text)

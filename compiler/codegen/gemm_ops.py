@@ -1,0 +1,262 @@
+"""Linear, matmul and convolution on the register-tiled GEMM (gemm.py).
+
+Weights are known at compile time, so they are packed once into the GEMM's panel layout and
+passed to the kernel as extra constant buffers:
+
+- linear:  y[R, N] = x[R, K] @ W^T (+ b[N])     B = W^T packed (pack_b), bias over columns
+- matmul:  per batch, C = A @ B; B packed when it is a 2-d param, else read at run time
+- conv:    per image and group, out[O_g, OH*OW] = W_g[O_g, C_g*kh*kw] @ col[C_g*kh*kw, OH*OW]
+           A = W_g packed (pack_a); col is the im2col of the input in scratch memory, or
+           the input itself for 1x1 convolutions with stride 1 and no padding; bias per row.
+
+``prepare_*`` returns None when the shape is degenerate (a zero dim) and the portable loop
+nest in contract.py should be used instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from llvmlite import ir
+
+from ..ir.core import Operation, Value
+from ..ir.ops.constant import ConstantOp, ParamOp
+from ..ir.types import DType
+from . import gemm
+from .kernel import PTR, Kernel, contiguous_strides
+from .loops import for_range, i64, linear_offset, loop_nest
+from .pointwise import broadcast_access
+
+__all__ = ["Prepared", "const_data", "prepare_linear", "prepare_matmul", "prepare_conv"]
+
+NULL = ir.Constant(PTR, None)
+
+
+@dataclass
+class Prepared:
+    """How to emit one kernel: extra constant tensors, scratch sizes and the emitter."""
+
+    emit: Callable[[Kernel], None]
+    extra: list[torch.Tensor] = field(default_factory=list)
+    scratch: list[int] = field(default_factory=list)  # bytes
+
+
+def const_data(v: Value, param_data: dict[str, torch.Tensor]) -> torch.Tensor | None:
+    """The compile-time data of a value defined by cuvil.param / cuvil.constant."""
+    op = v.owner
+    if isinstance(op, ParamOp):
+        return param_data.get(op.symbol())
+    if isinstance(op, ConstantOp):
+        return op.attrs["value"]
+    return None
+
+
+def _f32(*types) -> bool:
+    return all(t.dtype is DType.f32 for t in types)
+
+
+def _gemm_fn(k: Kernel, plan: gemm.GemmPlan, **options) -> ir.Function:
+    return gemm.emit_gemm(k.fn.module, f"{k.fn.name}_gemm", plan, **options)
+
+
+def _offset(k: Kernel, ptr: ir.Value, elements) -> ir.Value:
+    off = i64(elements) if isinstance(elements, int) else elements
+    return k.b.gep(ptr, [off], inbounds=True, source_etype=ir.FloatType())
+
+
+# ---- linear ------------------------------------------------------------------------------------
+def prepare_linear(op: Operation, param_data) -> Prepared | None:
+    x, w = op.operand_types[:2]
+    weight = const_data(op.operands[1], param_data)
+    k_dim, n = w.shape[1], w.shape[0]
+    m = x.numel() // k_dim if k_dim else 0
+    if weight is None or not _f32(x, w) or 0 in (m, n, k_dim):
+        return None
+    plan = gemm.plan_gemm(m, n, k_dim, b_packed=True)
+    packed = gemm.pack_b(weight.t().float(), plan)
+    has_bias = len(op.operands) > 2
+
+    def emit(k: Kernel) -> None:
+        fn = _gemm_fn(k, plan, b_packed=True, bias="n" if has_bias else None)
+        k.b.call(fn, [k.out(), k.inp(0), k.extra(0), k.inp(2) if has_bias else NULL, NULL])
+
+    return Prepared(emit, extra=[packed])
+
+
+# ---- matmul ------------------------------------------------------------------------------------
+def prepare_matmul(op: Operation, param_data) -> Prepared | None:
+    ta, tb = op.operand_types
+    to = op.results[0].type
+    m, k_dim, n = ta.shape[-2], ta.shape[-1], tb.shape[-1]
+    if not _f32(ta, tb) or 0 in (m, n, k_dim) or to.numel() == 0:
+        return None
+    weight = const_data(op.operands[1], param_data) if tb.rank == 2 else None
+    plan = gemm.plan_gemm(m, n, k_dim, b_packed=weight is not None)
+    extra = [gemm.pack_b(weight.float(), plan)] if weight is not None else []
+    batch = list(to.shape[:-2])
+    sa = broadcast_access(list(ta.shape[:-2]), batch).strides
+    sb = broadcast_access(list(tb.shape[:-2]), batch).strides
+
+    def emit(k: Kernel) -> None:
+        fn = _gemm_fn(k, plan, b_packed=weight is not None)
+        b_ptr = k.extra(0) if weight is not None else k.inp(1)
+        with loop_nest(k.b, batch, name="bt") as idx:
+            a_off = k.b.mul(linear_offset(k.b, idx, sa), i64(m * k_dim))
+            b_off = k.b.mul(linear_offset(k.b, idx, sb), i64(k_dim * n))
+            c_off = k.b.mul(linear_offset(k.b, idx, contiguous_strides(batch)), i64(m * n))
+            b_arg = b_ptr if weight is not None else _offset(k, b_ptr, b_off)
+            k.b.call(fn, [_offset(k, k.out(), c_off), _offset(k, k.inp(0), a_off), b_arg,
+                          NULL, NULL])
+
+    return Prepared(emit, extra=extra)
+
+
+# ---- convolution -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _ConvShape:
+    n: int
+    groups: int
+    cg: int  # input channels per group
+    og: int  # output channels per group
+    ins: tuple[int, ...]
+    outs: tuple[int, ...]
+    kernel: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...]
+    dilation: tuple[int, ...]
+
+    @property
+    def k(self) -> int:
+        return self.cg * _prod(self.kernel)
+
+    @property
+    def spatial_out(self) -> int:
+        return _prod(self.outs)
+
+    @property
+    def spatial_in(self) -> int:
+        return _prod(self.ins)
+
+    @property
+    def direct(self) -> bool:
+        """1x1, stride 1, no padding: the input already is the GEMM's B operand."""
+        return (all(k == 1 for k in self.kernel) and all(s == 1 for s in self.stride)
+                and all(p == 0 for p in self.padding))
+
+
+def _prod(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+def prepare_conv(op: Operation, param_data) -> Prepared | None:
+    tx, tw = op.operand_types[:2]
+    weight = const_data(op.operands[1], param_data)
+    to = op.results[0].type
+    if weight is None or not _f32(tx, tw) or to.numel() == 0 or tx.numel() == 0:
+        return None
+    a = op.attrs
+    cs = _ConvShape(tx.shape[0], a["groups"], tw.shape[1], tw.shape[0] // a["groups"],
+                    tuple(tx.shape[2:]), tuple(to.shape[2:]), tuple(tw.shape[2:]),
+                    tuple(a["stride"]), tuple(a["padding"]), tuple(a["dilation"]))
+    plan = gemm.plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
+    w = weight.float().reshape(cs.groups, cs.og, cs.k)
+    packed = torch.cat([gemm.pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
+    per_group = packed.numel() // cs.groups
+    scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
+    has_bias = len(op.operands) > 2
+
+    def emit(k: Kernel) -> None:
+        fn = _gemm_fn(k, plan, b_packed=False, a_packed=True, bias="m" if has_bias else None)
+        with loop_nest(k.b, [cs.n, cs.groups], name="ng") as (nb, g):
+            image = k.b.add(k.b.mul(nb, i64(cs.groups)), g)  # (n, g) -> input channel block
+            x_ptr = _offset(k, k.inp(0), k.b.mul(image, i64(cs.cg * cs.spatial_in)))
+            if cs.direct:
+                col = x_ptr
+            else:
+                col = k.scratch(0)
+                _im2col(k, cs, x_ptr, col)
+            c_ptr = _offset(k, k.out(), k.b.mul(image, i64(cs.og * cs.spatial_out)))
+            a_ptr = _offset(k, k.extra(0), k.b.mul(g, i64(per_group)))
+            bias = _offset(k, k.inp(2), k.b.mul(g, i64(cs.og))) if has_bias else NULL
+            k.b.call(fn, [c_ptr, a_ptr, col, bias, NULL])
+
+    return Prepared(emit, extra=[packed], scratch=scratch)
+
+
+def _im2col(k: Kernel, cs: _ConvShape, x_ptr: ir.Value, col: ir.Value) -> None:
+    """col[(c, *kpos), *opos] = x[c, opos*s - p + kpos*d], zero outside the input.
+
+    The last spatial dim is split into three runs per row (zeros, copy, zeros) whose bounds
+    are computed per kernel offset, so the copy loop has no bounds checks.
+    """
+    b, f32 = k.b, DType.f32
+    kernel_dims = list(cs.kernel)
+    row_len = cs.outs[-1]
+    with loop_nest(b, [cs.cg, *kernel_dims], name="ck") as ck:
+        c, kpos = ck[0], ck[1:]
+        kidx = c
+        for kd, kk in zip(kpos, kernel_dims):
+            kidx = b.add(b.mul(kidx, i64(kk)), kd)
+        row_base = b.mul(kidx, i64(cs.spatial_out))
+        lo, hi = _valid_run(b, kpos[-1], cs, -1)
+        with loop_nest(b, list(cs.outs[:-1]), name="oh") as opos:
+            in_base, valid = _outer_position(b, cs, c, kpos, opos)
+            dst = b.add(row_base, _flat(b, opos, cs.outs[:-1], row_len))
+            lo_v = b.select(valid, lo, i64(row_len))
+            hi_v = b.select(valid, hi, i64(row_len))
+            _fill_zero(k, col, dst, i64(0), lo_v)
+            start = b.sub(b.mul(kpos[-1], i64(cs.dilation[-1])), i64(cs.padding[-1]))
+            with for_range(b, hi_v, start=lo_v, name="ow") as ow:
+                src = b.add(in_base, b.add(b.mul(ow, i64(cs.stride[-1])), start))
+                k.store(k.load(x_ptr, src, f32), col, b.add(dst, ow), f32)
+            _fill_zero(k, col, dst, hi_v, i64(row_len))
+
+
+def _valid_run(b: ir.IRBuilder, kpos: ir.Value, cs: _ConvShape, dim: int):
+    """[lo, hi): output positions o with 0 <= o*s - p + kpos*d < size."""
+    s, p, d, size, n_out = cs.stride[dim], cs.padding[dim], cs.dilation[dim], cs.ins[dim], cs.outs[dim]
+    shift = b.sub(i64(p), b.mul(kpos, i64(d)))  # o*s >= shift  and  o*s < size + shift
+    lo = b.sdiv(b.add(shift, i64(s - 1)), i64(s))  # ceil for shift >= 0
+    lo = b.select(b.icmp_signed("<", shift, i64(0)), i64(0), lo)
+    hi = b.sdiv(b.add(b.add(shift, i64(size)), i64(s - 1)), i64(s))
+    hi = b.select(b.icmp_signed(">", hi, i64(n_out)), i64(n_out), hi)
+    hi = b.select(b.icmp_signed("<", hi, lo), lo, hi)
+    return lo, hi
+
+
+def _outer_position(b: ir.IRBuilder, cs: _ConvShape, c, kpos, opos):
+    """Input offset of the row start (channel c, outer spatial dims) and whether it is inside."""
+    base = b.mul(c, i64(cs.spatial_in))
+    valid = ir.Constant(ir.IntType(1), 1)
+    inner = 1
+    strides = []
+    for size in reversed(cs.ins):
+        strides.append(inner)
+        inner *= size
+    strides = list(reversed(strides))
+    for dim, (o, kp) in enumerate(zip(opos, kpos[:-1])):
+        pos = b.add(b.sub(b.mul(o, i64(cs.stride[dim])), i64(cs.padding[dim])),
+                    b.mul(kp, i64(cs.dilation[dim])))
+        inside = b.and_(b.icmp_signed(">=", pos, i64(0)), b.icmp_signed("<", pos, i64(cs.ins[dim])))
+        valid = b.and_(valid, inside)
+        safe = b.select(inside, pos, i64(0))
+        base = b.add(base, b.mul(safe, i64(strides[dim])))
+    return base, valid
+
+
+def _flat(b: ir.IRBuilder, idx, dims, inner: int) -> ir.Value:
+    """Row-major position of `idx` within `dims`, times `inner`."""
+    off = i64(0)
+    for i, d in zip(idx, dims):
+        off = b.add(b.mul(off, i64(d)), i)
+    return b.mul(off, i64(inner))
+
+
+def _fill_zero(k: Kernel, ptr, base, start, stop) -> None:
+    with for_range(k.b, stop, start=start, name="z") as i:
+        k.store(ir.Constant(ir.FloatType(), 0.0), ptr, k.b.add(base, i), DType.f32)
