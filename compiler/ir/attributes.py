@@ -83,15 +83,11 @@ def format_dense(t: torch.Tensor) -> str:
     flat = t.detach().reshape(-1).tolist()
     if t.dtype.is_floating_point:
         flat = [float(v) for v in flat]
-    if flat and all(v == flat[0] for v in flat) and not _has_nan(flat):
-        body = _format_scalar(flat[0])
-    else:
-        body = "[" + ", ".join(_format_scalar(v) for v in flat) + "]"
+    # compare texts, not values: 0.0 == -0.0 and nan != nan, yet only equal texts may splat
+    items = [_format_scalar(v) for v in flat]
+    splat = bool(items) and items.count(items[0]) == len(items)
+    body = items[0] if splat else "[" + ", ".join(items) + "]"
     return f"dense<{body}> : {TensorType.of(t)}"
-
-
-def _has_nan(values: list) -> bool:
-    return any(isinstance(v, float) and math.isnan(v) for v in values)
 
 
 def format_attr(value: Any) -> str:

@@ -91,7 +91,7 @@ class Operation:
             self._add_operand(v)
         self.attrs = dict(attrs)
         names = result_names or [None] * len(result_types)
-        self.results = [Value(t, n, self, i) for i, (t, n) in enumerate(zip(result_types, names))]
+        self.results = [Value(t, n, self, i) for i, (t, n) in enumerate(zip(result_types, names, strict=False))]
         self.loc = loc
         self.src_pos: tuple[str, int, int] | None = None  # set by the parser: (file, line, col)
 
@@ -99,16 +99,21 @@ class Operation:
     @classmethod
     def build(cls, *operands: Value, loc: AnyLoc = UNKNOWN, name: str | None = None, **attrs):
         """Create the op, filling default attributes and inferring result types."""
+        op = cls(operands, cls.with_defaults(attrs), [], loc)
+        op.check_signature()
+        types = op.infer_types()
+        names = [name] if len(types) == 1 else [f"{name}_{i}" if name else None for i in range(len(types))]
+        op.results = [Value(t, n, op, i) for i, (t, n) in enumerate(zip(types, names, strict=True))]
+        return op
+
+    @classmethod
+    def with_defaults(cls, attrs: dict[str, Any]) -> dict[str, Any]:
+        """`attrs` without None values, plus the default of every attribute not given."""
         full = {k: v for k, v in attrs.items() if v is not None}
         for key, spec in cls.ATTRS.items():
             if key not in full and spec.default is not REQUIRED and spec.default is not None:
                 full[key] = spec.default
-        op = cls(operands, full, [], loc)
-        op.check_signature()
-        types = op.infer_types()
-        names = [name] if len(types) == 1 else [f"{name}_{i}" if name else None for i in range(len(types))]
-        op.results = [Value(t, n, op, i) for i, (t, n) in enumerate(zip(types, names))]
-        return op
+        return full
 
     def _add_operand(self, v: Value) -> None:
         v.uses.append((self, len(self.operands)))
@@ -263,6 +268,7 @@ class Module:
         self.params: dict[str, TensorType] = {}
         self.param_data: dict[str, torch.Tensor] = {}
         self.functions: list[Function] = []
+        self.meta: dict[str, Any] = {}  # not printed: e.g. the frontend's output pytree spec
 
     def add_param(self, name: str, data: torch.Tensor | None = None, type: TensorType | None = None):
         self.params[name] = type if type is not None else TensorType.of(data)

@@ -34,7 +34,8 @@ class Loc:
 
     @property
     def is_unknown(self) -> bool:
-        return self == UNKNOWN
+        # a line or column without a file says nothing, and the text form cannot hold it
+        return self.node is None and self.module is None and self.file is None
 
     @property
     def nodes(self) -> tuple[str, ...]:
@@ -79,7 +80,8 @@ class Loc:
             src = quote(self.file)
             if self.line is not None:
                 src += f":{self.line}:{self.col if self.col is not None else 0}"
-            parts.append(f"at {src}" if parts else src)
+            # a bare string is read back as an FX node name: only file:line:col may go bare
+            parts.append(f"at {src}" if parts or self.line is None else src)
         return " ".join(parts)
 
     def __str__(self) -> str:

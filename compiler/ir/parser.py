@@ -153,16 +153,21 @@ class Parser:
             raise self.error(f"unknown element type '{dtype_text}' (known: {known})", base) from None
         if layout is not None and layout not in LAYOUTS:
             raise self.error(f"unknown layout '{layout}' (known: {', '.join(LAYOUTS)})", base)
-        dims = [self._dim(d) for d in dims_text.split("x")[:-1]]
+        dims = [self._dim(d, base) for d in dims_text.split("x")[:-1]]
         return TensorType(tuple(dims), dtype, layout or "contiguous")
 
-    @staticmethod
-    def _dim(text: str):
+    def _dim(self, text: str, pos: int):
         if text == "?":
             return SymDim()
         if text.startswith("["):
             return SymDim(text[1:-1])
-        return int(text)
+        return self._to_int(text, pos)
+
+    def _to_int(self, text: str, pos: int) -> int:
+        try:
+            return int(text)
+        except ValueError:  # Python refuses to convert integers of over 4300 digits
+            raise self.error(f"integer of {len(text)} digits is too large", pos) from None
 
     # ---- locations ------------------------------------------------------------------------
     def parse_loc(self) -> AnyLoc:
@@ -180,7 +185,7 @@ class Parser:
         if self.accept("fused"):
             self.expect("[")
             parts = self.comma_list("]", self._plain_loc)
-            return FusedLoc(tuple(p for p in parts if not p.is_unknown))
+            return FusedLoc(tuple(parts))
         return self._plain_loc()
 
     def _plain_loc(self) -> Loc:
@@ -213,7 +218,7 @@ class Parser:
         tok = self.expect_kind("number", what)
         if not re.fullmatch(r"-?\d+", tok.text):
             raise self.error(f"expected {what}, found {tok}", tok.pos)
-        return int(tok.text)
+        return self._to_int(tok.text, tok.pos)
 
     # ---- attributes -----------------------------------------------------------------------
     def parse_attrs(self) -> dict[str, Any]:
@@ -257,7 +262,7 @@ class Parser:
         if tok.kind != "number":
             raise self.error(f"expected a number, found {tok}", tok.pos)
         if re.fullmatch(r"-?\d+", tok.text):
-            return int(tok.text)
+            return self._to_int(tok.text, tok.pos)
         return float(tok.text)
 
     def _list_elem(self) -> Any:
@@ -285,9 +290,18 @@ class Parser:
         if len(values) != numel:
             raise self.error(f"dense value has {len(values)} elements but {t} needs {numel}", start)
         try:
-            return torch.tensor(values, dtype=t.dtype.torch).reshape(t.shape)
-        except (TypeError, RuntimeError, OverflowError) as e:
+            data = torch.tensor(values, dtype=t.dtype.torch)
+        except (TypeError, ValueError, RuntimeError, OverflowError) as e:
             raise self.error(f"dense value does not fit {t}: {e}", start) from None
+        if not t.dtype.is_float:
+            self._check_exact(values, data, t, start)
+        return data.reshape(t.shape)
+
+    def _check_exact(self, values: list, data: torch.Tensor, t: TensorType, pos: int) -> None:
+        """Integer and i1 elements must be stored exactly: torch would truncate or wrap."""
+        for want, got in zip(values, data.tolist(), strict=True):
+            if isinstance(want, float) or want != got:
+                raise self.error(f"dense element {want} does not fit {t}", pos)
 
     # ---- functions and ops ----------------------------------------------------------------
     def parse_module(self, default_name: str) -> Module:
@@ -325,9 +339,10 @@ class Parser:
 
     def parse_function(self, module: Module) -> Function:
         self.expect("func")
+        pos = self.tok.pos
         fn = Function(self._symbol("a function name"))
         if module.lookup(fn.name):
-            raise self.error(f"function @{fn.name} defined twice")
+            raise self.error(f"function @{fn.name} defined twice", pos)
         scope: dict[str, Value] = {}
         self.expect("(")
         self.comma_list(")", lambda: self._arg(fn, scope))
@@ -388,9 +403,9 @@ class Parser:
             raise self.error(f"'{name_tok.text}' declares {len(out_types)} result types for "
                              f"{len(results)} results", start)
         loc = self.parse_loc()
-        op = cls(operands, attrs, out_types, loc, [r.text[1:] for r in results])
+        op = cls(operands, cls.with_defaults(attrs), out_types, loc, [r.text[1:] for r in results])
         op.src_pos = (self.file, *self.position(start))
-        for tok, v in zip(results, op.results):
+        for tok, v in zip(results, op.results, strict=True):
             self._define(scope, tok, v)
         return op
 
@@ -398,7 +413,7 @@ class Parser:
         if len(types) != len(operands):
             raise self.error(f"'{name_tok.text}' has {len(operands)} operands but its signature "
                              f"lists {len(types)} types", name_tok.pos)
-        for v, tok, t in zip(operands, toks, types):
+        for v, tok, t in zip(operands, toks, types, strict=True):
             if v.type != t:
                 raise self.error(f"{tok.text} has type {v.type} but is used as {t}", tok.pos)
 

@@ -73,11 +73,11 @@ def format_op(op: Operation, namer: Namer | None = None) -> str:
 
 def _signature(fn: Function, namer: Namer) -> str:
     args = []
-    for v, loc in zip(fn.args, fn.arg_locs):
+    for v, loc in zip(fn.args, fn.arg_locs, strict=True):
         text = f"{namer(v)}: {v.type}"
         args.append(text if loc.is_unknown else f"{text} {loc}")
     results = ", ".join(str(t) for t in fn.result_types)
-    return f"func @{fn.name}({', '.join(args)}) -> ({results})"
+    return f"func {SymbolRef(fn.name)}({', '.join(args)}) -> ({results})"
 
 
 def print_function(fn: Function, indent: str = "  ") -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Union
 
 import torch
 
@@ -76,7 +75,7 @@ class SymDim:
         return "?" if self.name is None else f"[{self.name}]"
 
 
-Dim = Union[int, SymDim]
+Dim = int | SymDim
 
 # Layout names: the logical shape never changes; the layout says how memory is ordered.
 # "nhwc" stores a logical NCHW tensor channels-last; "nchw16c" blocks channels by 16.

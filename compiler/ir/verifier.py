@@ -7,9 +7,9 @@ a tool can list them all (``cuvil-debug validate``).
 from __future__ import annotations
 
 from ..errors import CuvilError, VerifyError
-from .core import Function, Module, Operation, Value
+from .core import Function, Module, Operation
 from .ops.constant import ParamOp
-from .types import LAYOUTS
+from .types import LAYOUTS, TensorType
 
 __all__ = ["verify", "verify_all"]
 
@@ -53,7 +53,8 @@ def _verify_function(module: Module, fn: Function) -> list[VerifyError]:
     errors: list[VerifyError] = []
     defined: set[int] = set()
     for v in fn.args:
-        _catch(errors, _check_type, v, f"argument %{v.name} of @{fn.name}")
+        if (why := _type_problem(v.type)) is not None:
+            errors.append(VerifyError(f"argument %{v.name} of @{fn.name} {why}"))
         defined.add(id(v))
     for op in fn.ops:
         _catch(errors, _verify_op, module, op, defined)
@@ -70,13 +71,14 @@ def _verify_op(module: Module, op: Operation, defined: set[int]) -> None:
         if (op, i) not in v.uses:
             raise op.fail(f"operand {i} (%{v.name}) is missing from the value's use list")
     op.check_signature()
-    for r in op.results:
-        _check_type(r, f"result of '{op.name}'")
+    for i, r in enumerate(op.results):
+        if (why := _type_problem(r.type)) is not None:
+            raise op.fail(f"result {i} {why}")
     inferred = op.infer_types()
     declared = [r.type for r in op.results]
     if len(inferred) != len(declared):
         raise op.fail(f"has {len(declared)} results but the op produces {len(inferred)}")
-    for i, (want, got) in enumerate(zip(inferred, declared)):
+    for i, (want, got) in enumerate(zip(inferred, declared, strict=True)):
         if want != got:
             raise op.fail(f"result {i} is declared {got} but the op's type rule gives {want}")
     if isinstance(op, ParamOp):
@@ -93,21 +95,22 @@ def _check_param_use(module: Module, op: Operation) -> None:
                       f"param @{name} : {module.params[name]}")
 
 
-def _check_type(v: Value, what: str) -> None:
-    t = v.type
+def _type_problem(t: TensorType) -> str | None:
+    """What is wrong with a type on its own (layout, dims), or None."""
     rank = LAYOUTS.get(t.layout, -1)
     if rank == -1:
-        raise VerifyError(f"{what} has unknown layout '{t.layout}'")
+        return f"has unknown layout '{t.layout}' (known: {', '.join(LAYOUTS)})"
     if rank is not None and t.rank != rank:
-        raise VerifyError(f"{what}: layout {t.layout} needs rank {rank}, got {t}")
+        return f"has type {t}, but layout {t.layout} needs rank {rank}"
     if any(isinstance(d, int) and d < 0 for d in t.shape):
-        raise VerifyError(f"{what} has a negative dim: {t}")
+        return f"has a negative dim: {t}"
+    return None
 
 
 def _verify_outputs(fn: Function, defined: set[int]) -> None:
     if not fn.outputs:
         raise VerifyError(f"function @{fn.name} returns nothing")
-    for i, v in enumerate(fn.outputs):
+    for v in fn.outputs:
         if id(v) not in defined:
             raise VerifyError(f"@{fn.name} returns %{v.name}, which is not defined in it")
     got = [v.type for v in fn.outputs]

@@ -108,6 +108,8 @@ class ConvOp(Operation):
         n, g = self.SPATIAL, self.attrs["groups"]
         if x.rank != n + 2 or w.rank != n + 2:
             raise self.fail(f"needs rank-{n + 2} input and weight, got {x} and {w}")
+        if not w.is_static:
+            raise self.fail(f"weight must have a static shape, got {w}")
         out_ch, in_ch = w.shape[0], x.shape[1]
         if isinstance(in_ch, int) and in_ch != w.shape[1] * g:
             raise self.fail(

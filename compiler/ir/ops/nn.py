@@ -52,7 +52,7 @@ class BatchNormOp(Operation):
         _float_operands(self)
         if x.rank < 2:
             raise self.fail(f"input must have rank >= 2 (N, C, ...), got {x}")
-        for name, t in zip(self.OPERANDS[1:], stats):
+        for name, t in zip(self.OPERANDS[1:], stats, strict=False):
             if t.shape != (x.shape[1],):
                 raise self.fail(f"{name.rstrip('?')} must have shape [{x.shape[1]}], got {t}")
         return [x]
