@@ -34,6 +34,7 @@ class Options:
     debug: bool = False  # DWARF + GDB JIT registration, non-inlined kernels
     frontend: str = "fx"  # "fx" (torch.fx.symbolic_trace) or "export" (torch.export)
     num_threads: int = 1
+    profile: bool = False  # count cycles per kernel: CompiledModule.profile()
 
     @staticmethod
     def parse(options: dict[str, Any] | None) -> Options:
@@ -51,7 +52,7 @@ class Options:
         if self.opt_level not in OPT_LEVELS:
             raise CuvilError(f"option opt_level={self.opt_level!r} is not one of "
                              f"{', '.join(OPT_LEVELS)}")
-        for key in ("enable_fusion", "debug"):
+        for key in ("enable_fusion", "debug", "profile"):
             if not isinstance(getattr(self, key), bool):
                 raise CuvilError(f"option {key}={getattr(self, key)!r} must be True or False")
         if self.frontend not in FRONTENDS:
@@ -67,7 +68,7 @@ class Options:
 def compile_module(module: Module, options: Options) -> CompiledModule:
     """Cuvil IR -> native code: the stages after capture, each one line."""
     verify(module)
-    program = generate(module, debug=options.debug)
+    program = generate(module, debug=options.debug, profile=options.profile)
     jit = JitModule(program, options.opt, debug=options.debug)
     return CompiledModule(module, program, jit, options.__dict__)
 

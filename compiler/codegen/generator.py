@@ -33,6 +33,7 @@ from .target import target_triple
 __all__ = ["Program", "KernelInfo", "generate"]
 
 ENTRY = "cuvil_main"
+PROFILE_SYMBOL = "cuvil_profile"
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class KernelInfo:
     op_name: str
     nodes: tuple[str, ...]
     source: str | None
+    call_index: int = -1  # position in the entry's call sequence (profile counters)
 
 
 @dataclass
@@ -183,7 +185,8 @@ class Generator:
             except CodegenError as e:
                 e.where = e.where or op.loc.source() or op.loc.describe()
                 raise
-            self.kernels.append(KernelInfo(k.fn.name, op.name, op.loc.nodes, op.loc.source()))
+            self.kernels.append(KernelInfo(k.fn.name, op.name, op.loc.nodes, op.loc.source(),
+                                           len(self.calls)))
             scratch = [self.slots[(id(op), j)] for j in range(len(prep.scratch))]
             extra = [self._derive(t) for t in prep.extra]
             self.calls.append((k.finish(), [*op.results, *op.operands, *scratch, *extra]))
@@ -205,13 +208,25 @@ class Generator:
         self.calls.append((k.finish(), [out, v]))
 
     # ---- entry ---------------------------------------------------------------------------
-    def emit_entry(self) -> None:
+    def emit_entry(self, profile: bool = False) -> None:
         fn = ir.Function(self.llmod, ir.FunctionType(ir.VoidType(), [PTR] * 4), ENTRY)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         arrays = {"input": fn.args[0], "output": fn.args[1], "param": fn.args[2]}
-        for callee, values in self.calls:
-            b.call(callee, [self._pointer(b, arrays, fn.args[3], v) for v in values])
+        counters = self._profile_counters() if profile else None
+        for i, (callee, values) in enumerate(self.calls):
+            args = [self._pointer(b, arrays, fn.args[3], v) for v in values]
+            if counters is None:
+                b.call(callee, args)
+            else:
+                _timed_call(b, callee, args, counters, i)
         b.ret_void()
+
+    def _profile_counters(self) -> ir.GlobalVariable:
+        """``i64 cuvil_profile[n_calls]``: cycles spent in each kernel, accumulated."""
+        arr_t = ir.ArrayType(ir.IntType(64), max(len(self.calls), 1))
+        g = ir.GlobalVariable(self.llmod, arr_t, name=PROFILE_SYMBOL)
+        g.initializer = ir.Constant(arr_t, None)
+        return g
 
     def _pointer(self, b: ir.IRBuilder, arrays, arena, v: Value | Slot) -> ir.Value:
         slot = v if isinstance(v, Slot) else self.slots[id(self.root(v))]
@@ -221,6 +236,15 @@ class Generator:
             return self.llmod.get_global(slot.index)
         addr = b.gep(arrays[slot.kind], [i64(slot.index)], inbounds=True, source_etype=PTR)
         return b.load(addr, typ=PTR)
+
+
+def _timed_call(b: ir.IRBuilder, callee, args, counters, i: int) -> None:
+    clock = b.module.declare_intrinsic("llvm.readcyclecounter", (), ir.FunctionType(ir.IntType(64), []))
+    t0 = b.call(clock, [])
+    b.call(callee, args)
+    spent = b.sub(b.call(clock, []), t0)
+    slot = b.gep(counters, [i64(0), i64(i)], inbounds=True)
+    b.store(b.add(b.load(slot), spent), slot)
 
 
 def _flat(t: TensorType) -> Access:
@@ -371,14 +395,14 @@ def _cat(k: Kernel, op: Operation) -> None:
         start += t.shape[dim]
 
 
-def generate(module: Module, debug: bool = False) -> Program:
-    """Generate LLVM IR for the module's main function."""
+def generate(module: Module, debug: bool = False, profile: bool = False) -> Program:
+    """Generate LLVM IR for the module's main function (``profile``: per-kernel cycles)."""
     fn = module.main
     gen = Generator(module, fn, debug)
     copies, arena = gen.assign_slots()
     gen.emit_all()
     for index, v in copies:
         gen.emit_copy(index, v)
-    gen.emit_entry()
+    gen.emit_entry(profile)
     return Program(str(gen.llmod), [a.type for a in fn.args], list(fn.result_types),
                    gen.params, arena, gen.kernels, derived=gen.derived)

@@ -56,6 +56,31 @@ class CompiledModule:
             check_input(i, v.name, v.type, x)
         return [x if x.is_contiguous() else x.contiguous() for x in inputs]
 
+    def profile(self) -> list[tuple[str, str, int, float]]:
+        """(kernel, op, cycles, share) per kernel, slowest first; needs options profile=True.
+
+        Counters accumulate over calls since compilation (or the last ``reset_profile``).
+        """
+        counters = self._counters()
+        rows = [(k.symbol, k.op_name, counters[k.call_index]) for k in self.program.kernels]
+        total = sum(c for _, _, c in rows) or 1
+        return sorted(((s, o, c, c / total) for s, o, c in rows), key=lambda r: -r[2])
+
+    def reset_profile(self) -> None:
+        counters = self._counters()
+        for i in range(len(counters)):
+            counters[i] = 0
+
+    def _counters(self):
+        from ..codegen.generator import PROFILE_SYMBOL
+        from ..errors import CuvilError
+
+        if not self.options.get("profile"):
+            raise CuvilError("this module was not compiled with options={'profile': True}")
+        addr = self.jit.engine.get_global_value_address(PROFILE_SYMBOL)
+        n = max((k.call_index for k in self.program.kernels), default=0) + 1
+        return (ctypes.c_int64 * n).from_address(addr)
+
     @property
     def kernels(self):
         return self.program.kernels
