@@ -64,7 +64,7 @@ def const(dtype: DType, value: float | int | bool) -> ir.Constant:
 
 def _intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value]) -> ir.Value:
     t = args[0].type
-    fn = b.module.declare_intrinsic(name, [t])
+    fn = b.module.declare_intrinsic(name, [t], ir.FunctionType(t, [t] * len(args)))
     return b.call(fn, args)
 
 

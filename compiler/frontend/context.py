@@ -3,7 +3,6 @@ emit ops, materialize constants and params, and apply torch's type promotion."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +12,7 @@ from ..errors import FrontendError
 from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.location import UNKNOWN, AnyLoc
-from ..ir.types import DType, TensorType
+from ..ir.types import DType
 
 __all__ = ["LoweringContext", "LazyTensor"]
 

@@ -31,6 +31,8 @@ class CuvilTracer(torch.fx.Tracer):
 
 
 def trace(model: torch.nn.Module, concrete_args: dict[str, Any] | None = None):
+    if is_leaf(model):  # the tracer never calls the root as a leaf: give it a parent
+        model = torch.nn.Sequential(model)
     tracer = CuvilTracer()
     graph = tracer.trace(model, concrete_args=concrete_args)
     return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
@@ -86,6 +88,10 @@ def from_fx(model: torch.nn.Module, inputs: Sequence[torch.Tensor], *,
 
 
 def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) -> None:
+    names = [str(n.target) for n in gm.graph.nodes if n.op == "placeholder" and not n.args]
+    if len(inputs) < len(names):  # checked first: ShapeProp's own message is a trace dump
+        raise FrontendError(f"forward() takes an argument '{names[len(inputs)]}' but only "
+                            f"{len(inputs)} example inputs were given")
     try:
         with torch.no_grad():
             ShapeProp(gm).propagate(*inputs)

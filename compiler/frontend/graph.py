@@ -127,9 +127,13 @@ class GraphLowering:
 
     def _apply_inplace(self, node: torch.fx.Node, result: Any) -> None:
         """``x.add_(y)`` rebinds x to the new value, so later uses see the mutation."""
-        name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
-        inplace = node.kwargs.get("inplace") is True or node.target in _INPLACE_FUNCS or (
-            name.endswith("_") and not name.endswith("__") and node.op == "call_method")
+        target = node.target
+        aten_op = isinstance(target, torch._ops.OpOverload)  # aten.add_.Tensor: export
+        name = target.overloadpacket.__name__ if aten_op else (
+            target if isinstance(target, str) else getattr(target, "__name__", ""))
+        inplace = node.kwargs.get("inplace") is True or target in _INPLACE_FUNCS or (
+            name.endswith("_") and not name.endswith("__")
+            and (node.op == "call_method" or aten_op))
         first = node.args[0] if node.args else None
         if not inplace or not isinstance(first, torch.fx.Node) or not isinstance(result, Value):
             return

@@ -13,7 +13,8 @@ from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
-from .context import LoweringContext
+from .context import LoweringContext, result_dtype
+from .lower_shape import reshape
 from .registry import aten, lowers, named
 
 __all__ = ["norm_dims", "to_dtype"]
@@ -23,8 +24,10 @@ def norm_dims(rank: int, dim: Any) -> tuple[int, ...]:
     """Normalize a dim argument (None, int or list; negatives allowed) to sorted dims."""
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
         return tuple(range(rank))
+    if rank == 0:  # torch accepts dim 0 or -1 on a 0-d tensor: nothing to reduce
+        return ()
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(sorted({d % rank if rank else 0 for d in dims}))
+    return tuple(sorted({d % rank for d in dims}))
 
 
 # ---- binary -------------------------------------------------------------------------------
@@ -82,19 +85,20 @@ for _name, _targets in {
 @lowers(operator.truediv, operator.itruediv, torch.div, torch.true_divide, "div", "div_",
         "true_divide", aten.div)
 def _div(cx: LoweringContext, a, b, *, rounding_mode=None):
-    q = _emit_bin(cx, "cuvil.div", a, b, floating=True)
     if rounding_mode is None:
-        return q
-    if rounding_mode == "floor" and q.type.dtype.is_float and _all_float(a, b):
-        return cx.emit(ops.UNARY_OPS["cuvil.floor"], q)
-    raise UnsupportedOpError(f"torch.div(rounding_mode={rounding_mode!r}) on {q.type.dtype}",
-                             node=cx.node_name, where=cx.where())
+        return _emit_bin(cx, "cuvil.div", a, b, floating=True)
+    dtype = result_dtype(a, b)
+    if rounding_mode == "floor" and dtype.is_float and _exact_divisor(b):
+        return cx.emit(ops.UNARY_OPS["cuvil.floor"], _emit_bin(cx, "cuvil.div", a, b))
+    raise UnsupportedOpError(
+        f"torch.div(rounding_mode={rounding_mode!r}) on {dtype}", node=cx.node_name,
+        where=cx.where(), hint="floor division is supported on floats by a power-of-two "
+        "scalar; write torch.floor(a / b) if that rounding is what you mean")
 
 
-def _all_float(*xs) -> bool:
-    from .context import result_dtype
-
-    return result_dtype(*xs).is_float
+def _exact_divisor(b) -> bool:
+    """floor(a / b) equals torch's floor division (computed via fmod) when a / b is exact."""
+    return isinstance(b, int | float) and b != 0 and math.frexp(b)[0] in (0.5, -0.5)
 
 
 @lowers(operator.floordiv, torch.floor_divide, "floor_divide", aten.floor_divide)
@@ -116,19 +120,44 @@ def _pow(cx: LoweringContext, a, b):
     return _emit_bin(cx, "cuvil.pow", a, b)
 
 
-@lowers(torch.logical_and, "logical_and", aten.logical_and, operator.and_)
+@lowers(torch.logical_and, "logical_and", aten.logical_and)
 def _logical_and(cx: LoweringContext, a, b):
     return cx.op("cuvil.logical_and", _as_bool(cx, a), _as_bool(cx, b))
 
 
-@lowers(torch.logical_or, "logical_or", aten.logical_or, operator.or_)
+@lowers(torch.logical_or, "logical_or", aten.logical_or)
 def _logical_or(cx: LoweringContext, a, b):
     return cx.op("cuvil.logical_or", _as_bool(cx, a), _as_bool(cx, b))
 
 
-@lowers(torch.logical_not, "logical_not", aten.logical_not, operator.invert)
+@lowers(torch.logical_not, "logical_not", aten.logical_not)
 def _logical_not(cx: LoweringContext, a):
     return cx.emit(ops.LogicalNotOp, _as_bool(cx, a))
+
+
+def _bitwise(logical):
+    """``&``, ``|``, ``~`` are the logical ops on bool tensors; Cuvil has no integer bitwise ops."""
+
+    @named(f"bitwise[{logical.__name__}]")
+    def rule(cx: LoweringContext, *xs):
+        dtype = result_dtype(*xs)
+        if dtype is not DType.i1:
+            raise UnsupportedOpError(f"bitwise op on {dtype} tensors", node=cx.node_name,
+                                     where=cx.where(), hint="only bool tensors support & | ~")
+        return logical(cx, *xs)
+
+    return rule
+
+
+lowers(operator.and_, torch.bitwise_and, "bitwise_and", aten.bitwise_and, aten.__and__)(
+    _bitwise(_logical_and)
+)
+lowers(operator.or_, torch.bitwise_or, "bitwise_or", aten.bitwise_or, aten.__or__)(
+    _bitwise(_logical_or)
+)
+lowers(operator.invert, torch.bitwise_not, "bitwise_not", aten.bitwise_not)(
+    _bitwise(_logical_not)
+)
 
 
 def _as_bool(cx: LoweringContext, x) -> Value:
@@ -190,7 +219,9 @@ def _clamp(cx: LoweringContext, x, min=None, max=None):
         v = cx.value(x)
         v = v if min is None else _emit_bin(cx, "cuvil.maximum", v, min)
         return v if max is None else _emit_bin(cx, "cuvil.minimum", v, max)
-    return cx.emit(ops.ClampOp, x, min=min, max=max)
+    bounds = [b for b in (min, max) if b is not None]
+    v = cx.value(x)
+    return cx.emit(ops.ClampOp, cx.cast(v, result_dtype(v, *bounds)), min=min, max=max)
 
 
 @lowers(torch.clamp_min, "clamp_min", aten.clamp_min)
@@ -218,7 +249,13 @@ def _square(cx: LoweringContext, x):
     return _pow(cx, x, 2)
 
 
-@lowers(torch.where, "where", aten.where)
+@lowers("where")
+def _where_method(cx: LoweringContext, x, cond, other):
+    """``x.where(cond, y)`` is ``torch.where(cond, x, y)``: self comes first."""
+    return _where(cx, cond, x, other)
+
+
+@lowers(torch.where, aten.where)
 def _where(cx: LoweringContext, cond, a=None, b=None):
     if a is None:
         raise UnsupportedOpError("torch.where(cond) with one argument (data-dependent shape)",
@@ -256,7 +293,7 @@ for _method, _dtype in {"float": torch.float32, "double": torch.float64, "half":
     lowers(_method)(named(f"cast[{_dtype}]")(lambda cx, x, *_, _d=_dtype, **__: to_dtype(cx, x, _d)))
 
 
-@lowers("type_as")
+@lowers("type_as", aten.type_as)
 def _type_as(cx: LoweringContext, x, other):
     return cx.cast(cx.value(x), cx.value(other).type.dtype)
 
@@ -268,6 +305,7 @@ def _identity(cx: LoweringContext, x, *_, **__):
 
 
 @lowers(F.dropout, F.dropout1d, F.dropout2d, F.alpha_dropout, torch.dropout, aten.dropout,
+        aten.feature_dropout, aten.alpha_dropout, aten.feature_alpha_dropout,
         "dropout")
 def _dropout(cx: LoweringContext, x, p=0.5, training=False, *_, **kw):
     if kw.get("train", training):
@@ -353,12 +391,16 @@ def _softmax(cls):
     @named(f"softmax[{cls.name}]")
     def rule(cx: LoweringContext, x, dim=None, *args, dtype=None, **_):
         v = cx.value(x)
+        if args and isinstance(args[0], torch.dtype):  # aten.softmax.int(x, dim, dtype)
+            dtype = args[0]
         if dtype is not None:
             v = to_dtype(cx, v, dtype)
         if dim is None:
             raise UnsupportedOpError("softmax without dim (implicit dim is deprecated)",
                                      node=cx.node_name, where=cx.where(), hint="pass dim=-1")
-        return cx.emit(cls, v, dim=dim % max(v.type.rank, 1))
+        if v.type.rank == 0:  # torch treats a 0-d tensor as one element along dim 0
+            return reshape(cx, cx.emit(cls, reshape(cx, v, (1,)), dim=0), ())
+        return cx.emit(cls, v, dim=dim % v.type.rank)
 
     return rule
 

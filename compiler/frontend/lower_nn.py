@@ -72,6 +72,11 @@ def _t(cx: LoweringContext, x) -> Value:
     return v if v.type.rank < 2 else transpose(cx, v, 0, 1)
 
 
+@lowers(aten.mT)
+def _mt(cx: LoweringContext, x) -> Value:
+    return transpose(cx, x, -2, -1)
+
+
 # ---- convolution --------------------------------------------------------------------------
 def conv(cx: LoweringContext, n: int, x, weight, bias=None, stride=1, padding=0, dilation=1,
          groups=1) -> Value:

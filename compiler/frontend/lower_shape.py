@@ -85,7 +85,7 @@ def _view(cx: LoweringContext, x, *shape):
     return reshape(cx, x, _sizes(shape))
 
 
-@lowers("view_as", "reshape_as")
+@lowers("view_as", "reshape_as", aten.view_as, aten.reshape_as)
 def _view_as(cx: LoweringContext, x, other):
     return reshape(cx, x, cx.value(other).type.shape)
 
@@ -125,9 +125,16 @@ def _permute(cx: LoweringContext, x, *dims):
     return cx.emit(ops.PermuteOp, v, dims=dims)
 
 
-@lowers(torch.transpose, torch.swapaxes, "transpose", "swapaxes", aten.transpose)
+@lowers(torch.transpose, torch.swapaxes, "transpose", "swapaxes", aten.transpose,
+        aten.swapaxes)
 def _transpose(cx: LoweringContext, x, d0, d1):
     return transpose(cx, x, d0, d1)
+
+
+@lowers(aten.numpy_T)
+def _numpy_t(cx: LoweringContext, x):
+    """``x.T``: all dims reversed."""
+    return _permute(cx, x, *reversed(range(cx.value(x).type.rank)))
 
 
 @lowers(torch.unsqueeze, "unsqueeze", aten.unsqueeze)
@@ -158,7 +165,7 @@ def _expand(cx: LoweringContext, x, *sizes, **_):
     return cx.emit(ops.ExpandOp, v, shape=shape)
 
 
-@lowers("expand_as")
+@lowers("expand_as", aten.expand_as)
 def _expand_as(cx: LoweringContext, x, other):
     return _expand(cx, x, cx.value(other).type.shape)
 
@@ -239,7 +246,13 @@ def _aten_slice(cx: LoweringContext, x, dim=0, start=None, end=None, step=1):
 @lowers(operator.getitem)
 def _getitem(cx: LoweringContext, obj, index):
     if not isinstance(obj, Value):
-        return obj[index]  # a tuple of values (split, max with dim) or a size tuple
+        item = obj[index]  # a tuple of values (split, max with dim) or a size tuple
+        if item is None and isinstance(obj, tuple):  # a result the rule does not compute
+            raise UnsupportedOpError(
+                f"result {index} of a multi-result op", node=cx.node_name, where=cx.where(),
+                hint="Cuvil computes only the main result of ops such as "
+                "max_pool2d_with_indices and native_layer_norm")
+        return item
     index = index if isinstance(index, tuple) else (index,)
     return _index_tensor(cx, obj, index)
 

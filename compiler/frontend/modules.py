@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch.nn as nn
+import torch.nn.functional as F
 
 from . import lower_math, lower_nn, lower_shape
 from .context import LoweringContext
@@ -87,7 +88,7 @@ def _functional(rule: Callable, *attrs: str):
 _rule(nn.ReLU)(_functional(lookup("relu")))
 _rule(nn.Sigmoid)(_functional(lookup("sigmoid")))
 _rule(nn.Tanh)(_functional(lookup("tanh")))
-_rule(nn.SiLU)(_functional(lookup("silu")))
+_rule(nn.SiLU)(_functional(lookup(F.silu)))
 _rule(nn.GELU)(_functional(lower_math._gelu, "approximate"))
 _rule(nn.LeakyReLU)(_functional(lower_math._leaky_relu, "negative_slope"))
 _rule(nn.ReLU6)(_functional(lower_math._relu6))
