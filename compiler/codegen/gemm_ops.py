@@ -58,7 +58,15 @@ def _f32(*types) -> bool:
 
 
 def _gemm_fn(k: Kernel, plan: gemm.GemmPlan, **options) -> ir.Function:
-    return gemm.emit_gemm(k.fn.module, f"{k.fn.name}_gemm", plan, **options)
+    """One GEMM function per (plan, options) in a module: convolutions of equal shape share
+    it (ResNet-18 has 20 convolutions but 11 shapes), which halves the code LLVM compiles."""
+    module = k.fn.module
+    cache = module.__dict__.setdefault("_cuvil_gemms", {})
+    key = (plan, tuple(sorted(options.items())))
+    if key not in cache:
+        cache[key] = gemm.emit_gemm(module, f"cuvil_gemm{len(cache)}_{plan.m}x{plan.n}x{plan.k}",
+                                    plan, **options)
+    return cache[key]
 
 
 def _offset(k: Kernel, ptr: ir.Value, elements) -> ir.Value:
