@@ -65,4 +65,7 @@ def from_export(model: torch.nn.Module | ExportedProgram, inputs: Sequence[torch
     name = type(model).__name__ if not isinstance(model, ExportedProgram) else "exported"
     module = Module(name)
     ExportLowering(ep, module).run()
+    out_spec = getattr(ep.call_spec, "out_spec", None)
+    if out_spec is not None:  # the user's output structure, not the graph's flat tuple
+        module.meta["output_spec"] = out_spec
     return module
