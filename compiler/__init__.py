@@ -15,8 +15,10 @@ from .errors import (
 __version__ = "0.1.0"
 
 from .pipeline import Options, compile  # noqa: E402  (needs __version__ for debug info)
+from .runtime.aot import load, save  # noqa: E402
 
 __all__ = [
     "ir", "CodegenError", "CuvilError", "CuvilRuntimeError", "FrontendError", "IRParseError",
     "PassError", "UnsupportedOpError", "VerifyError", "__version__", "compile", "Options",
+    "save", "load",
 ]

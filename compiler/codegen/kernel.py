@@ -31,11 +31,12 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def _debug_args(op: Operation, n_scratch: int) -> list[KernelArg]:
+def _debug_args(op: Operation, n_scratch: int, n_extra: int) -> list[KernelArg]:
     """(name, dtype) of each pointer argument, named after the IR values they hold."""
     values = [*op.results, *op.operands]
     named = [(v.name or f"arg{i}", v.type.dtype) for i, v in enumerate(values)]
     named += [(f"scratch{i}", DType.f32) for i in range(n_scratch)]
+    named += [(f"extra{i}", DType.f32) for i in range(n_extra)]
     seen: dict[str, int] = {}
     args = []
     for name, dtype in named:
@@ -66,7 +67,7 @@ class Kernel:
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         if debug is not None and op is not None:
             self.b.debug_metadata = debug.begin_kernel(
-                self.b, self.fn, op.loc, _debug_args(op, n_scratch))
+                self.b, self.fn, op.loc, _debug_args(op, n_scratch, n_extra))
 
     # ---- arguments -----------------------------------------------------------------------
     def out(self, i: int = 0) -> ir.Argument:

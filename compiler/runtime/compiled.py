@@ -13,48 +13,62 @@ from ..codegen.generator import Program
 from ..errors import CuvilRuntimeError
 from ..interpreter import check_input
 from ..ir.core import Module
+from ..ir.types import TensorType
 
-__all__ = ["CompiledModule"]
+__all__ = ["CompiledModule", "NativeModule"]
 
 
 def _pointer_array(tensors: Sequence[torch.Tensor]):
     return (ctypes.c_void_p * max(len(tensors), 1))(*[t.data_ptr() for t in tensors])
 
 
-class CompiledModule:
-    """Runs the native code of one compiled function.
+class NativeModule:
+    """Calls a native ``cuvil_main``: the code shared by JIT and AOT (``cuvil.load``).
 
     Inputs are checked against the compiled shapes and dtypes; contiguous inputs are passed
     by pointer (zero-copy), others are made contiguous once. Outputs are fresh tensors.
-    One arena holds the intermediates, so a CompiledModule is not re-entrant across threads.
+    One arena holds the intermediates, so a module is not re-entrant across threads.
+    `owner` keeps the code alive (the JIT engine or the loaded library).
     """
 
-    def __init__(self, module: Module, program: Program, jit, options: dict[str, Any]) -> None:
-        self.module, self.program, self.jit, self.options = module, program, jit, options
-        data = {**module.param_data, **program.derived}
-        self._params = [data[name].contiguous() for name in program.params]
+    def __init__(self, entry, owner, inputs: Sequence[tuple[str | None, TensorType]],
+                 outputs: Sequence[TensorType], params: Sequence[torch.Tensor],
+                 arena_bytes: int, output_spec=None) -> None:
+        self._entry, self._owner = entry, owner
+        self._inputs, self._outputs = list(inputs), list(outputs)
+        self._params = [p.contiguous() for p in params]
         self._param_ptrs = _pointer_array(self._params)
-        self._arena = torch.empty(max(program.arena_bytes, 64), dtype=torch.uint8)
-        self._fn = module.main
-        self._output_spec = module.meta.get("output_spec")
+        self._arena = torch.empty(max(arena_bytes, 64), dtype=torch.uint8)
+        self._output_spec = output_spec
 
     def __call__(self, *inputs: torch.Tensor) -> Any:
         args = self._check(inputs)
-        outs = [torch.empty(tuple(t.shape), dtype=t.dtype.torch) for t in self.program.outputs]
+        outs = [torch.empty(tuple(t.shape), dtype=t.dtype.torch) for t in self._outputs]
         in_ptrs, out_ptrs = _pointer_array(args), _pointer_array(outs)  # alive for the call
-        self.jit.entry(ctypes.addressof(in_ptrs), ctypes.addressof(out_ptrs),
-                       ctypes.addressof(self._param_ptrs), self._arena.data_ptr())
+        self._entry(ctypes.addressof(in_ptrs), ctypes.addressof(out_ptrs),
+                    ctypes.addressof(self._param_ptrs), self._arena.data_ptr())
         if self._output_spec is not None:
             return tree_unflatten(outs, self._output_spec)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _check(self, inputs: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-        args = self._fn.args
-        if len(inputs) != len(args):
-            raise CuvilRuntimeError(f"the compiled model takes {len(args)} inputs, got {len(inputs)}")
-        for i, (v, x) in enumerate(zip(args, inputs)):
-            check_input(i, v.name, v.type, x)
+        if len(inputs) != len(self._inputs):
+            raise CuvilRuntimeError(
+                f"the compiled model takes {len(self._inputs)} inputs, got {len(inputs)}")
+        for i, ((name, t), x) in enumerate(zip(self._inputs, inputs)):
+            check_input(i, name, t, x)
         return [x if x.is_contiguous() else x.contiguous() for x in inputs]
+
+
+class CompiledModule(NativeModule):
+    """Runs the JIT-compiled native code of one compiled function (see NativeModule)."""
+
+    def __init__(self, module: Module, program: Program, jit, options: dict[str, Any]) -> None:
+        self.module, self.program, self.jit, self.options = module, program, jit, options
+        data = {**module.param_data, **program.derived}
+        super().__init__(jit.entry, jit, [(a.name, a.type) for a in module.main.args],
+                         program.outputs, [data[name] for name in program.params],
+                         program.arena_bytes, module.meta.get("output_spec"))
 
     def profile(self) -> list[tuple[str, str, int, float]]:
         """(kernel, op, cycles, share) per kernel, slowest first; needs options profile=True.
