@@ -17,6 +17,7 @@ from cuvil.ir import print_module
 
 from .loader import load_model
 from .output import check_output, write_output
+from .triage import cli as triage_cli
 from .validate import format_error, validate_file
 
 __all__ = ["main", "build_parser"]
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
     _add_ir(commands)
     _add_validate(commands)
+    triage_cli.add_parser(commands)
     return parser
 
 

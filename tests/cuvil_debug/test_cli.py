@@ -219,3 +219,15 @@ def test_console_script_validates_and_reports_errors(ir_files):
     assert proc.returncode == 1
     assert proc.stdout == f"{ir_files['good']}: ok\n"
     assert ERROR_LINE.match(proc.stderr) and "Traceback" not in proc.stderr
+
+
+def test_triage_is_a_subcommand_of_the_main_cli(capsys):
+    import json
+
+    from cuvil_debug.cli import main
+
+    code = main(["triage", "samples/failures/ddcf_gate_threshold.py", "--format", "json",
+                 "--no-isolate"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert report["results"][0]["category"] == "data-dependent-control-flow"

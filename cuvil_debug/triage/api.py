@@ -1,0 +1,85 @@
+"""The triage driver: expand model specs, capture each (isolated), diagnose, and
+compare with a baseline. One named function per step."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from .results import SCHEMA, to_result
+from .runner import Job, run_in_process, run_jobs
+
+__all__ = ["expand_specs", "triage", "new_failures", "load_baseline", "report_doc"]
+
+
+def triage(
+    specs: Sequence[str],
+    frontend: str = "fx",
+    entry: str | None = None,
+    timeout: float = 120.0,
+    workers: int = 2,
+    isolate: bool = True,
+    stage: str = "lower",
+) -> list[dict]:
+    """One result per model spec, in order."""
+    jobs = [
+        Job(i, s, frontend, entry, stage) for i, s in enumerate(expand_specs(specs))
+    ]
+    records = run_jobs(jobs, workers, timeout) if isolate else run_in_process(jobs)
+    return [to_result(r) for r in records]
+
+
+def expand_specs(specs: Sequence[str]) -> list[str]:
+    """Directories become their .py files (not `_private.py` nor `__init__.py`)."""
+    out = []
+    for spec in specs:
+        path = Path(spec)
+        if path.is_dir():
+            out += [
+                str(p) for p in sorted(path.rglob("*.py")) if not p.name.startswith("_")
+            ]
+        else:
+            out.append(spec)
+    return out
+
+
+def report_doc(results: list[dict], frontend: str, stage: str = "lower") -> dict:
+    """The versioned JSON document (`--format json`)."""
+    from cuvil import __version__
+
+    counts = {
+        s: sum(r["status"] == s for r in results)
+        for s in ("ok", "failed", "error", "timeout", "crash")
+    }
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": "cuvil-debug triage", "version": __version__},
+        "frontend": frontend,
+        "stage": stage,
+        "summary": {"total": len(results), **counts},
+        "results": results,
+    }
+
+
+def load_baseline(path: str) -> set[tuple[str, str]]:
+    """(model, category-or-status) pairs already known to fail."""
+    doc = json.loads(Path(path).read_text())
+    if doc.get("schema") != SCHEMA:
+        raise ValueError(
+            f"{path}: not a triage report (schema {doc.get('schema')!r}, "
+            f"expected {SCHEMA!r})"
+        )
+    return {_key(r) for r in doc["results"] if r["status"] != "ok"}
+
+
+def new_failures(
+    results: list[dict], baseline: set[tuple[str, str]] | None
+) -> list[dict]:
+    bad = [r for r in results if r["status"] != "ok"]
+    return bad if baseline is None else [r for r in bad if _key(r) not in baseline]
+
+
+def _key(result: dict) -> tuple[str, str]:
+    model = Path(result["model"]).as_posix() if result.get("model") else ""
+    return model, result.get("category") or result["status"]

@@ -1,0 +1,358 @@
+"""Classification: turns a failed triage record into evidence signals, scores the
+PATTERNS table, and walks the def-use graph for the root cause."""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .categories import CATEGORIES
+from .patterns import MESSAGE_SIGNALS, PATTERNS, line_facts
+from .rootcause import Candidate, DefUseGraph, flow_facts, rank_roots
+from .source import FileIndex, _header, index_file
+
+__all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
+
+TEMPERATURE = 1.3  # softmax temperature, checked by benchmarks/calibrate_triage.py
+OTHER_MASS = 1.0  # weight of "none of the voted categories" (a score-0 alternative)
+_BUILTIN_INPUTS = {"dict", "list", "tuple", "NoneType", "bool", "int", "float", "str"}
+_LIB_MODEL_CODE = re.compile(
+    r"/(torch/nn/(?!modules/module\.py)|torch/utils/|"
+    r"torch/distributions/|site-packages/(?!torch/))"
+)
+_PARAM_CATEGORIES = {"non-tensor-argument"}
+_WHERE = re.compile(r"^(.+\.py):(\d+)")
+_CAUSED_BY = re.compile(r"\(([^()\s]+\.py):(\d+) in (\w+)\)")
+_CLASS_IN_MSG = re.compile(r"<class '[\w.]*?(\w+)'>|is a (\w+), not a tensor")
+_TORCH_TARGETS = (
+    "torch.",
+    "aten.",
+    "Tensor.",
+    "in-place",
+    "slicing",
+    "tensor ",
+    "_operator.",
+    "operator.",
+)
+_NON_TORCH_TARGETS = ("math.", "numpy.", "np.", "random.", "scipy.")
+
+
+@dataclass
+class Diagnosis:
+    category: str
+    confidence: float
+    alternatives: list[tuple[str, float]]
+    failing: tuple[str, int] | None
+    roots: list[Candidate]
+    signals: list[str] = field(default_factory=list)
+    scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def hint(self) -> str:
+        return CATEGORIES[self.category].hint
+
+
+def classify(record: dict) -> Diagnosis:
+    """The diagnosis of a record whose status is `failed`."""
+    chain, user = _chain(record), _user_roots(record)
+    signals = _record_signals(record, chain, user)
+    graph = DefUseGraph(_files(record, chain, user))
+    start, paths = _locate(record, chain, user, graph, signals)
+    scores = _score(signals)
+    probs = _softmax(scores)
+    category = max(scores, key=scores.get)
+    roots = _roots(record, graph, start, paths, category)
+    alts = sorted(probs.items(), key=lambda kv: kv[1], reverse=True)[1:3]
+    return Diagnosis(
+        category, round(probs[category], 3), alts, start, roots, sorted(signals), scores
+    )
+
+
+def _record_signals(record: dict, chain: list[dict], user: tuple[str, ...]) -> set[str]:
+    signals = (
+        _message_signals(record) | _exception_signals(record) | _io_signals(record)
+    )
+    signals |= _signature_signals(record)
+    signals |= _raise_signals(chain, user) | _op_signals(chain)
+    signals.add("eager:ok" if record.get("eager", {}).get("ok") else "eager:fail")
+    return signals
+
+
+def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
+    """The failing line and the lines its value came from (adds ast:/flow: signals).
+    Without a failing line, every line of the model is a candidate."""
+    start = _failing(record, chain, user, list(graph.files.values()))
+    if start is None:
+        start = _forward_line(record)
+        paths = graph.search((record.get("model") or {}).get("class"))
+        signals.add("where:unknown")
+    else:
+        paths = graph.walk_back(start)
+        signals |= {f"ast:{f}" for f in _facts_at(start)}
+    signals |= {f"flow:{f}" for f in flow_facts(graph, paths)}
+    return start, paths
+
+
+def _roots(record, graph: DefUseGraph, start, paths: dict, category: str):
+    if start is None:
+        return []
+    if category in _PARAM_CATEGORIES:  # the fix is in forward()'s signature
+        cls = (record.get("model") or {}).get("class")
+        unfed = graph.forward_params(cls)[len(record.get("inputs", [])) :]
+        paths = {**{k: [start, k] for k in unfed}, **paths}
+    return rank_roots(graph, start, paths, category)
+
+
+# ---- evidence ----------------------------------------------------------------------
+def _chain(record: dict) -> list[dict]:
+    """The exceptions to read frames from: eager's when the model fails eagerly."""
+    eager = record.get("eager") or {}
+    if not eager.get("ok") and eager.get("error"):
+        return eager["error"]["chain"] + record["error"]["chain"]
+    return (record.get("error") or {}).get("chain", [])
+
+
+def _all_exceptions(record: dict) -> list[dict]:
+    eager = (record.get("eager") or {}).get("error") or {}
+    return (record.get("error") or {}).get("chain", []) + eager.get("chain", [])
+
+
+def _message_signals(record: dict) -> set[str]:
+    text = "\n".join(e["message"] for e in _all_exceptions(record))
+    return {f"msg:{s}" for rx, s in MESSAGE_SIGNALS if rx.search(text)}
+
+
+def _exception_signals(record: dict) -> set[str]:
+    return {f"exc:{e['type']}" for e in _all_exceptions(record)}
+
+
+def _io_signals(record: dict) -> set[str]:
+    kinds = {i["type"] for i in record.get("inputs", [])} - {"Tensor"}
+    out = {"io:container-input"} if kinds & _BUILTIN_INPUTS else set()
+    return out | ({"io:non-tensor-input"} if kinds - _BUILTIN_INPUTS else set())
+
+
+def _signature_signals(record: dict) -> set[str]:
+    """torch.fx turns every forward() parameter into a Proxy, fed or not."""
+    if record.get("frontend") != "fx":
+        return set()
+    params = ((record.get("model") or {}).get("forward") or {}).get("params", [])
+    unfed = params[len(record.get("inputs", [])) :]
+    out = (
+        {"sig:kwargs-traced"}
+        if any(p["kind"] == "VAR_KEYWORD" for p in params)
+        else set()
+    )
+    if any(p["default"] is not None or p["kind"] == "VAR_KEYWORD" for p in unfed):
+        out.add("sig:defaults-traced")
+    return out
+
+
+def _user_roots(record: dict) -> tuple[str, ...]:
+    """The model file's folder, and the top-level package of the model class (so a
+    model in an installed package, e.g. transformers, counts as user code)."""
+    files = (record.get("file"), (record.get("model") or {}).get("file"))
+    return tuple({str(_package_root(Path(f))) + "/" for f in files if f})
+
+
+def _package_root(file: Path) -> Path:
+    folder = file.parent
+    while (folder / "__init__.py").exists() and (
+        folder.parent / "__init__.py"
+    ).exists():
+        folder = folder.parent
+    return folder
+
+
+def _is_user(frame: dict, user: tuple[str, ...]) -> bool:
+    return bool(frame.get("user")) or (
+        not frame.get("cuvil") and frame["file"].startswith(user)
+    )
+
+
+def _op_signals(chain: list[dict]) -> set[str]:
+    """What the unsupported op is: a torch op, a numpy/math call, or a user object."""
+    targets = [e["target"] for e in chain if e.get("target")]
+    if not targets:
+        return set()
+    t = targets[0]
+    if t.startswith(_NON_TORCH_TARGETS):
+        return {"op:non-torch"}
+    last = t.rsplit(".", 1)[-1]
+    if not t.startswith(_TORCH_TARGETS) and last[:1].isupper() and "torch" not in t:
+        return {"op:user-object"}
+    return {"op:torch"}
+
+
+def _raise_signals(chain: list[dict], user: tuple[str, ...]) -> set[str]:
+    if not chain:
+        return set()
+    frames = chain[-1]["frames"]
+    last_user = max((i for i, f in enumerate(frames) if _is_user(f, user)), default=-1)
+    below = frames[last_user + 1 :]
+    out = set()
+    if last_user >= 0 and any(_LIB_MODEL_CODE.search(f["file"]) for f in below):
+        out.add("raise:lib")
+    if (
+        frames
+        and frames[-1].get("cuvil")
+        and not chain[-1]["module"].startswith("cuvil")
+    ):
+        out.add("raise:cuvil")
+    return out
+
+
+def _files(record: dict, chain: list[dict], user: tuple[str, ...]) -> list[FileIndex]:
+    paths = {
+        f["file"]
+        for e in chain
+        for f in e["frames"] + e["message_frames"]
+        if _is_user(f, user)
+    }
+    paths |= {
+        p for p in (record.get("file"), (record.get("model") or {}).get("file")) if p
+    }
+    return [ix for ix in map(index_file, sorted(paths)) if ix is not None]
+
+
+# ---- the failing line --------------------------------------------------------------
+def _failing(record, chain, user, files) -> tuple[str, int] | None:
+    for finder in (
+        _from_frames,
+        _from_where,
+        _from_message_frames,
+        _from_io,
+        _from_target,
+    ):
+        found = finder(record, chain, user, files)
+        if found:
+            return found
+    return None
+
+
+def _forward_line(record) -> tuple[str, int] | None:
+    fwd = (record.get("model") or {}).get("forward") or {}
+    return (fwd["file"], fwd["line"]) if fwd.get("file") else None
+
+
+def _from_frames(record, chain, user, files):
+    for exc in chain:
+        frames = [f for f in exc["frames"] if _is_user(f, user)]
+        if frames:
+            return frames[-1]["file"], frames[-1]["line"]
+    return None
+
+
+def _from_where(record, chain, user, files):
+    for exc in chain:
+        m = _WHERE.match(exc.get("where") or "")
+        if m:
+            return str(Path(m.group(1)).resolve()), int(m.group(2))
+    return None
+
+
+def _from_message_frames(record, chain, user, files):
+    """`File "m.py", line 3` in an FX stack trace, `(m.py:3 in forward)` from export."""
+    for exc in chain:
+        frames = [f for f in exc["message_frames"] if _is_user(f, user)]
+        frames += [
+            {"file": str(Path(f).resolve()), "line": int(n)}
+            for f, n, _ in _CAUSED_BY.findall(exc["message"])
+            if Path(f).exists() and str(Path(f).resolve()).startswith(user)
+        ]
+        if frames:
+            return frames[-1]["file"], frames[-1]["line"]
+    return None
+
+
+def _from_target(record, chain, user, files):
+    """An op or class named in the error -> the user line that calls it."""
+    names = [e["target"].rsplit(".", 1)[-1] for e in chain if e.get("target")]
+    for e in chain:
+        names += [a or b for a, b in _CLASS_IN_MSG.findall(e["message"])]
+    for name in names:
+        for ix in files:
+            for stmt in ix.stmts.values():
+                if stmt.func and (
+                    name in stmt.calls
+                    or f"self.{name}" in stmt.calls
+                    or _calls_method(stmt, name)
+                ):
+                    return ix.path, stmt.line
+    return None
+
+
+def _calls_method(stmt, name: str) -> bool:
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == name
+        for p in _header(stmt.node)
+        for n in ast.walk(p)
+    )
+
+
+def _from_io(record, chain, user, files):
+    """`input 'mask' ...` -> the parameter's line; `output 1 ...` -> forward's return."""
+    text = " ".join(e["message"] for e in chain)
+    fwd = _forward(record, files)
+    if fwd is None:
+        return None
+    m = re.search(r"(?:input|argument) '\**(\w+)'", text)
+    if m:
+        param = next((p for p in fwd.params if p.arg == m.group(1)), None)
+        return (fwd.file, param.lineno) if param else None
+    if re.search(r"output \d+ is a", text) and fwd.returns():
+        return fwd.file, fwd.returns()[-1].line
+    return None
+
+
+def _forward(record, files):
+    model = record.get("model") or {}
+    for ix in files:
+        for fn in ix.funcs:
+            if fn.name == "forward" and fn.cls == model.get("class"):
+                return fn
+    return None
+
+
+def _facts_at(key: tuple[str, int]) -> set[str]:
+    ix = index_file(key[0])
+    stmt = ix.stmt_at(key[1]) if ix else None
+    return line_facts(stmt.node, _header(stmt.node)) if stmt else set()
+
+
+# ---- scoring ------------------------------------------------------------------------
+def _score(signals: set[str]) -> dict[str, float]:
+    scores = defaultdict(float, {c: 0.0 for c in CATEGORIES})
+    for p in PATTERNS:
+        if p.signals <= signals and not (p.unless & signals):
+            scores[p.category] += p.weight
+    if not any(scores.values()):
+        fallback = (
+            "compiler-internal-error"
+            if "raise:cuvil" in signals
+            else "capture-limitation"
+        )
+        scores[fallback] = 1.0
+    return dict(scores)
+
+
+def probabilities(scores: dict[str, float], temperature: float) -> dict[str, float]:
+    return _softmax(scores, temperature)
+
+
+def _softmax(scores: dict[str, float], temperature: float | None = None) -> dict:
+    """Pattern scores -> probabilities; the temperature is the calibration knob."""
+    t = temperature or TEMPERATURE
+    exp = {c: math.exp(s / t) for c, s in scores.items() if s > 0}
+    z = sum(exp.values()) + OTHER_MASS  # the categories no pattern voted for, together
+    probs = {c: exp.get(c, 0.0) / z for c in scores}
+    silent = [c for c in scores if c not in exp]
+    for c in silent:
+        probs[c] = OTHER_MASS / z / len(silent)
+    return probs

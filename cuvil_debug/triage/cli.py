@@ -1,0 +1,135 @@
+"""`cuvil-debug triage`: the subcommand's options and its run function.
+
+Exit codes: 0 no (new) failures; 1 at least one new failure (a failed capture, a model
+that cannot be loaded, a timeout or a crash); 2 a usage error (bad baseline file,
+nothing to triage); 3 an internal error of triage itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .api import expand_specs, load_baseline, new_failures, report_doc, triage
+from .collect import STAGES
+from .report_junit import to_junit
+from .report_markdown import to_markdown
+from .report_sarif import write_sarif
+
+__all__ = [
+    "add_parser",
+    "run",
+    "EXIT_OK",
+    "EXIT_FAILURES",
+    "EXIT_USAGE",
+    "EXIT_INTERNAL",
+]
+
+EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+FORMATS = ("terminal", "json", "markdown", "sarif", "junit")
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "triage",
+        help="classify why models fail to compile and find the root cause",
+        description="Capture each model, classify failures, trace them to the line "
+        "to change, and report (see docs/TRIAGE.md).",
+    )
+    p.add_argument(
+        "models",
+        nargs="+",
+        metavar="MODEL",
+        help="a .py file (Model + example_inputs()), a directory of them, "
+        "or package.module:attr",
+    )
+    p.add_argument("--frontend", choices=["fx", "export"], default="fx")
+    p.add_argument("--entry", help="model class or factory name (default: Model)")
+    p.add_argument(
+        "--stage",
+        choices=STAGES,
+        default="lower",
+        help="lower to Cuvil IR (default) or compile to native code too",
+    )
+    p.add_argument("--format", choices=FORMATS, default="terminal", dest="fmt")
+    p.add_argument("-o", "--output", help="write the report here (default: stdout)")
+    p.add_argument(
+        "--baseline",
+        help="a previous --format json report: fail only on failures not in it",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds per model before its capture is killed (default 120)",
+    )
+    p.add_argument("-j", "--jobs", type=int, default=2, help="worker processes")
+    p.add_argument(
+        "--no-isolate",
+        action="store_true",
+        help="capture in this process (faster; no timeout or crash safety)",
+    )
+    p.set_defaults(func=run, run=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    specs = expand_specs(args.models)
+    if not specs:
+        return _usage(f"no models found in {' '.join(args.models)}")
+    try:
+        baseline = load_baseline(args.baseline) if args.baseline else None
+    except (OSError, ValueError, KeyError) as e:
+        return _usage(f"cannot read baseline: {e}")
+    results = triage(
+        specs,
+        args.frontend,
+        args.entry,
+        args.timeout,
+        max(1, args.jobs),
+        not args.no_isolate,
+        args.stage,
+    )
+    doc = report_doc(results, args.frontend, args.stage)
+    new = new_failures(results, baseline)
+    _emit(doc, new if baseline is not None else None, args)
+    return EXIT_FAILURES if new else EXIT_OK
+
+
+def _usage(message: str) -> int:
+    print(f"cuvil-debug triage: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _emit(doc: dict, new: list[dict] | None, args) -> None:
+    if args.fmt == "terminal":
+        _terminal(doc, new, args.output)
+        return
+    text = {
+        "json": lambda: json.dumps(doc, indent=1) + "\n",
+        "markdown": lambda: to_markdown(doc, new),
+        "sarif": lambda: write_sarif(doc),
+        "junit": lambda: to_junit(doc),
+    }[args.fmt]()
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def _terminal(doc: dict, new: list[dict] | None, output: str | None) -> None:
+    from rich.console import Console
+
+    from .report_terminal import print_report
+
+    stream = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
+    try:
+        console = Console(file=stream) if stream else Console()
+        print_report(doc, console)
+        if new is not None:
+            console.print(f"{len(new)} new failure(s) compared with the baseline")
+    finally:
+        if stream:
+            stream.close()

@@ -1,0 +1,90 @@
+"""One result per model: the record and its diagnosis as the JSON-ready dict every
+report format is written from (schema `cuvil-triage/1`, see docs/TRIAGE.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .categories import CATEGORIES
+from .classify import Diagnosis, classify
+from .source import index_file
+
+__all__ = ["SCHEMA", "STATUSES", "to_result", "relpath"]
+
+SCHEMA = "cuvil-triage/1"
+STATUSES = ("ok", "failed", "error", "timeout", "crash")
+
+
+def relpath(path: str | None) -> str | None:
+    """Paths relative to the working directory when inside it (SARIF wants that)."""
+    if not path:
+        return path
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else Path(rel).as_posix()
+
+
+def to_result(record: dict) -> dict:
+    status = record.get("status", "crash")
+    result = {
+        "model": record.get("spec"),
+        "status": status,
+        "frontend": record.get("frontend"),
+        "duration_s": record.get("duration_s"),
+    }
+    if status == "failed":
+        result.update(_diagnosed(record, classify(record)))
+    elif status != "ok":
+        result["message"] = record.get("message") or status
+    return result
+
+
+def _diagnosed(record: dict, d: Diagnosis) -> dict:
+    roots = [_root(c) for c in d.roots]
+    return {
+        "category": d.category,
+        "title": CATEGORIES[d.category].title,
+        "confidence": d.confidence,
+        "alternatives": [
+            {"category": c, "confidence": round(p, 3)} for c, p in d.alternatives
+        ],
+        "message": _message(record),
+        "hint": d.hint,
+        "location": roots[0]["location"] if roots else None,
+        "failing": _loc(*d.failing) if d.failing else None,
+        "root_causes": roots,
+        "signals": d.signals,
+    }
+
+
+def _root(c) -> dict:
+    return {
+        "location": _loc(c.file, c.line),
+        "confidence": c.confidence,
+        "chain": [_loc(f, n) for f, n in c.chain],
+    }
+
+
+def _loc(file: str, line: int) -> dict:
+    index = index_file(file)
+    return {
+        "file": relpath(file),
+        "line": line,
+        "text": index.text(line) if index else "",
+    }
+
+
+def _message(record: dict) -> str:
+    """Cuvil's one-line summary, or torch's own error when eager fails or the
+    summary only wraps it (ShapeProp)."""
+    chain = (record.get("error") or {}).get("chain") or [{}]
+    eager = ((record.get("eager") or {}).get("error") or {}).get("chain")
+    exc = eager[-1] if eager else chain[0]
+    if "ShapeProp error" in exc.get("message", ""):
+        exc = chain[-1]
+    text = exc.get("message", "").strip()
+    first = text.splitlines()[0] if text else ""
+    return f"{exc.get('type', 'Error')}: {first}"[:300]

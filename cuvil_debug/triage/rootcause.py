@@ -1,0 +1,241 @@
+"""Root cause: a def-use graph (networkx) over the user's functions, walked back from
+the failing line to the lines that introduced the offending value.
+
+Edges point from a use to its definition: the latest assignment of a local before the
+use, `self.attr = ...` anywhere in the class (e.g. __init__), a parameter's line and,
+from there, the call sites of the function, and the `return` lines of called helpers.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+
+import networkx as nx
+
+from .patterns import ROOT_FACTS, line_facts
+from .source import FileIndex, Func, Stmt, _header
+
+__all__ = ["Candidate", "DefUseGraph", "rank_roots"]
+
+MAX_DEPTH = 8
+DEPTH_PENALTY = 0.35  # per def-use edge between a candidate and the failing line
+
+
+@dataclass(frozen=True)
+class Candidate:
+    file: str
+    line: int
+    confidence: float
+    chain: tuple[tuple[str, int], ...]  # root first, failing line last
+    text: str = ""
+
+
+class DefUseGraph:
+    """Nodes are (file, line); node attribute `facts` holds that line's LINE_FACTS."""
+
+    def __init__(self, files: list[FileIndex]) -> None:
+        self.files = {f.path: f for f in files}
+        self.funcs = [fn for f in files for fn in f.funcs]
+        self.g = nx.DiGraph()
+        for fn in self.funcs:
+            self._add_function(fn)
+
+    # ---- building -------------------------------------------------------------------
+    def _add_function(self, fn: Func) -> None:
+        for stmt in fn.stmts:
+            self._node(stmt.file, stmt.line, stmt)
+            for var in stmt.uses:
+                for target, kind in self._defs_of(var, stmt, fn):
+                    self.g.add_edge((stmt.file, stmt.line), target, kind=kind, var=var)
+            for callee in self._callees(stmt, fn):
+                for ret in callee.returns():
+                    self._node(ret.file, ret.line, ret)
+                    self.g.add_edge(
+                        (stmt.file, stmt.line),
+                        (ret.file, ret.line),
+                        kind="return",
+                        var=callee.name,
+                    )
+
+    def _node(self, file: str, line: int, stmt: Stmt | None, extra: set | None = None):
+        key = (file, line)
+        if key not in self.g:
+            facts = line_facts(stmt.node, _header(stmt.node)) if stmt else set()
+            self.g.add_node(key, facts=facts | (extra or set()))
+        elif extra:
+            self.g.nodes[key]["facts"] = self.facts(key) | extra
+        return key
+
+    def _defs_of(self, var: str, use: Stmt, fn: Func):
+        local = [
+            s
+            for s in fn.stmts
+            if var in s.defs
+            and s.line < use.line
+            and not isinstance(s.node, ast.FunctionDef)
+        ]
+        if local:
+            yield (use.file, max(s.line for s in local)), "def"
+            return
+        param = next((p for p in fn.params if p.arg == var), None)
+        if param is not None:
+            yield self._param_node(fn, param), "param"
+        elif var.startswith("self."):
+            yield from ((k, "attr") for k in self._attr_defs(var, fn))
+
+    def _param_node(self, fn: Func, param: ast.arg):
+        facts = {"param"} | (
+            {"forward-param"} | param_kinds(param) if fn.name == "forward" else set()
+        )
+        key = self._node(fn.file, param.lineno, None, facts)
+        self.g.nodes[key]["param"] = param
+        for site in self._call_sites(fn):
+            self.g.add_edge(key, (site.file, site.line), kind="call-site", var=fn.name)
+        return key
+
+    def _attr_defs(self, var: str, fn: Func):
+        for other in self.funcs:
+            if other.cls == fn.cls and other.file == fn.file:
+                for s in other.stmts:
+                    if var in s.defs:
+                        yield self._node(s.file, s.line, s)
+
+    def _callees(self, stmt: Stmt, fn: Func) -> list[Func]:
+        out = []
+        for name in stmt.calls:
+            short = name.removeprefix("self.")
+            out += [
+                f
+                for f in self.funcs
+                if f.name == short
+                and f.name != fn.name
+                and (f.cls == fn.cls if name.startswith("self.") else f.cls is None)
+            ]
+        return out
+
+    def _call_sites(self, fn: Func) -> list[Stmt]:
+        names = {fn.name, f"self.{fn.name}"} if fn.name != "forward" else set()
+        if fn.name == "__init__" and fn.cls:
+            names = {fn.cls}
+        return [s for f in self.funcs for s in f.stmts if s.calls & names]
+
+    # ---- walking --------------------------------------------------------------------
+    def walk_back(self, start: tuple[str, int]) -> dict[tuple[str, int], list]:
+        """Each reachable line -> the path from `start` to it (BFS: shortest paths)."""
+        if start not in self.g:
+            return {start: [start]}
+        paths = nx.single_source_shortest_path(self.g, start, cutoff=MAX_DEPTH)
+        return paths
+
+    def search(self, cls: str | None) -> dict[tuple[str, int], list]:
+        """No failing line known: every line of the model's methods (but __init__),
+        module-level helpers and forward()'s parameters, each its own path."""
+        paths = {}
+        for fn in self.funcs:
+            if fn.cls not in (cls, None) or fn.name == "__init__":
+                continue
+            for stmt in fn.stmts[1:]:
+                paths[(stmt.file, stmt.line)] = [(stmt.file, stmt.line)]
+            if fn.name == "forward":
+                for p in fn.params[1:]:
+                    key = self._param_node(fn, p)
+                    paths[key] = [key]
+        return paths
+
+    def forward_params(self, cls: str | None) -> list[tuple[str, int]]:
+        return [
+            self._param_node(fn, p)
+            for fn in self.funcs
+            if fn.name == "forward" and fn.cls == cls
+            for p in fn.params[1:]
+        ]
+
+    def facts(self, key: tuple[str, int]) -> set[str]:
+        if key not in self.g:
+            return set()
+        node = self.g.nodes[key]
+        if "facts" not in node:  # added as an edge target before its own function
+            index = self.files.get(key[0])
+            stmt = index.stmt_at(key[1]) if index else None
+            node["facts"] = line_facts(stmt.node, _header(stmt.node)) if stmt else set()
+        return node["facts"]
+
+    def param(self, key: tuple[str, int]) -> ast.arg | None:
+        return self.g.nodes[key].get("param") if key in self.g else None
+
+
+def flow_facts(graph: DefUseGraph, paths: dict) -> set[str]:
+    """Facts of the lines the failing value came from (the failing line excluded)."""
+    out = set()
+    for key, path in paths.items():
+        if len(path) > 1:
+            out |= graph.facts(key)
+            p = graph.param(key)
+            out |= (
+                param_kinds(p)
+                if p is not None and "forward-param" in graph.facts(key)
+                else set()
+            )
+    return out
+
+
+def param_kinds(param: ast.arg) -> set[str]:
+    """param-flag / -optional / -container / -kwargs, from the annotation and default."""
+    ann = ast.unparse(param.annotation) if param.annotation is not None else ""
+    default = getattr(param, "_cuvil_default", None)
+    kinds = set()
+    if getattr(param, "_cuvil_kind", "") == "kwarg":
+        kinds.add("param-kwargs")
+    if getattr(param, "_cuvil_kind", "") == "vararg":
+        kinds.add("param-container")
+    if "bool" in ann or (
+        isinstance(default, ast.Constant) and isinstance(default.value, bool)
+    ):
+        kinds.add("param-flag")
+    if (
+        "Optional" in ann
+        or "None" in ann
+        or (isinstance(default, ast.Constant) and default.value is None)
+    ):
+        kinds.add("param-optional")
+    if any(
+        t in ann for t in ("dict", "Dict", "list", "List", "tuple", "Tuple", "Mapping")
+    ):
+        kinds.add("param-container")
+    if (
+        isinstance(default, ast.Constant)
+        and isinstance(default.value, int | float | str)
+        and not isinstance(default.value, bool)
+    ):
+        kinds.add("param-flag")
+    return kinds
+
+
+def rank_roots(
+    graph: DefUseGraph, start: tuple[str, int], paths: dict, category: str, top: int = 3
+) -> list[Candidate]:
+    """The `top` lines most likely to be the root cause, with softmax confidences."""
+    weights = ROOT_FACTS.get(category, {"failing": 1})
+    scored = []
+    for key, path in paths.items():
+        facts = graph.facts(key) | ({"failing"} if key == start else set())
+        score = sum(weights.get(f, 0.0) for f in facts) - DEPTH_PENALTY * (
+            len(path) - 1
+        )
+        scored.append((score, -len(path), key, path))
+    scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    best = scored[:top]
+    z = sum(math.exp(s) for s, *_ in best) or 1.0
+    return [
+        Candidate(
+            k[0], k[1], round(math.exp(s) / z, 3), tuple(reversed(p)), _text(graph, k)
+        )
+        for s, _, k, p in best
+    ]
+
+
+def _text(graph: DefUseGraph, key: tuple[str, int]) -> str:
+    index = graph.files.get(key[0])
+    return index.text(key[1]) if index else ""

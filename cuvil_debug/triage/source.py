@@ -1,0 +1,254 @@
+"""The user's source as data: parsed files, the statement and function at a line, and
+the names each statement defines and uses (what the def-use graph is built from)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["FileIndex", "Func", "Stmt", "index_file", "names_in"]
+
+
+@dataclass
+class Stmt:
+    """One statement (for compound ones: the header) and its data flow."""
+
+    file: str
+    line: int
+    node: ast.AST
+    func: Func | None
+    defs: set[str] = field(default_factory=set)
+    uses: set[str] = field(default_factory=set)
+    calls: set[str] = field(default_factory=set)  # called names: `helper`, `self.block`
+
+
+@dataclass
+class Func:
+    file: str
+    name: str
+    cls: str | None
+    node: ast.FunctionDef
+    params: list[ast.arg]
+    stmts: list[Stmt] = field(default_factory=list)
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.cls}.{self.name}" if self.cls else self.name
+
+    def returns(self) -> list[Stmt]:
+        return [s for s in self.stmts if isinstance(s.node, ast.Return)]
+
+
+@dataclass
+class FileIndex:
+    path: str
+    tree: ast.Module
+    lines: list[str]
+    funcs: list[Func]
+    stmts: dict[int, Stmt]  # by first line; module-level statements have func None
+
+    def stmt_at(self, line: int) -> Stmt | None:
+        """The innermost statement starting at or spanning `line`."""
+        if line in self.stmts:
+            return self.stmts[line]
+        best = None
+        for s in self.stmts.values():
+            end = getattr(s.node, "end_lineno", s.line)
+            if s.line <= line <= end and not _is_compound(s.node):
+                best = s if best is None or s.line > best.line else best
+        return best
+
+    def text(self, line: int) -> str:
+        return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+
+
+@lru_cache(maxsize=256)
+def index_file(path: str) -> FileIndex | None:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        tree = ast.parse(text, filename=path)
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    index = FileIndex(path, tree, text.splitlines(), [], {})
+    _Indexer(index).visit(tree)
+    return index
+
+
+def names_in(node: ast.AST) -> set[str]:
+    """Names and `self.attr` chains read by an expression."""
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            found.add(sub.id)
+        elif _self_attr(sub) and isinstance(sub.ctx, ast.Load):
+            found.add(_self_attr(sub))
+    return found
+
+
+def _self_attr(node: ast.AST) -> str | None:
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    ):
+        return f"self.{node.attr}"
+    return None
+
+
+def _targets(node: ast.AST) -> set[str]:
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            found.add(sub.id)
+        elif _self_attr(sub) and isinstance(sub.ctx, ast.Store):
+            found.add(_self_attr(sub))
+    return found
+
+
+_REGISTER = {"register_buffer", "register_parameter", "add_module"}
+
+
+def _registered(node: ast.AST) -> set[str]:
+    """`self.register_buffer("pos", ...)` and `setattr(self, "pos", ...)` define self.pos."""
+    found = set()
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.Call) or not sub.args:
+            continue
+        args = sub.args
+        if _self_attr(sub.func) and sub.func.attr in _REGISTER:
+            name = args[0]
+        elif (
+            isinstance(sub.func, ast.Name)
+            and sub.func.id == "setattr"
+            and len(args) > 1
+        ):
+            name = args[1]
+        else:
+            continue
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            found.add(f"self.{name.value}")
+    return found
+
+
+def _call_names(node: ast.AST) -> set[str]:
+    found = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            if isinstance(sub.func, ast.Name):
+                found.add(sub.func.id)
+            elif _self_attr(sub.func):
+                found.add(_self_attr(sub.func))
+    return found
+
+
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.While,
+    ast.With,
+    ast.Try,
+    ast.FunctionDef,
+    ast.ClassDef,
+    ast.AsyncFunctionDef,
+    ast.AsyncFor,
+    ast.AsyncWith,
+)
+
+
+def _is_compound(node: ast.AST) -> bool:
+    return isinstance(node, _COMPOUND)
+
+
+def _header(node: ast.AST) -> list[ast.AST]:
+    """The parts of a statement evaluated on its own line (not its body)."""
+    match node:
+        case ast.If() | ast.While():
+            return [node.test]
+        case ast.For():
+            return [node.iter]
+        case ast.With():
+            return [item.context_expr for item in node.items]
+        case ast.FunctionDef() | ast.ClassDef() | ast.Try():
+            return []
+        case _:
+            return [node]
+
+
+def _annotate_params(a: ast.arguments) -> None:
+    """Attach each parameter's default and kind, which param_kinds() reads."""
+    positional = a.posonlyargs + a.args
+    for p, d in zip(
+        positional[len(positional) - len(a.defaults) :], a.defaults, strict=True
+    ):
+        p._cuvil_default = d
+    for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True):
+        p._cuvil_default = d
+    if a.vararg:
+        a.vararg._cuvil_kind = "vararg"
+    if a.kwarg:
+        a.kwarg._cuvil_kind = "kwarg"
+
+
+class _Indexer(ast.NodeVisitor):
+    def __init__(self, index: FileIndex) -> None:
+        self.index, self.cls, self.func = index, None, None
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        outer, self.cls = self.cls, node.name
+        self.generic_visit(node)
+        self.cls = outer
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        a = node.args
+        params = (
+            a.posonlyargs
+            + a.args
+            + a.kwonlyargs
+            + [p for p in (a.vararg, a.kwarg) if p]
+        )
+        _annotate_params(a)
+        func = Func(self.index.path, node.name, self.cls, node, params)
+        self.index.funcs.append(func)
+        outer, self.func = self.func, func
+        self._add(node, defs={p.arg for p in params})
+        for child in node.body:
+            self.visit(child)
+        self.func = outer
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.stmt) and not isinstance(
+            node, ast.FunctionDef | ast.ClassDef
+        ):
+            self._statement(node)
+        super().generic_visit(node)
+
+    def _statement(self, node: ast.stmt) -> None:
+        parts = _header(node)
+        defs = (
+            set().union(*(_targets(p) | _registered(p) for p in parts))
+            if parts
+            else set()
+        )
+        if isinstance(node, ast.For):
+            defs |= _targets(node.target)
+        if isinstance(node, ast.AugAssign):
+            defs |= _targets(node.target) | {n for n in names_in(node.target)}
+        uses = set().union(*(names_in(p) for p in parts)) if parts else set()
+        calls = set().union(*(_call_names(p) for p in parts)) if parts else set()
+        self._add(node, defs, uses, calls)
+
+    def _add(self, node, defs=(), uses=(), calls=()) -> None:
+        stmt = Stmt(
+            self.index.path,
+            node.lineno,
+            node,
+            self.func,
+            set(defs),
+            set(uses),
+            set(calls),
+        )
+        self.index.stmts.setdefault(node.lineno, stmt)
+        if self.func is not None:
+            self.func.stmts.append(stmt)

@@ -1,0 +1,5 @@
+"""Defines helpers but no model."""
+
+
+def helper():
+    return 1

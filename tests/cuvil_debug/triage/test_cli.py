@@ -1,0 +1,120 @@
+"""The `triage` subcommand wired into an argparse parser as cli.py will wire it:
+formats, output files, exit codes, and --baseline."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from cuvil_debug.triage.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE, add_parser
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="cuvil-debug")
+    add_parser(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_a_model_that_compiles_exits_0(data_dir, capsys):
+    assert main(["triage", "--no-isolate", str(data_dir / "ok_model.py")]) == EXIT_OK
+    assert "ok" in capsys.readouterr().out
+
+
+def test_stage_compile_compiles_to_native_code(data_dir, capsys):
+    code = main(
+        [
+            "triage",
+            "--no-isolate",
+            "--stage",
+            "compile",
+            "--format",
+            "json",
+            str(data_dir / "ok_model.py"),
+        ]
+    )
+    doc = json.loads(capsys.readouterr().out)
+    assert code == EXIT_OK and doc["stage"] == "compile"
+
+
+def test_failures_exit_1_and_json_goes_to_stdout(data_dir, capsys):
+    code = main(
+        ["triage", "--no-isolate", "--format", "json", str(data_dir / "shape_model.py")]
+    )
+    assert code == EXIT_FAILURES
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["results"][0]["category"] == "shape-mismatch"
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "junit", "markdown", "terminal"])
+def test_every_format_writes_the_output_file(data_dir, tmp_path, fmt):
+    out = tmp_path / f"report.{fmt}"
+    main(
+        [
+            "triage",
+            "--no-isolate",
+            "--format",
+            fmt,
+            "-o",
+            str(out),
+            str(data_dir / "shape_model.py"),
+        ]
+    )
+    text = out.read_text()
+    if fmt == "sarif":
+        assert json.loads(text)["version"] == "2.1.0"
+    elif fmt == "junit":
+        ET.fromstring(text)
+    else:
+        assert "shape-mismatch" in text
+
+
+def test_baseline_fails_only_on_new_failures(data_dir, tmp_path, capsys):
+    base = tmp_path / "base.json"
+    shape = str(data_dir / "shape_model.py")
+    main(["triage", "--no-isolate", "--format", "json", "-o", str(base), shape])
+    assert main(["triage", "--no-isolate", "--baseline", str(base), shape]) == EXIT_OK
+    code = main(
+        [
+            "triage",
+            "--no-isolate",
+            "--baseline",
+            str(base),
+            shape,
+            str(data_dir / "no_model.py"),
+        ]
+    )
+    assert code == EXIT_FAILURES
+    assert "1 new failure" in capsys.readouterr().out
+
+
+def test_bad_baseline_and_empty_directory_are_usage_errors(data_dir, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema": "other"}')
+    shape = str(data_dir / "shape_model.py")
+    assert main(["triage", "--no-isolate", "--baseline", str(bad), shape]) == EXIT_USAGE
+    assert main(["triage", str(tmp_path)]) == EXIT_USAGE
+    assert "no models found" in capsys.readouterr().err
+
+
+def test_directories_expand_and_bad_files_are_reported(data_dir, tmp_path, capsys):
+    (tmp_path / "notes.py").write_text("x = (\n")
+    (tmp_path / "_helpers.py").write_text("")
+    code = main(
+        [
+            "triage",
+            "--no-isolate",
+            "--format",
+            "json",
+            str(tmp_path),
+            str(tmp_path / "missing.py"),
+        ]
+    )
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert code == EXIT_FAILURES
+    assert [r["status"] for r in results] == ["error", "error"]
+    assert "not valid Python" in results[0]["message"]
+    assert "does not exist" in results[1]["message"]

@@ -1,0 +1,49 @@
+"""The labelled corpus (samples/failures/): per-sample category and root cause, and
+the acceptance thresholds of issue #6 over the whole corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cuvil_debug.triage.categories import CATEGORIES
+from cuvil_debug.triage.corpus import evaluate
+
+CORPUS = Path(__file__).resolve().parents[3] / "samples" / "failures"
+LABELS = json.loads((CORPUS / "labels.json").read_text())
+
+
+def test_corpus_has_50_samples_covering_every_category():
+    assert len(LABELS) >= 50
+    assert {v["category"] for v in LABELS.values()} == set(CATEGORIES)
+
+
+@pytest.mark.parametrize("name", sorted(LABELS))
+def test_label_points_at_a_code_line(name):
+    lines = (CORPUS / name).read_text().splitlines()
+    line = lines[LABELS[name]["root_line"] - 1].strip()
+    assert line and not line.startswith(("#", '"""'))
+
+
+@pytest.mark.parametrize("name", sorted(LABELS))
+def test_sample_is_triaged_to_its_label(name, corpus_records, corpus_labels):
+    (outcome,) = evaluate({name: corpus_labels[name]}, {name: corpus_records[name]})
+    assert outcome.got == outcome.expected
+    assert outcome.root_ok, f"root line {outcome.root_expected} not in {outcome.roots}"
+
+
+def test_corpus_accuracy_meets_the_acceptance_bar(corpus_records, corpus_labels):
+    outcomes = evaluate(corpus_labels, corpus_records)
+    top1 = sum(o.category_ok for o in outcomes) / len(outcomes)
+    root3 = sum(o.root_ok for o in outcomes) / len(outcomes)
+    assert top1 >= 0.95 and root3 >= 0.90, (top1, root3)
+
+
+def test_heldout_set_written_before_tuning_stays_accurate(heldout_records):
+    from cuvil_debug.triage.corpus import load_labels
+
+    outcomes = evaluate(load_labels(CORPUS / "heldout"), heldout_records)
+    assert sum(o.category_ok for o in outcomes) / len(outcomes) >= 0.8
+    assert sum(o.root_ok for o in outcomes) / len(outcomes) >= 0.8

@@ -1,0 +1,68 @@
+"""The declarative tables: AST facts of a line, and that every category has patterns,
+root facts, a hint and a section in docs/TRIAGE.md."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from cuvil_debug.triage.categories import CATEGORIES
+from cuvil_debug.triage.patterns import PATTERNS, ROOT_FACTS, line_facts
+from cuvil_debug.triage.source import _header
+
+DOC = Path(__file__).resolve().parents[3] / "docs" / "TRIAGE.md"
+
+
+def facts(code: str) -> set[str]:
+    stmt = ast.parse(code).body[0]
+    return line_facts(stmt, _header(stmt))
+
+
+@pytest.mark.parametrize(
+    ("code", "fact"),
+    [
+        ("if n > 0:\n    pass", "branch"),
+        ("n = x.sum()", "reduction"),
+        ("k = int(x.max())", "item"),
+        ("v = x.mean().item()", "item"),
+        ("for row in x:\n    pass", "iterate"),
+        ("a, b = x", "iterate"),
+        ("y = np.sqrt(x)", "numpy"),
+        ("y = math.exp(x)", "numpy"),
+        ("x.add_(1)", "inplace"),
+        ("x[0] = 1", "inplace"),
+        ("s = f'{x:.3f}'", "format"),
+        ("idx = x.nonzero()", "data-size"),
+        ("t = x[x > 0]", "data-size"),
+        ("n = x.size(1)", "shape-read"),
+        ("i = x.long()", "dtype-set"),
+        ("z = torch.zeros(3, dtype=torch.float64)", "dtype-set"),
+        ("self.fc = nn.Linear(4, 8)", "module-init"),
+        ("c = KVCache(k, v)", "object-construct"),
+    ],
+)
+def test_line_facts_recognise_the_pattern(code, fact):
+    assert fact in facts(code)
+
+
+def test_a_range_loop_is_not_proxy_iteration():
+    assert "iterate" not in facts("for i in range(3):\n    pass")
+
+
+def test_if_header_facts_ignore_the_body():
+    assert "reduction" not in facts("if flag:\n    y = x.sum()")
+
+
+def test_every_category_has_patterns_root_facts_and_a_hint():
+    assert {p.category for p in PATTERNS} == set(CATEGORIES)
+    assert set(ROOT_FACTS) == set(CATEGORIES)
+    assert all(c.hint and c.title for c in CATEGORIES.values())
+
+
+def test_every_category_is_documented_with_example_and_fix():
+    text = DOC.read_text()
+    for cid in CATEGORIES:
+        section = text.split(f"### `{cid}`", 1)[1].split("\n### ", 1)[0]
+        assert "```python" in section and "Fix:" in section, cid
