@@ -17,6 +17,7 @@ import torch
 from .errors import CuvilRuntimeError
 from .ir.core import Function, Module, Operation
 from .ir.ops.constant import ParamOp
+from .ir.ops.fused import FusedOp, body_of
 from .ir.types import SymDim, TensorType
 
 __all__ = ["Interpreter", "interpret", "Listener", "random_params"]
@@ -28,8 +29,10 @@ class Interpreter:
     """Runs one function of a module. Intermediate tensors are dropped after their last use."""
 
     def __init__(self, module: Module, listeners: Sequence[Listener] = (),
-                 function: str | None = None) -> None:
+                 function: str | None = None, expand_fused: bool = False) -> None:
+        """`expand_fused`: listeners also see the ops inside ``cuvil.fused`` bodies."""
         self.module = module
+        self.expand_fused = expand_fused
         self.fn: Function = module.lookup(function) if function else module.main
         if self.fn is None:
             raise CuvilRuntimeError(f"module @{module.name} has no function @{function}")
@@ -73,6 +76,8 @@ class Interpreter:
     def _execute(self, op: Operation, args: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
         if isinstance(op, ParamOp):
             return (self._param(op),)
+        if isinstance(op, FusedOp):
+            return self._fused(op, args)
         try:
             out = op.reference(*args)
         except Exception as e:
@@ -80,6 +85,12 @@ class Interpreter:
                                     f"{type(e).__name__}: {e}",
                                     where=op.loc.source() or op.loc.describe()) from e
         return out if isinstance(out, tuple) else (out,)
+
+    def _fused(self, op: FusedOp, args: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        """A fused op means its body function applied to its operands."""
+        body = body_of(self.module, op)
+        inner = self.listeners if self.expand_fused else ()
+        return Interpreter(self.module, inner, body.name, self.expand_fused).run(*args)
 
     def _param(self, op: ParamOp) -> torch.Tensor:
         name = op.symbol()

@@ -17,6 +17,7 @@ from .errors import CuvilError
 from .frontend import FRONTENDS, lower
 from .ir.core import Module
 from .ir.verifier import verify
+from .passes import llvm_bisect_limit, run_passes
 from .runtime.compiled import CompiledModule
 from .runtime.jit import JitModule
 
@@ -35,6 +36,14 @@ class Options:
     frontend: str = "fx"  # "fx" (torch.fx.symbolic_trace) or "export" (torch.export)
     num_threads: int = 1
     profile: bool = False  # count cycles per kernel: CompiledModule.profile()
+    # pass pipeline (docs/PASSES.md): None = the opt level's default pipeline
+    pipeline: str | None = None
+    bisect_limit: int | None = None  # apply only the first N pass actions
+    llvm_bisect_limit: int | None = None  # LLVM's -opt-bisect-limit for its own pipeline
+    print_after_all: bool = False  # IR after every pass, on stderr
+    print_after_change: bool = False  # unified diff of the IR after each changing pass
+    snapshot_dir: str | None = None  # write DIR/0001-<pass>.cuvilir after each pass
+    verify_each: bool = False  # verify after every pass (always on with debug)
 
     @staticmethod
     def parse(options: dict[str, Any] | None) -> Options:
@@ -52,13 +61,21 @@ class Options:
         if self.opt_level not in OPT_LEVELS:
             raise CuvilError(f"option opt_level={self.opt_level!r} is not one of "
                              f"{', '.join(OPT_LEVELS)}")
-        for key in ("enable_fusion", "debug", "profile"):
+        for key in ("enable_fusion", "debug", "profile", "print_after_all",
+                    "print_after_change", "verify_each"):
             if not isinstance(getattr(self, key), bool):
                 raise CuvilError(f"option {key}={getattr(self, key)!r} must be True or False")
         if self.frontend not in FRONTENDS:
             raise CuvilError(f"option frontend={self.frontend!r} is not one of {FRONTENDS}")
         if not isinstance(self.num_threads, int) or self.num_threads < 1:
             raise CuvilError(f"option num_threads={self.num_threads!r} must be an int >= 1")
+        for key in ("bisect_limit", "llvm_bisect_limit"):
+            value = getattr(self, key)
+            if value is not None and (not isinstance(value, int) or value < 0):
+                raise CuvilError(f"option {key}={value!r} must be None or an int >= 0")
+        for key in ("pipeline", "snapshot_dir"):
+            if getattr(self, key) is not None and not isinstance(getattr(self, key), str):
+                raise CuvilError(f"option {key}={getattr(self, key)!r} must be a string")
 
     @property
     def opt(self) -> int:
@@ -68,8 +85,11 @@ class Options:
 def compile_module(module: Module, options: Options) -> CompiledModule:
     """Cuvil IR -> native code: the stages after capture, each one line."""
     verify(module)
-    program = generate(module, debug=options.debug, profile=options.profile)
-    jit = JitModule(program, options.opt, debug=options.debug)
+    module = run_passes(module, options)
+    program = generate(module, debug=options.debug, profile=options.profile,
+                       threads=options.num_threads)
+    with llvm_bisect_limit(options.llvm_bisect_limit):
+        jit = JitModule(program, options.opt, debug=options.debug)
     return CompiledModule(module, program, jit, options.__dict__)
 
 

@@ -17,6 +17,7 @@ from cuvil.ir import print_module
 
 from .loader import load_model
 from .output import check_output, write_output
+from .passes_cmd import add_parser as _add_passes
 from .triage import cli as triage_cli
 from .validate import format_error, validate_file
 
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ir(commands)
     _add_validate(commands)
     triage_cli.add_parser(commands)
+    _add_passes(commands)
     return parser
 
 

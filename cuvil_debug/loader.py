@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from cuvil.errors import FrontendError
 from torch import nn
+
+from cuvil.errors import FrontendError
 
 __all__ = ["LoadedModel", "ModelLoadError", "load_model", "DEFAULT_ENTRY", "INPUTS_FN"]
 

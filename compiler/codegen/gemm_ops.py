@@ -27,6 +27,7 @@ from ..ir.types import DType
 from . import gemm
 from .kernel import PTR, Kernel, contiguous_strides
 from .loops import for_range, i64, linear_offset, loop_nest
+from .parallel import gemm_call
 from .pointwise import broadcast_access
 
 __all__ = ["Prepared", "const_data", "prepare_linear", "prepare_matmul", "prepare_conv"]
@@ -74,8 +75,12 @@ def _offset(k: Kernel, ptr: ir.Value, elements) -> ir.Value:
     return k.b.gep(ptr, [off], inbounds=True, source_etype=ir.FloatType())
 
 
+def _maker(k: Kernel, **options):
+    return lambda plan: _gemm_fn(k, plan, **options)
+
+
 # ---- linear ------------------------------------------------------------------------------------
-def prepare_linear(op: Operation, param_data) -> Prepared | None:
+def prepare_linear(op: Operation, param_data, threads: int = 1) -> Prepared | None:
     x, w = op.operand_types[:2]
     weight = const_data(op.operands[1], param_data)
     k_dim, n = w.shape[1], w.shape[0]
@@ -87,14 +92,15 @@ def prepare_linear(op: Operation, param_data) -> Prepared | None:
     has_bias = len(op.operands) > 2
 
     def emit(k: Kernel) -> None:
-        fn = _gemm_fn(k, plan, b_packed=True, bias="n" if has_bias else None)
-        k.b.call(fn, [k.out(), k.inp(0), k.extra(0), k.inp(2) if has_bias else NULL, NULL])
+        make = _maker(k, b_packed=True, bias="n" if has_bias else None)
+        gemm_call(k, make, plan, k.out(), k.inp(0), k.extra(0),
+                  k.inp(2) if has_bias else NULL, NULL, threads, bias_per_row=False)
 
     return Prepared(emit, extra=[packed])
 
 
 # ---- matmul ------------------------------------------------------------------------------------
-def prepare_matmul(op: Operation, param_data) -> Prepared | None:
+def prepare_matmul(op: Operation, param_data, threads: int = 1) -> Prepared | None:
     ta, tb = op.operand_types
     to = op.results[0].type
     m, k_dim, n = ta.shape[-2], ta.shape[-1], tb.shape[-1]
@@ -108,15 +114,15 @@ def prepare_matmul(op: Operation, param_data) -> Prepared | None:
     sb = broadcast_access(list(tb.shape[:-2]), batch).strides
 
     def emit(k: Kernel) -> None:
-        fn = _gemm_fn(k, plan, b_packed=weight is not None)
+        make = _maker(k, b_packed=weight is not None)
         b_ptr = k.extra(0) if weight is not None else k.inp(1)
         with loop_nest(k.b, batch, name="bt") as idx:
             a_off = k.b.mul(linear_offset(k.b, idx, sa), i64(m * k_dim))
             b_off = k.b.mul(linear_offset(k.b, idx, sb), i64(k_dim * n))
             c_off = k.b.mul(linear_offset(k.b, idx, contiguous_strides(batch)), i64(m * n))
             b_arg = b_ptr if weight is not None else _offset(k, b_ptr, b_off)
-            k.b.call(fn, [_offset(k, k.out(), c_off), _offset(k, k.inp(0), a_off), b_arg,
-                          NULL, NULL])
+            gemm_call(k, make, plan, _offset(k, k.out(), c_off), _offset(k, k.inp(0), a_off),
+                      b_arg, NULL, NULL, threads, bias_per_row=False)
 
     return Prepared(emit, extra=extra)
 
@@ -161,7 +167,7 @@ def _prod(xs) -> int:
     return out
 
 
-def prepare_conv(op: Operation, param_data) -> Prepared | None:
+def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None:
     tx, tw = op.operand_types[:2]
     weight = const_data(op.operands[1], param_data)
     to = op.results[0].type
@@ -179,7 +185,7 @@ def prepare_conv(op: Operation, param_data) -> Prepared | None:
     has_bias = len(op.operands) > 2
 
     def emit(k: Kernel) -> None:
-        fn = _gemm_fn(k, plan, b_packed=False, a_packed=True, bias="m" if has_bias else None)
+        make = _maker(k, b_packed=False, a_packed=True, bias="m" if has_bias else None)
         with loop_nest(k.b, [cs.n, cs.groups], name="ng") as (nb, g):
             image = k.b.add(k.b.mul(nb, i64(cs.groups)), g)  # (n, g) -> input channel block
             x_ptr = _offset(k, k.inp(0), k.b.mul(image, i64(cs.cg * cs.spatial_in)))
@@ -191,7 +197,7 @@ def prepare_conv(op: Operation, param_data) -> Prepared | None:
             c_ptr = _offset(k, k.out(), k.b.mul(image, i64(cs.og * cs.spatial_out)))
             a_ptr = _offset(k, k.extra(0), k.b.mul(g, i64(per_group)))
             bias = _offset(k, k.inp(2), k.b.mul(g, i64(cs.og))) if has_bias else NULL
-            k.b.call(fn, [c_ptr, a_ptr, col, bias, NULL])
+            gemm_call(k, make, plan, c_ptr, a_ptr, col, bias, NULL, threads, bias_per_row=True)
 
     return Prepared(emit, extra=[packed], scratch=scratch)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import torch
 from llvmlite import ir
 
 from ..errors import CodegenError
@@ -20,9 +21,7 @@ from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.types import TensorType
 from ..runtime.memory import Interval, plan_arena
-import torch
-
-from . import contract, gemm_ops, reduce, window
+from . import contract, fused, gemm_ops, reduce, window
 from .debuginfo import DebugInfo
 from .kernel import PTR, Kernel, contiguous_strides
 from .loops import i64
@@ -86,8 +85,8 @@ def _itemsize(t: TensorType) -> int:
 
 
 class Generator:
-    def __init__(self, module: Module, fn: Function, debug: bool) -> None:
-        self.module, self.fn, self.debug = module, fn, debug
+    def __init__(self, module: Module, fn: Function, debug: bool, threads: int = 1) -> None:
+        self.module, self.fn, self.debug, self.threads = module, fn, debug, threads
         self.llmod = ir.Module(name=module.name)
         self.llmod.triple = target_triple()
         self.slots: dict[int, Slot] = {}
@@ -111,7 +110,7 @@ class Generator:
         for op in self.fn.ops:
             self._slot_for(op)
             if not isinstance(op, (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)):
-                self.prepared[id(op)] = prepare(op, self.module.param_data)
+                self.prepared[id(op)] = prepare(op, self.module.param_data, self.threads, self.module)
         copies = self._bind_outputs()
         return copies, self._plan_arena()
 
@@ -252,17 +251,20 @@ def _flat(t: TensorType) -> Access:
 
 
 # ---- dispatch ---------------------------------------------------------------------------------
-def prepare(op: Operation, param_data: dict[str, torch.Tensor]) -> gemm_ops.Prepared:
+def prepare(op: Operation, param_data: dict[str, torch.Tensor],
+            threads: int = 1, module: Module | None = None) -> gemm_ops.Prepared:
     """The GEMM path for contractions when it applies, else the op's portable kernel."""
     match op:
         case ops.LinearOp():
-            prep = gemm_ops.prepare_linear(op, param_data)
+            prep = gemm_ops.prepare_linear(op, param_data, threads)
         case ops.MatmulOp():
-            prep = gemm_ops.prepare_matmul(op, param_data)
+            prep = gemm_ops.prepare_matmul(op, param_data, threads)
         case ops.ConvOp():
-            prep = gemm_ops.prepare_conv(op, param_data)
+            prep = gemm_ops.prepare_conv(op, param_data, threads)
         case ops.BatchNormOp():
             prep = _prepare_batch_norm(op, param_data)
+        case ops.FusedOp():
+            prep = fused.prepare_fused(op, module, param_data, threads)
         case _:
             prep = None
     return prep or gemm_ops.Prepared(lambda k: lower_op(k, op))
@@ -395,10 +397,12 @@ def _cat(k: Kernel, op: Operation) -> None:
         start += t.shape[dim]
 
 
-def generate(module: Module, debug: bool = False, profile: bool = False) -> Program:
-    """Generate LLVM IR for the module's main function (``profile``: per-kernel cycles)."""
+def generate(module: Module, debug: bool = False, profile: bool = False,
+             threads: int = 1) -> Program:
+    """Generate LLVM IR for the module's main function (``profile``: per-kernel cycles;
+    ``threads``: large GEMMs split their rows over that many threads)."""
     fn = module.main
-    gen = Generator(module, fn, debug)
+    gen = Generator(module, fn, debug, threads)
     copies, arena = gen.assign_slots()
     gen.emit_all()
     for index, v in copies:

@@ -76,7 +76,8 @@ def _libm(b: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
 
 
 def _is_f(v: ir.Value) -> bool:
-    return isinstance(v.type, (ir.FloatType, ir.DoubleType, ir.HalfType))
+    t = v.type.element if isinstance(v.type, ir.VectorType) else v.type  # GEMM epilogues
+    return isinstance(t, (ir.FloatType, ir.DoubleType, ir.HalfType))
 
 
 def _c(v: ir.Value, x: float) -> ir.Constant:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..errors import CuvilError, VerifyError
 from .core import Function, Module, Operation
 from .ops.constant import ParamOp
+from .ops.fused import FusedOp, check_body
 from .types import LAYOUTS, TensorType
 
 __all__ = ["verify", "verify_all"]
@@ -83,6 +84,8 @@ def _verify_op(module: Module, op: Operation, defined: set[int]) -> None:
             raise op.fail(f"result {i} is declared {got} but the op's type rule gives {want}")
     if isinstance(op, ParamOp):
         _check_param_use(module, op)
+    if isinstance(op, FusedOp):
+        check_body(module, op)
     op.verify_()
 
 

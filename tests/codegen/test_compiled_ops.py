@@ -9,7 +9,13 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lowering_checks import randn, wrap
-from test_lower_math import COMPARE_WHERE, ELEMENTWISE, PROMOTION, REDUCTIONS, SIZE_ZERO_AND_ONE
+from test_lower_math import (
+    COMPARE_WHERE,
+    ELEMENTWISE,
+    PROMOTION,
+    REDUCTIONS,
+    SIZE_ZERO_AND_ONE,
+)
 from test_lower_nn import (
     _CONV_WEIGHTS,
     _NORM_WEIGHTS,

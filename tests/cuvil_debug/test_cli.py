@@ -5,10 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import cuvil
 import pytest
-from cuvil.ir import parse_module, verify
 
+import cuvil
+from cuvil.ir import parse_module, verify
 from cuvil_debug import cli
 from cuvil_debug.cli import main
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from cuvil.errors import CuvilError, FrontendError
 from torch import nn
 
+from cuvil.errors import CuvilError, FrontendError
 from cuvil_debug.loader import LoadedModel, ModelLoadError, load_model
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "models"

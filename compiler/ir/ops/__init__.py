@@ -14,6 +14,7 @@ from .elementwise import (
     UnaryOp,
     WhereOp,
 )
+from .fused import FusedOp
 from .linalg import Conv1dOp, Conv2dOp, ConvOp, LinearOp, MatmulOp, conv_out_size
 from .nn import (
     AdaptiveAvgPool1dOp,
@@ -33,7 +34,7 @@ from .shape import CatOp, ExpandOp, PermuteOp, ReshapeOp, SliceOp
 __all__ = [
     "INLINE_CONSTANT_LIMIT", "ConstantOp", "ParamOp", "BINARY_OPS", "UNARY_OPS", "BinaryOp",
     "CastOp", "ClampOp", "CompareOp", "GeluOp", "LeakyReluOp", "LogicalNotOp", "UnaryOp",
-    "WhereOp", "Conv1dOp", "Conv2dOp", "ConvOp", "LinearOp", "MatmulOp", "conv_out_size",
+    "WhereOp", "FusedOp", "Conv1dOp", "Conv2dOp", "ConvOp", "LinearOp", "MatmulOp", "conv_out_size",
     "AdaptiveAvgPool1dOp", "AdaptiveAvgPool2dOp", "AvgPool1dOp", "AvgPool2dOp", "BatchNormOp",
     "EmbeddingOp", "LayerNormOp", "MaxPool1dOp", "MaxPool2dOp", "PoolOp", "REDUCE_OPS",
     "ArgmaxOp", "LogSoftmaxOp", "ReduceOp", "SoftmaxOp", "VarOp", "CatOp", "ExpandOp",

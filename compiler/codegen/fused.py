@@ -1,0 +1,365 @@
+"""Code generation for ``cuvil.fused``: one kernel for a whole fused body.
+
+- Elementwise bodies: one pointwise loop nest over the output shape; every input is read
+  broadcast (``broadcast_access``) and the body's ops become scalar expressions (the
+  UNARY/BINARY tables of scalar.py), so intermediates never touch memory.
+- Contraction bodies (linear / matmul / conv, then elementwise ops): the GEMM of
+  gemm_ops with the elementwise tail as its ``epilogue`` on <16 x float> vectors and a
+  residual ``add`` first or last in the tail as the GEMM's ``residual`` ("pre"/"post").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from llvmlite import ir
+
+from ..errors import CodegenError
+from ..ir import ops
+from ..ir.core import Function, Module, Operation, Value
+from ..ir.ops.fused import body_of
+from ..ir.types import DType
+from . import gemm
+from .gemm_ops import NULL, Prepared, _ConvShape, _gemm_fn, _im2col, _offset, const_data
+from .kernel import Kernel, contiguous_strides
+from .loops import i64, linear_offset, loop_nest
+from .parallel import gemm_call
+from .pointwise import Access, broadcast_access, emit_pointwise
+from .scalar import BINARY, UNARY, emit_cast
+
+__all__ = ["prepare_fused", "EPILOGUE_OPS", "CONTRACTIONS"]
+
+CONTRACTIONS = (ops.LinearOp, ops.MatmulOp, ops.ConvOp)
+
+#: elementwise ops whose scalar emitters also work on float vectors (no libm calls)
+EPILOGUE_OPS = frozenset(
+    {
+        "cuvil.relu",
+        "cuvil.neg",
+        "cuvil.abs",
+        "cuvil.clamp",
+        "cuvil.leaky_relu",
+        "cuvil.add",
+        "cuvil.sub",
+        "cuvil.mul",
+        "cuvil.div",
+        "cuvil.maximum",
+        "cuvil.minimum",
+    }
+)
+
+
+def prepare_fused(
+    op: Operation, module: Module | None, param_data, threads: int = 1
+) -> Prepared:
+    if module is None:
+        raise CodegenError("cuvil.fused needs its module to find the body function")
+    body = body_of(module, op)
+    if len(body.outputs) != 1:
+        raise CodegenError(
+            f"fused body @{body.name} has {len(body.outputs)} results; "
+            "code generation supports one"
+        )
+    if body.ops and isinstance(body.ops[0], CONTRACTIONS):
+        return _prepare_contraction(op, body, param_data, threads)
+    return Prepared(lambda k: _emit_pointwise(k, op, body))
+
+
+# ---- elementwise bodies ---------------------------------------------------------------------
+def _emit_pointwise(k: Kernel, op: Operation, body: Function) -> None:
+    t = op.results[0].type
+    shape = list(t.shape)
+    inputs = [
+        (k.inp(i), broadcast_access(list(v.type.shape), shape), v.type.dtype)
+        for i, v in enumerate(op.operands)
+    ]
+    out = (k.out(), Access(0, contiguous_strides(t.shape)), t.dtype)
+    emit_pointwise(k, shape, out, inputs, lambda b, xs: _evaluate(b, body, xs))
+
+
+def _evaluate(b: ir.IRBuilder, body: Function, xs: list[ir.Value]) -> ir.Value:
+    env = {id(a): x for a, x in zip(body.args, xs, strict=True)}
+    for o in body.ops:
+        env[id(o.results[0])] = scalar_op(b, o, [env[id(v)] for v in o.operands])
+    return env[id(body.outputs[0])]
+
+
+def scalar_op(b: ir.IRBuilder, o: Operation, vals: list[ir.Value]) -> ir.Value:
+    """One elementwise op on register values (scalars, or vectors for epilogue ops)."""
+    match o:
+        case ops.ClampOp() | ops.UnaryOp():
+            return UNARY[o.name](b, vals[0], o.attrs)
+        case ops.BinaryOp():
+            return BINARY[o.name](b, vals[0], vals[1])
+        case ops.WhereOp():
+            return b.select(vals[0], vals[1], vals[2])
+        case ops.CastOp():
+            return emit_cast(b, vals[0], o.operands[0].type.dtype, o.attrs["dtype"])
+        case _:
+            raise CodegenError(
+                f"'{o.name}' cannot be computed inside a fused kernel",
+                hint="only elementwise ops may follow in a fused body",
+            )
+
+
+# ---- contraction bodies ---------------------------------------------------------------------
+@dataclass
+class _Epilogue:
+    """The elementwise tail of a contraction body, as GEMM epilogue + residual."""
+
+    start: Value  # the contraction's result inside the body
+    tail: list[Operation]
+    result: Value
+    residual: str | None = None
+    residual_input: int = -1
+    scalars: dict[int, float] = field(default_factory=dict)  # body value -> constant
+
+    def ptr(self, k: Kernel, offset=None) -> ir.Value:
+        if self.residual is None:
+            return NULL
+        p = k.inp(self.residual_input)
+        return p if offset is None else _offset(k, p, offset)
+
+    def hook(self):
+        if not self.tail and self.result is self.start:
+            return None
+
+        def epilogue(b: ir.IRBuilder, vec: ir.Value, row, col) -> ir.Value:
+            env = {id(self.start): vec}
+            env.update(
+                {key: ir.Constant(vec.type, x) for key, x in self.scalars.items()}
+            )
+            for o in self.tail:
+                env[id(o.results[0])] = scalar_op(
+                    b, o, [env[id(v)] for v in o.operands]
+                )
+            return env[id(self.result)]
+
+        return epilogue
+
+
+def _split_tail(
+    c: Operation, body: Function, outer: list[Value], param_data
+) -> _Epilogue:
+    index = {id(a): i for i, a in enumerate(body.args)}
+    ep = _Epilogue(c.results[0], list(body.ops[1:]), body.outputs[0])
+    for a, v in zip(body.args, outer, strict=True):
+        data = const_data(v, param_data)
+        if data is not None and data.numel() == 1 and a.type.dtype.is_float:
+            ep.scalars[id(a)] = float(data.reshape(-1)[0])
+    for o in ep.tail:
+        if o.name not in EPILOGUE_OPS or o.results[0].type != c.results[0].type:
+            raise CodegenError(f"'{o.name}' cannot run in a GEMM epilogue")
+    tail = ep.tail
+    if tail and (r := _residual(tail[0], ep, index, ep.start)) is not None:
+        ep.residual, ep.residual_input, ep.tail = "pre", r[0], tail[1:]
+        ep.start = tail[0].results[0]
+    elif tail and (r := _residual(tail[-1], ep, index)) is not None:
+        ep.residual, ep.residual_input, ep.tail = "post", r[0], tail[:-1]
+        ep.result = r[1]
+    for o in ep.tail:
+        for v in o.operands:
+            if id(v) in index and id(v) not in ep.scalars:
+                raise CodegenError(
+                    f"'{o.name}' in a GEMM epilogue reads a tensor operand; "
+                    "only scalars and one residual add are supported"
+                )
+    return ep
+
+
+def _residual(
+    o: Operation, ep: _Epilogue, index, prev: Value | None = None
+) -> tuple[int, Value] | None:
+    """(kernel input of the residual, the chain operand) when `o` is ``add(chain, res)``."""
+    if o.name != "cuvil.add":
+        return None
+    for mine, other in (o.operands, o.operands[::-1]):
+        is_input = id(other) in index and id(other) not in ep.scalars
+        chain = mine is prev if prev is not None else id(mine) not in index
+        if chain and is_input and other.type == o.results[0].type:
+            return index[id(other)], mine
+    return None
+
+
+def _prepare_contraction(
+    op: Operation, body: Function, param_data, threads: int
+) -> Prepared:
+    c = body.ops[0]
+    index = {id(a): i for i, a in enumerate(body.args)}
+    if any(id(v) not in index for v in c.operands):
+        raise CodegenError(f"the contraction of @{body.name} must read body arguments")
+    inputs = [index[id(v)] for v in c.operands]
+    outer = [op.operands[i] for i in inputs]
+    ep = _split_tail(c, body, list(op.operands), param_data)
+    types = [v.type for v in outer]
+    if any(t.dtype is not DType.f32 for t in types):
+        raise CodegenError("fused contractions need float32 operands")
+    data = [const_data(v, param_data) for v in outer]
+    match c:
+        case ops.LinearOp():
+            prep = _linear(types, data, inputs, ep, threads)
+        case ops.MatmulOp():
+            prep = _matmul(types, c.results[0].type, data, inputs, ep, threads)
+        case _:
+            prep = _conv(c, types, data, inputs, ep, threads)
+    if prep is None:
+        raise CodegenError(
+            f"@{body.name}: no GEMM for this contraction (constant weights "
+            "and non-empty shapes are needed)"
+        )
+    return prep
+
+
+def _linear(types, data, inputs, ep: _Epilogue, threads: int) -> Prepared | None:
+    x, w = types[:2]
+    k_dim, n = w.shape[1], w.shape[0]
+    m = x.numel() // k_dim if k_dim else 0
+    if data[1] is None or 0 in (m, n, k_dim):
+        return None
+    plan = gemm.plan_gemm(m, n, k_dim, b_packed=True)
+    packed = gemm.pack_b(data[1].t().float(), plan)
+    has_bias = len(inputs) > 2
+
+    def emit(k: Kernel) -> None:
+        def make(p):
+            return _gemm_fn(
+                k,
+                p,
+                b_packed=True,
+                bias="n" if has_bias else None,
+                epilogue=ep.hook(),
+                residual=ep.residual,
+            )
+
+        bias = k.inp(inputs[2]) if has_bias else NULL
+        gemm_call(
+            k,
+            make,
+            plan,
+            k.out(),
+            k.inp(inputs[0]),
+            k.extra(0),
+            bias,
+            ep.ptr(k),
+            threads,
+            bias_per_row=False,
+        )
+
+    return Prepared(emit, extra=[packed])
+
+
+def _matmul(types, to, data, inputs, ep: _Epilogue, threads: int) -> Prepared | None:
+    ta, tb = types
+    m, k_dim, n = ta.shape[-2], ta.shape[-1], tb.shape[-1]
+    if 0 in (m, n, k_dim) or to.numel() == 0:
+        return None
+    weight = data[1] if tb.rank == 2 else None
+    plan = gemm.plan_gemm(m, n, k_dim, b_packed=weight is not None)
+    extra = [gemm.pack_b(weight.float(), plan)] if weight is not None else []
+    batch = list(to.shape[:-2])
+    sa = broadcast_access(list(ta.shape[:-2]), batch).strides
+    sb = broadcast_access(list(tb.shape[:-2]), batch).strides
+
+    def emit(k: Kernel) -> None:
+        def make(p):
+            return _gemm_fn(
+                k,
+                p,
+                b_packed=weight is not None,
+                epilogue=ep.hook(),
+                residual=ep.residual,
+            )
+
+        b_ptr = k.extra(0) if weight is not None else k.inp(inputs[1])
+        with loop_nest(k.b, batch, name="bt") as idx:
+            a_off = k.b.mul(linear_offset(k.b, idx, sa), i64(m * k_dim))
+            b_off = k.b.mul(linear_offset(k.b, idx, sb), i64(k_dim * n))
+            c_off = k.b.mul(
+                linear_offset(k.b, idx, contiguous_strides(batch)), i64(m * n)
+            )
+            b_arg = b_ptr if weight is not None else _offset(k, b_ptr, b_off)
+            gemm_call(
+                k,
+                make,
+                plan,
+                _offset(k, k.out(), c_off),
+                _offset(k, k.inp(inputs[0]), a_off),
+                b_arg,
+                NULL,
+                ep.ptr(k, c_off),
+                threads,
+                bias_per_row=False,
+            )
+
+    return Prepared(emit, extra=extra)
+
+
+def _conv(
+    c: Operation, types, data, inputs, ep: _Epilogue, threads: int
+) -> Prepared | None:
+    tx, tw = types[:2]
+    to = c.results[0].type
+    if data[1] is None or to.numel() == 0 or tx.numel() == 0:
+        return None
+    a = c.attrs
+    cs = _ConvShape(
+        tx.shape[0],
+        a["groups"],
+        tw.shape[1],
+        tw.shape[0] // a["groups"],
+        tuple(tx.shape[2:]),
+        tuple(to.shape[2:]),
+        tuple(tw.shape[2:]),
+        tuple(a["stride"]),
+        tuple(a["padding"]),
+        tuple(a["dilation"]),
+    )
+    plan = gemm.plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
+    w = data[1].float().reshape(cs.groups, cs.og, cs.k)
+    packed = torch.cat([gemm.pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
+    per_group = packed.numel() // cs.groups
+    scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
+    has_bias = len(inputs) > 2
+
+    def emit(k: Kernel) -> None:
+        def make(p):
+            return _gemm_fn(
+                k,
+                p,
+                b_packed=False,
+                a_packed=True,
+                bias="m" if has_bias else None,
+                epilogue=ep.hook(),
+                residual=ep.residual,
+            )
+
+        with loop_nest(k.b, [cs.n, cs.groups], name="ng") as (nb, g):
+            image = k.b.add(k.b.mul(nb, i64(cs.groups)), g)
+            x_ptr = _offset(
+                k, k.inp(inputs[0]), k.b.mul(image, i64(cs.cg * cs.spatial_in))
+            )
+            col = x_ptr if cs.direct else k.scratch(0)
+            if not cs.direct:
+                _im2col(k, cs, x_ptr, col)
+            c_off = k.b.mul(image, i64(cs.og * cs.spatial_out))
+            a_ptr = _offset(k, k.extra(0), k.b.mul(g, i64(per_group)))
+            bias = (
+                _offset(k, k.inp(inputs[2]), k.b.mul(g, i64(cs.og)))
+                if has_bias
+                else NULL
+            )
+            gemm_call(
+                k,
+                make,
+                plan,
+                _offset(k, k.out(), c_off),
+                a_ptr,
+                col,
+                bias,
+                ep.ptr(k, c_off),
+                threads,
+                bias_per_row=True,
+            )
+
+    return Prepared(emit, extra=[packed], scratch=scratch)

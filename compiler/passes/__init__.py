@@ -1,0 +1,122 @@
+"""Cuvil's pass pipeline: passes by name, pipelines as strings, instrumentation, bisection.
+
+    from cuvil.passes import PassPipeline
+    PassPipeline("fold-bn,fuse-elementwise,dce", callback=PrintAfterChange()).run(module)
+
+``run_passes(module, options)`` is what ``cuvil.compile`` calls (docs/PASSES.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+from ..ir.core import Module
+from .base import Action, ModulePass, PassContext
+from .instrument import (
+    Callback,
+    PassInfo,
+    PrintAfterAll,
+    PrintAfterChange,
+    Snapshots,
+    TimingReport,
+    combine,
+    format_table,
+    ir_diff,
+)
+from .pipeline import (
+    DEFAULT_PIPELINES,
+    PassPipeline,
+    default_pipeline,
+    format_pass,
+    parse_pipeline,
+)
+from .registry import ENTRY_POINT_GROUP, get_pass, known_passes, register_pass
+
+__all__ = [
+    "Action",
+    "ModulePass",
+    "PassContext",
+    "Callback",
+    "PassInfo",
+    "PrintAfterAll",
+    "PrintAfterChange",
+    "Snapshots",
+    "TimingReport",
+    "combine",
+    "format_table",
+    "ir_diff",
+    "DEFAULT_PIPELINES",
+    "PassPipeline",
+    "default_pipeline",
+    "format_pass",
+    "parse_pipeline",
+    "ENTRY_POINT_GROUP",
+    "get_pass",
+    "known_passes",
+    "register_pass",
+    "run_passes",
+    "llvm_bisect_limit",
+    "describe_bisect",
+]
+
+
+def run_passes(module: Module, options) -> Module:
+    """Run the pipeline `options` ask for (``cuvil.compile``'s Options) on `module`.
+
+    The pipeline is ``options.pipeline`` or the opt level's default; instrumentation comes
+    from print_after_all / print_after_change / snapshot_dir; ``verify_each`` (or debug)
+    verifies after every pass. The pass table is kept in ``module.meta["passes"]``.
+    """
+    text = options.pipeline
+    if text is None:
+        text = default_pipeline(options.opt_level, options.enable_fusion)
+    callback = combine(
+        PrintAfterAll() if options.print_after_all else None,
+        PrintAfterChange() if options.print_after_change else None,
+        Snapshots(Path(options.snapshot_dir)) if options.snapshot_dir else None,
+    )
+    pipeline = PassPipeline(
+        text, callback, verify_each=options.verify_each or options.debug
+    )
+    ctx = pipeline.run(module, PassContext(options.bisect_limit))
+    module.meta["passes"] = pipeline.infos
+    if options.bisect_limit is not None:
+        print(f"cuvil: {describe_bisect(ctx)}", file=sys.stderr)
+    return module
+
+
+def describe_bisect(ctx: PassContext) -> str:
+    """``bisect-limit N: applied A of T actions; last applied: #A pass: what``."""
+    last = ctx.last_applied
+    text = (
+        f"bisect-limit {ctx.bisect_limit}: applied {len(ctx.applied)} of "
+        f"{len(ctx.actions)} actions"
+    )
+    if last is None:
+        return text + "; none applied"
+    return text + f"; last applied: #{last.index} {last.pass_name}: {last.description}"
+
+
+@contextlib.contextmanager
+def llvm_bisect_limit(limit: int | None):
+    """LLVM's ``-opt-bisect-limit`` for the code compiled inside (a process-wide option,
+    reset to 'no limit' afterwards). LLVM prints each pass it runs or skips on stderr."""
+    if limit is None:
+        yield
+        return
+    import llvmlite.binding as llvm
+
+    saved = os.environ.get("CUVIL_CACHE")
+    os.environ["CUVIL_CACHE"] = "0"  # a bisected object must not be cached (or reused)
+    llvm.set_option("", f"-opt-bisect-limit={int(limit)}")
+    try:
+        yield
+    finally:
+        llvm.set_option("", "-opt-bisect-limit=-1")
+        if saved is None:
+            os.environ.pop("CUVIL_CACHE", None)
+        else:
+            os.environ["CUVIL_CACHE"] = saved
