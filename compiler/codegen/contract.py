@@ -8,7 +8,7 @@ register-tiled GEMM in gemm.py, chosen by the code generator when it applies.
 from __future__ import annotations
 
 from ..ir.core import Operation
-from .kernel import Kernel, contiguous_strides
+from .kernel import Kernel, contiguous_strides, physical_strides
 from .loops import for_range, i64, linear_offset, loop_nest
 from .pointwise import broadcast_access
 from .scalar import const, llvm_type
@@ -70,7 +70,7 @@ def emit_conv(k: Kernel, op: Operation) -> None:
     groups = a["groups"]
     oc_per_g, ic_per_g = tw.shape[0] // groups, tw.shape[1]
     ins, outs, kern = list(tx.shape[2:]), list(to.shape[2:]), list(tw.shape[2:])
-    sx, sw, so = contiguous_strides(tx.shape), contiguous_strides(tw.shape), contiguous_strides(to.shape)
+    sx, sw, so = physical_strides(tx), contiguous_strides(tw.shape), physical_strides(to)
     with loop_nest(k.b, [to.shape[0], to.shape[1], *outs], name="o") as idx:
         nb, oc, o = idx[0], idx[1], idx[2:]
         g = k.b.sdiv(oc, i64(oc_per_g))

@@ -4,7 +4,7 @@
   broadcast (``broadcast_access``) and the body's ops become scalar expressions (the
   UNARY/BINARY tables of scalar.py), so intermediates never touch memory.
 - Contraction bodies (linear / matmul / conv, then elementwise ops): the GEMM of
-  gemm_ops with the elementwise tail as its ``epilogue`` on <16 x float> vectors and a
+  gemm_ops (a channels-last conv: ``conv_nhwc``) with the elementwise tail as its ``epilogue`` on <16 x float> vectors and a
   residual ``add`` first or last in the tail as the GEMM's ``residual`` ("pre"/"post").
 """
 
@@ -21,20 +21,36 @@ from ..ir.core import Function, Module, Operation, Value
 from ..ir.ops.fused import body_of
 from ..ir.types import DType
 from . import gemm
-from .gemm_ops import NULL, Prepared, _ConvShape, _gemm_fn, _im2col, _offset, const_data
+from .gemm_ops import (
+    NULL,
+    Prepared,
+    _gemm_fn,
+    _im2col,
+    _offset,
+    const_data,
+    conv_nhwc,
+    conv_shape,
+)
 from .kernel import Kernel, contiguous_strides
 from .loops import i64, linear_offset, loop_nest
 from .parallel import gemm_call
-from .pointwise import Access, broadcast_access, emit_pointwise
+from .pointwise import broadcast_access, emit_pointwise, tensor_access
 from .scalar import BINARY, UNARY, emit_cast
 
 __all__ = ["prepare_fused", "EPILOGUE_OPS", "CONTRACTIONS"]
 
 CONTRACTIONS = (ops.LinearOp, ops.MatmulOp, ops.ConvOp)
 
-#: elementwise ops whose scalar emitters also work on float vectors (no libm calls)
+#: elementwise ops whose scalar emitters also work on float vectors (no libm calls;
+#: exp/erf/tanh and what is built on them use the vectorizable versions in mathfn.py)
 EPILOGUE_OPS = frozenset(
     {
+        "cuvil.exp",
+        "cuvil.tanh",
+        "cuvil.erf",
+        "cuvil.sigmoid",
+        "cuvil.silu",
+        "cuvil.gelu",
         "cuvil.relu",
         "cuvil.neg",
         "cuvil.abs",
@@ -71,10 +87,10 @@ def _emit_pointwise(k: Kernel, op: Operation, body: Function) -> None:
     t = op.results[0].type
     shape = list(t.shape)
     inputs = [
-        (k.inp(i), broadcast_access(list(v.type.shape), shape), v.type.dtype)
+        (k.inp(i), tensor_access(v.type, shape), v.type.dtype)
         for i, v in enumerate(op.operands)
     ]
-    out = (k.out(), Access(0, contiguous_strides(t.shape)), t.dtype)
+    out = (k.out(), tensor_access(t), t.dtype)
     emit_pointwise(k, shape, out, inputs, lambda b, xs: _evaluate(b, body, xs))
 
 
@@ -302,25 +318,24 @@ def _conv(
     to = c.results[0].type
     if data[1] is None or to.numel() == 0 or tx.numel() == 0:
         return None
-    a = c.attrs
-    cs = _ConvShape(
-        tx.shape[0],
-        a["groups"],
-        tw.shape[1],
-        tw.shape[0] // a["groups"],
-        tuple(tx.shape[2:]),
-        tuple(to.shape[2:]),
-        tuple(tw.shape[2:]),
-        tuple(a["stride"]),
-        tuple(a["padding"]),
-        tuple(a["dilation"]),
-    )
+    cs = conv_shape(c.attrs, tx, tw, to)
+    has_bias = len(inputs) > 2
+    if to.layout == "nhwc":
+        return conv_nhwc(
+            cs,
+            data[1],
+            threads,
+            x=inputs[0],
+            bias=inputs[2] if has_bias else None,
+            epilogue=ep.hook(),
+            residual=ep.residual,
+            residual_input=ep.residual_input,
+        )
     plan = gemm.plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
     w = data[1].float().reshape(cs.groups, cs.og, cs.k)
     packed = torch.cat([gemm.pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
     per_group = packed.numel() // cs.groups
     scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
-    has_bias = len(inputs) > 2
 
     def emit(k: Kernel) -> None:
         def make(p):

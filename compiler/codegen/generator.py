@@ -23,9 +23,9 @@ from ..ir.types import TensorType
 from ..runtime.memory import Interval, plan_arena
 from . import contract, fused, gemm_ops, reduce, window
 from .debuginfo import DebugInfo
-from .kernel import PTR, Kernel, contiguous_strides
+from .kernel import PTR, Kernel, contiguous_strides, physical_strides
 from .loops import i64
-from .pointwise import Access, broadcast_access, emit_pointwise
+from .pointwise import Access, broadcast_access, emit_pointwise, tensor_access
 from .scalar import BINARY, UNARY, emit_cast, mem_type
 from .target import target_triple
 
@@ -96,6 +96,7 @@ class Generator:
         self.calls: list[tuple[ir.Function, list[Value | Slot]]] = []
         self.prepared: dict[int, gemm_ops.Prepared] = {}
         self.derived: dict[str, torch.Tensor] = {}
+        self.inplace: dict[int, int] = {}  # op -> operand whose buffer its result reuses
         self.dbg = DebugInfo(self.llmod, f"{module.name}.cuvilir") if debug else None
 
     # ---- slots ---------------------------------------------------------------------------
@@ -111,8 +112,30 @@ class Generator:
             self._slot_for(op)
             if not isinstance(op, (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)):
                 self.prepared[id(op)] = prepare(op, self.module.param_data, self.threads, self.module)
+        self._reuse_inplace()
         copies = self._bind_outputs()
         return copies, self._plan_arena()
+
+    def _reuse_inplace(self) -> None:
+        """Honor ``inplace = j`` hints (memory-hints pass): the result takes operand j's
+        buffer when a kernel owns that buffer and nothing reads it later, reshapes included."""
+        last: dict[int, int] = {}
+        for i, op in enumerate(self.fn.ops):
+            for v in op.operands:
+                last[id(self.root(v))] = i
+        for v in self.fn.outputs:
+            last[id(self.root(v))] = len(self.fn.ops)
+        for i, op in enumerate(self.fn.ops):
+            j = op.attrs.get("inplace")
+            if j is None or id(op) not in self.prepared:
+                continue
+            root = self.root(op.operands[j])
+            twice = sum(1 for v in op.operands if self.root(v) is root) > 1
+            if twice or id(root) in self.slots or last.get(id(root)) != i:
+                continue  # a model input, param or constant, or still read later
+            self.alias[id(op.result)] = root
+            self.inplace[id(op)] = j
+            last[id(root)] = last.get(id(op.result), i)
 
     def _slot_for(self, op: Operation) -> None:
         r = op.results[0]
@@ -178,7 +201,8 @@ class Generator:
             if prep is None:
                 continue
             k = Kernel(self.llmod, self.kernel_name(op), op, n_scratch=len(prep.scratch),
-                       n_extra=len(prep.extra), debug=self.dbg, noinline=self.debug)
+                       n_extra=len(prep.extra), debug=self.dbg, noinline=self.debug,
+                       inplace=self.inplace.get(id(op)))
             try:
                 prep.emit(k)
             except CodegenError as e:
@@ -247,7 +271,8 @@ def _timed_call(b: ir.IRBuilder, callee, args, counters, i: int) -> None:
 
 
 def _flat(t: TensorType) -> Access:
-    return Access(0, contiguous_strides(t.shape))
+    """All of `t` in its layout's order (contiguous: row-major)."""
+    return Access(0, physical_strides(t))
 
 
 # ---- dispatch ---------------------------------------------------------------------------------
@@ -285,7 +310,7 @@ def lower_op(k: Kernel, op: Operation) -> None:
             _elementwise(k, op, lambda b, xs: emit_cast(b, xs[0], src, dst))
         case ops.BatchNormOp():
             _batch_norm(k, op)
-        case ops.PermuteOp() | ops.SliceOp() | ops.ExpandOp():
+        case ops.PermuteOp() | ops.SliceOp() | ops.ExpandOp() | ops.RelayoutOp():
             _move(k, op)
         case ops.CatOp():
             _cat(k, op)
@@ -319,7 +344,7 @@ def lower_op(k: Kernel, op: Operation) -> None:
 
 def _elementwise(k: Kernel, op: Operation, expr) -> None:
     shape = list(k.out_type.shape)
-    inputs = [(k.inp(i), broadcast_access(list(v.type.shape), shape), v.type.dtype)
+    inputs = [(k.inp(i), tensor_access(v.type, shape), v.type.dtype)
               for i, v in enumerate(op.operands)]
     emit_pointwise(k, shape, (k.out(), _flat(k.out_type), k.out_type.dtype), inputs, expr)
 
@@ -371,8 +396,10 @@ def _prepare_batch_norm(op: Operation, param_data) -> gemm_ops.Prepared | None:
 
 def _move(k: Kernel, op: Operation) -> None:
     tin, tout = k.in_type(0), k.out_type
-    own = contiguous_strides(tin.shape)
-    if isinstance(op, ops.PermuteOp):
+    own = physical_strides(tin)
+    if isinstance(op, ops.RelayoutOp):  # same logical index, other memory order
+        acc = Access(0, own)
+    elif isinstance(op, ops.PermuteOp):
         acc = Access(0, tuple(own[d] for d in op.attrs["dims"]))
     elif isinstance(op, ops.SliceOp):
         d = op.attrs["dim"]
@@ -380,7 +407,7 @@ def _move(k: Kernel, op: Operation) -> None:
         strides[d] *= op.attrs["step"]
         acc = Access(op.attrs["start"] * own[d], tuple(strides))
     else:
-        acc = broadcast_access(list(tin.shape), list(tout.shape))
+        acc = broadcast_access(list(tin.shape), list(tout.shape), own)
     emit_pointwise(k, list(tout.shape), (k.out(), _flat(tout), tout.dtype),
                    [(k.inp(0), acc, tin.dtype)], lambda b, xs: xs[0])
 
@@ -397,11 +424,23 @@ def _cat(k: Kernel, op: Operation) -> None:
         start += t.shape[dim]
 
 
+def _check_boundary_layouts(module: Module, fn: Function) -> None:
+    """Torch tensors in and out, and params, are row-major: other layouts live inside."""
+    boundary = [("argument", v.type) for v in fn.args] + [("result", t) for t in fn.result_types]
+    boundary += [(f"param @{n}", t) for n, t in module.params.items()]
+    for what, t in boundary:
+        if t.layout != "contiguous":
+            raise CodegenError(f"{what} of @{fn.name} has layout {t.layout}: inputs, outputs "
+                               "and params must be contiguous",
+                               hint="insert cuvil.relayout inside the function")
+
+
 def generate(module: Module, debug: bool = False, profile: bool = False,
              threads: int = 1) -> Program:
     """Generate LLVM IR for the module's main function (``profile``: per-kernel cycles;
     ``threads``: large GEMMs split their rows over that many threads)."""
     fn = module.main
+    _check_boundary_layouts(module, fn)
     gen = Generator(module, fn, debug, threads)
     copies, arena = gen.assign_slots()
     gen.emit_all()

@@ -12,13 +12,14 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
+from ..errors import CodegenError
 from ..ir.core import Operation
 from ..ir.types import DType, TensorType
 from .debuginfo import DebugInfo, KernelArg
 from .loops import I64, i64
 from .scalar import mem_type, to_mem, to_reg
 
-__all__ = ["Kernel", "contiguous_strides", "PTR"]
+__all__ = ["Kernel", "contiguous_strides", "physical_strides", "PTR"]
 
 PTR = ir.PointerType()
 
@@ -29,6 +30,25 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
         strides.append(acc)
         acc *= d
     return tuple(reversed(strides))
+
+
+def physical_strides(t: TensorType) -> tuple[int, ...]:
+    """Element strides of each *logical* dim of `t` in memory, as its layout orders it.
+
+    contiguous: row-major of the logical shape; nhwc: (N, C, H, W) -> (H*W*C, 1, W*C, C);
+    nwc: (N, C, L) -> (L*C, 1, C). Blocked layouts (nchw8c, nchw16c) are not affine in
+    the logical index, so they have no strides here.
+    """
+    if t.layout == "contiguous":
+        return contiguous_strides(t.shape)
+    if t.layout in ("nhwc", "nwc"):
+        n, c, *spatial = t.shape
+        inner = contiguous_strides([*spatial, c])  # channels last: stride 1
+        return (inner[0] * spatial[0], 1, *inner[:-1])
+    raise CodegenError(
+        f"code generation has no strided form of layout {t.layout} ({t})",
+        hint="supported layouts: contiguous, nhwc, nwc; insert cuvil.relayout",
+    )
 
 
 def _debug_args(op: Operation, n_scratch: int, n_extra: int) -> list[KernelArg]:
@@ -51,11 +71,13 @@ class Kernel:
 
     def __init__(self, module: ir.Module, name: str, op: Operation | None, n_scratch: int = 0,
                  debug: DebugInfo | None = None, noinline: bool = False,
-                 n_out: int | None = None, n_in: int | None = None, n_extra: int = 0) -> None:
+                 n_out: int | None = None, n_in: int | None = None, n_extra: int = 0,
+                 inplace: int | None = None) -> None:
         self.op = op
         self.n_out = len(op.results) if op is not None else n_out
         self.n_in = len(op.operands) if op is not None else n_in
         self.n_scratch = n_scratch
+        self.inplace = inplace
         n_args = self.n_out + self.n_in + n_scratch + n_extra
         self.fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * n_args), name)
         for arg in self.fn.args:
@@ -74,6 +96,10 @@ class Kernel:
         return self.fn.args[i]
 
     def inp(self, i: int) -> ir.Argument:
+        """Input i's pointer; for the in-place operand, the output's (the same buffer, one
+        pointer, so `noalias` stays true and LLVM still vectorizes without overlap checks)."""
+        if i == self.inplace:
+            return self.out()
         return self.fn.args[self.n_out + i]
 
     def scratch(self, i: int = 0) -> ir.Argument:

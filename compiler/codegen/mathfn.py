@@ -1,5 +1,7 @@
 """Vectorizable float32 exp, erf and tanh written in LLVM IR (no libm calls in loops).
 
+Each works on a float or on a ``<N x float>`` (GEMM epilogues compute on vectors).
+
 LLVM turns ``llvm.exp`` in a vectorized loop into one ``expf`` call per lane (~3 ns per
 element here); these straight-line versions vectorize into AVX-512 code instead.
 Accuracy (measured in tests/codegen/test_mathfn.py against float64):
@@ -27,44 +29,57 @@ _EXP_POLY = [1.0, 1.0, 0.5, 1 / 6, 1 / 24, 1 / 120, 1 / 720, 1 / 5040]
 
 
 def is_f32(v: ir.Value) -> bool:
-    return v.type == F32
+    t = v.type
+    return t == F32 or (isinstance(t, ir.VectorType) and t.element == F32)
 
 
-def _c(x: float) -> ir.Constant:
-    return ir.Constant(F32, x)
+def _c(t: ir.Type, x: float) -> ir.Constant:
+    """A float constant of type `t` (llvmlite splats it over a vector type)."""
+    return ir.Constant(t, x)
 
 
-def _intrinsic(b: ir.IRBuilder, name: str, arity: int) -> ir.Function:
-    return b.module.declare_intrinsic(name, [F32], ir.FunctionType(F32, [F32] * arity))
+def _ints(t: ir.Type) -> ir.Type:
+    """i32 of the shape of `t` (scalar or vector)."""
+    return ir.VectorType(I32, t.count) if isinstance(t, ir.VectorType) else I32
+
+
+def _intrinsic(b: ir.IRBuilder, name: str, t: ir.Type, arity: int) -> ir.Function:
+    """``llvm.<op>.f32`` or ``llvm.<op>.v16f32`` (llvmlite cannot name vector overloads)."""
+    suffix = f"v{t.count}f32" if isinstance(t, ir.VectorType) else "f32"
+    full = f"{name}.{suffix}"
+    existing = b.module.globals.get(full)
+    return existing or ir.Function(b.module, ir.FunctionType(t, [t] * arity), full)
 
 
 def _horner(b: ir.IRBuilder, x: ir.Value, coeffs: list[float]) -> ir.Value:
     """coeffs[0] + x*(coeffs[1] + x*(...)) with fused multiply-adds."""
-    fma = _intrinsic(b, "llvm.fma", 3)
-    acc = _c(coeffs[-1])
+    t = x.type
+    fma = _intrinsic(b, "llvm.fma", t, 3)
+    acc = _c(t, coeffs[-1])
     for c in reversed(coeffs[:-1]):
-        acc = b.call(fma, [acc, x, _c(c)])
+        acc = b.call(fma, [acc, x, _c(t, c)])
     return acc
 
 
-def _pow2(b: ir.IRBuilder, n: ir.Value) -> ir.Value:
+def _pow2(b: ir.IRBuilder, n: ir.Value, t: ir.Type) -> ir.Value:
     """2**n for an i32 n in [-126, 127], built from the exponent bits."""
-    bits = b.shl(b.add(n, ir.Constant(I32, 127)), ir.Constant(I32, 23))
-    return b.bitcast(bits, F32)
+    bits = b.shl(b.add(n, ir.Constant(n.type, 127)), ir.Constant(n.type, 23))
+    return b.bitcast(bits, t)
 
 
 def fast_exp(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    rint = b.module.declare_intrinsic("llvm.rint", [F32])
-    xc = b.select(b.fcmp_ordered(">", x, _c(88.8)), _c(88.8), x)
-    xc = b.select(b.fcmp_ordered("<", xc, _c(-104.0)), _c(-104.0), xc)
-    nf = b.call(rint, [b.fmul(xc, _c(_LOG2E))])
-    r = b.fsub(b.fsub(xc, b.fmul(nf, _c(_LN2_HI))), b.fmul(nf, _c(_LN2_LO)))
+    t = x.type
+    rint = _intrinsic(b, "llvm.rint", t, 1)
+    xc = b.select(b.fcmp_ordered(">", x, _c(t, 88.8)), _c(t, 88.8), x)
+    xc = b.select(b.fcmp_ordered("<", xc, _c(t, -104.0)), _c(t, -104.0), xc)
+    nf = b.call(rint, [b.fmul(xc, _c(t, _LOG2E))])
+    r = b.fsub(b.fsub(xc, b.fmul(nf, _c(t, _LN2_HI))), b.fmul(nf, _c(t, _LN2_LO)))
     p = _horner(b, r, _EXP_POLY)
-    n = b.fptosi(nf, I32)
-    half = b.ashr(n, ir.Constant(I32, 1))  # split 2**n in two factors so n may reach -151
-    y = b.fmul(b.fmul(p, _pow2(b, half)), _pow2(b, b.sub(n, half)))
-    y = b.select(b.fcmp_ordered(">", x, _c(88.72283)), _c(math.inf), y)
-    y = b.select(b.fcmp_ordered("<", x, _c(-103.97208)), _c(0.0), y)
+    n = b.fptosi(nf, _ints(t))
+    half = b.ashr(n, ir.Constant(n.type, 1))  # split 2**n in two factors so n may reach -151
+    y = b.fmul(b.fmul(p, _pow2(b, half, t)), _pow2(b, b.sub(n, half), t))
+    y = b.select(b.fcmp_ordered(">", x, _c(t, 88.72283)), _c(t, math.inf), y)
+    y = b.select(b.fcmp_ordered("<", x, _c(t, -103.97208)), _c(t, 0.0), y)
     return b.select(b.fcmp_unordered("uno", x, x), x, y)
 
 
@@ -73,14 +88,15 @@ _ERF_SMALL = [c * 2 / math.sqrt(math.pi) for c in (1.0, -1 / 3, 1 / 10, -1 / 42,
 
 
 def fast_erf(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    fabs = b.module.declare_intrinsic("llvm.fabs", [F32])
-    copysign = _intrinsic(b, "llvm.copysign", 2)
+    ty = x.type
+    fabs = _intrinsic(b, "llvm.fabs", ty, 1)
+    copysign = _intrinsic(b, "llvm.copysign", ty, 2)
     ax = b.call(fabs, [x])
-    t = b.fdiv(_c(1.0), b.fadd(_c(1.0), b.fmul(ax, _c(0.3275911))))
+    t = b.fdiv(_c(ty, 1.0), b.fadd(_c(ty, 1.0), b.fmul(ax, _c(ty, 0.3275911))))
     poly = _horner(b, t, _ERF_A)
-    y = b.fsub(_c(1.0), b.fmul(poly, fast_exp(b, b.fneg(b.fmul(ax, ax)))))
+    y = b.fsub(_c(ty, 1.0), b.fmul(poly, fast_exp(b, b.fneg(b.fmul(ax, ax)))))
     small = b.fmul(ax, _horner(b, b.fmul(ax, ax), _ERF_SMALL))  # no cancellation near 0
-    y = b.select(b.fcmp_ordered("<", ax, _c(0.25)), small, y)
+    y = b.select(b.fcmp_ordered("<", ax, _c(ty, 0.25)), small, y)
     return b.call(copysign, [y, x])
 
 
@@ -88,11 +104,12 @@ _TANH_SMALL = [1.0, -1 / 3, 2 / 15, -17 / 315]
 
 
 def fast_tanh(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
-    fabs = b.module.declare_intrinsic("llvm.fabs", [F32])
-    copysign = _intrinsic(b, "llvm.copysign", 2)
+    t = x.type
+    fabs = _intrinsic(b, "llvm.fabs", t, 1)
+    copysign = _intrinsic(b, "llvm.copysign", t, 2)
     ax = b.call(fabs, [x])
-    e = fast_exp(b, b.fmul(ax, _c(2.0)))
-    big = b.fsub(_c(1.0), b.fdiv(_c(2.0), b.fadd(e, _c(1.0))))
+    e = fast_exp(b, b.fmul(ax, _c(t, 2.0)))
+    big = b.fsub(_c(t, 1.0), b.fdiv(_c(t, 2.0), b.fadd(e, _c(t, 1.0))))
     small = b.fmul(ax, _horner(b, b.fmul(ax, ax), _TANH_SMALL))
-    y = b.select(b.fcmp_ordered("<", ax, _c(0.0625)), small, big)
+    y = b.select(b.fcmp_ordered("<", ax, _c(t, 0.0625)), small, big)
     return b.select(b.fcmp_unordered("uno", x, x), x, b.call(copysign, [y, x]))

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from ..ir.types import DType
-from .kernel import Kernel, contiguous_strides
+from ..ir.types import DType, TensorType
+from .kernel import Kernel, contiguous_strides, physical_strides
 from .loops import i64, linear_offset, loop_nest
 
-__all__ = ["Access", "emit_pointwise", "broadcast_access"]
+__all__ = ["Access", "emit_pointwise", "broadcast_access", "tensor_access"]
 
 
 @dataclass(frozen=True)
@@ -28,13 +28,32 @@ class Access:
     strides: tuple[int, ...]
 
 
-def broadcast_access(in_shape: Sequence[int], out_shape: Sequence[int]) -> Access:
-    """Reading a contiguous tensor broadcast to `out_shape` (NumPy rules)."""
+def broadcast_access(
+    in_shape: Sequence[int],
+    out_shape: Sequence[int],
+    own: Sequence[int] | None = None,
+) -> Access:
+    """Reading a tensor broadcast to `out_shape` (NumPy rules); `own` are its strides per
+    logical dim (default: contiguous)."""
     lead = len(out_shape) - len(in_shape)
-    own = contiguous_strides(in_shape)
+    own = contiguous_strides(in_shape) if own is None else own
     strides = [0] * lead + [0 if s == 1 and o != 1 else st
                             for s, o, st in zip(in_shape, out_shape[lead:], own)]
     return Access(0, tuple(strides))
+
+
+def tensor_access(t: TensorType, out_shape: Sequence[int] | None = None) -> Access:
+    """Reading (or writing) tensor `t` in its layout, broadcast to `out_shape` if given."""
+    own = physical_strides(t)
+    if out_shape is None:
+        return Access(0, own)
+    return broadcast_access(list(t.shape), list(out_shape), own)
+
+
+def _loop_order(out: Access) -> list[int]:
+    """Loop over dims in the order of decreasing output stride, so a channels-last output is
+    written contiguously (for a contiguous output this is the identity)."""
+    return sorted(range(len(out.strides)), key=lambda d: -out.strides[d])
 
 
 def _collapse(shape: Sequence[int], accesses: Sequence[Access]) -> tuple[list[int], list[list[int]]]:
@@ -68,6 +87,10 @@ def emit_pointwise(
     if any(n == 0 for n in shape):
         return
     accesses = [out[1]] + [a for _, a, _ in inputs]
+    order = _loop_order(out[1])
+    if order != sorted(order):
+        shape = [shape[d] for d in order]
+        accesses = [Access(a.offset, tuple(a.strides[d] for d in order)) for a in accesses]
     dims, strides = _collapse(list(shape), accesses)
     with loop_nest(k.b, dims) as idx:
         vals = []

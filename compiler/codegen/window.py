@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from llvmlite import ir
 
 from ..ir.core import Operation
 from ..ir.types import DType
-from .kernel import Kernel, contiguous_strides
+from .kernel import Kernel, contiguous_strides, physical_strides
 from .loops import I64, for_range, i64, linear_offset, loop_nest
 from .scalar import const, llvm_type
 
@@ -28,15 +30,31 @@ def _in_bounds(b: ir.IRBuilder, pos: ir.Value, size: int) -> ir.Value:
     return b.and_(lo, b.icmp_signed("<", pos, i64(size)))
 
 
+@contextmanager
+def _output_nest(k: Kernel, dims: list[int], out_strides: tuple[int, ...]):
+    """Loops over the output's logical dims, outermost = largest stride (a channels-last
+    output is walked in memory order); yields the indices in logical order."""
+    order = sorted(range(len(dims)), key=lambda d: -out_strides[d])
+    with loop_nest(k.b, [dims[d] for d in order], name="o") as loop_idx:
+        idx = [None] * len(dims)
+        for j, d in enumerate(order):
+            idx[d] = loop_idx[j]
+        yield idx
+
+
 def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
-    """kind "max" or "avg"; padding positions are skipped (max) or counted per torch (avg)."""
-    planes, ins, outs = _spatial(k, op)
-    a, dtype = op.attrs, k.in_type(0).dtype
+    """kind "max" or "avg"; padding positions are skipped (max) or counted per torch (avg).
+
+    Reads and writes through the layouts' strides (contiguous, nhwc, nwc)."""
+    ti, to = k.in_type(0), k.out_type
+    lead = to.rank - op.SPATIAL
+    ins = list(ti.shape[lead:])
+    a, dtype = op.attrs, ti.dtype
     kern, stride, pad = a["kernel"], a["stride"], a["padding"]
     dil = a.get("dilation", (1,) * len(kern))
-    in_st, out_st = contiguous_strides([planes, *ins]), contiguous_strides([planes, *outs])
-    with loop_nest(k.b, [planes, *outs], name="o") as idx:
-        p, o = idx[0], idx[1:]
+    in_st, out_st = physical_strides(ti), physical_strides(to)
+    with _output_nest(k, list(to.shape), out_st) as idx:
+        p, o = idx[:lead], idx[lead:]
         starts = [k.b.sub(k.b.mul(oi, i64(s)), i64(pd)) for oi, s, pd in zip(o, stride, pad)]
         acc = k.alloca(llvm_type(dtype), const(dtype, float("-inf") if kind == "max" else 0.0))
         count = k.alloca(I64, i64(0))
@@ -46,7 +64,7 @@ def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
             for q, size in zip(pos[1:], ins[1:]):
                 ok = k.b.and_(ok, _in_bounds(k.b, q, size))
             with k.b.if_then(ok):
-                v = k.load(k.inp(0), linear_offset(k.b, [p, *pos], in_st), dtype)
+                v = k.load(k.inp(0), linear_offset(k.b, [*p, *pos], in_st), dtype)
                 cur = k.b.load(acc)
                 if kind == "max":
                     better = k.b.or_(k.b.fcmp_ordered(">", v, cur), k.b.fcmp_unordered("uno", v, v))

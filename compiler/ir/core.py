@@ -77,6 +77,9 @@ class Operation:
     ATTRS: ClassVar[dict[str, AttrSpec]] = {}
     TRAITS: ClassVar[frozenset[Trait]] = frozenset({Trait.PURE})
     NUM_RESULTS: ClassVar[int] = 1  # -1: decided by infer_types
+    # layouts the op takes its operands in (checked by the verifier); most ops are defined
+    # on row-major buffers only and need a cuvil.relayout before them
+    LAYOUTS: ClassVar[frozenset[str]] = frozenset({"contiguous"})
 
     def __init__(
         self,
@@ -174,6 +177,14 @@ class Operation:
             return required, None
         return required, len(self.OPERANDS)
 
+    def accepts_inplace(self) -> bool:
+        """Whether the ``inplace = i`` hint is allowed: the result may reuse operand i's
+        memory. Elementwise ops read each element before writing it at the same index."""
+        return Trait.ELEMENTWISE in self.TRAITS or self.name == "cuvil.fused"
+
+    def known_attrs(self) -> dict[str, AttrSpec]:
+        return {**self.ATTRS, **HINT_ATTRS} if self.accepts_inplace() else self.ATTRS
+
     def check_signature(self) -> None:
         """Operand count and attribute presence/kinds against the op's declaration."""
         lo, hi = self.operand_range()
@@ -182,16 +193,17 @@ class Operation:
             want = f"{lo}" if lo == hi else f"{lo}..{hi if hi is not None else 'N'}"
             names = ", ".join(self.OPERANDS) or "none"
             raise self.fail(f"expects {want} operands ({names}), got {n}")
-        for key, spec in self.ATTRS.items():
+        known_attrs = self.known_attrs()
+        for key, spec in known_attrs.items():
             if key not in self.attrs:
                 if spec.default is REQUIRED:
                     raise self.fail(f"missing required attribute '{key}'")
                 continue
             if (why := check_attr(key, self.attrs[key], spec)) is not None:
                 raise self.fail(why)
-        unknown = sorted(set(self.attrs) - set(self.ATTRS))
+        unknown = sorted(set(self.attrs) - set(known_attrs))
         if unknown:
-            known = ", ".join(sorted(self.ATTRS)) or "none"
+            known = ", ".join(sorted(known_attrs)) or "none"
             raise self.fail(f"unknown attribute '{unknown[0]}' (known: {known})")
 
     def infer_types(self) -> list[TensorType]:
@@ -204,6 +216,10 @@ class Operation:
     def reference(self, *args: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
         raise NotImplementedError(f"{self.name} has no reference semantics")
 
+
+# Hints any op may carry when it allows them (see Operation.accepts_inplace); passes set
+# them, the verifier checks them, code generation may use them.
+HINT_ATTRS = {"inplace": AttrSpec("int", default=None, min=0)}
 
 OPS: dict[str, type[Operation]] = {}
 

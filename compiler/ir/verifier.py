@@ -7,7 +7,7 @@ a tool can list them all (``cuvil-debug validate``).
 from __future__ import annotations
 
 from ..errors import CuvilError, VerifyError
-from .core import Function, Module, Operation
+from .core import Function, Module, Operation, Trait
 from .ops.constant import ParamOp
 from .ops.fused import FusedOp, check_body
 from .types import LAYOUTS, TensorType
@@ -57,11 +57,32 @@ def _verify_function(module: Module, fn: Function) -> list[VerifyError]:
         if (why := _type_problem(v.type)) is not None:
             errors.append(VerifyError(f"argument %{v.name} of @{fn.name} {why}"))
         defined.add(id(v))
+    position = {id(op): i for i, op in enumerate(fn.ops)}
     for op in fn.ops:
         _catch(errors, _verify_op, module, op, defined)
+        if "inplace" in op.attrs:
+            _catch(errors, _check_inplace, module, fn, op, position)
         defined.update(id(r) for r in op.results)
     _catch(errors, _verify_outputs, fn, defined)
     return errors
+
+
+def _check_inplace(module: Module, fn: Function, op: Operation, position: dict) -> None:
+    """``inplace = i``: operand i has the result's type, dies here, and is no output."""
+    i = op.attrs["inplace"]
+    if i >= len(op.operands) or len(op.results) != 1:
+        raise op.fail(f"inplace = {i} names no operand of a single-result op")
+    v = op.operands[i]
+    if v.type != op.result.type:
+        raise op.fail(f"inplace = {i}: operand {v.type} and result {op.result.type} differ")
+    here = position[id(op)]
+    if any(position[id(user)] > here for user, _ in v.uses) or any(v is o for o in fn.outputs):
+        raise op.fail(f"inplace = {i}: operand %{v.name} is used after this op, so its "
+                      "memory cannot be reused")
+    if op.name == "cuvil.fused":
+        body = module.lookup(op.attrs["body"].name)
+        if body is None or not all(b.has_trait(Trait.ELEMENTWISE) for b in body.ops):
+            raise op.fail(f"inplace = {i} on a fused op whose body is not elementwise")
 
 
 def _verify_op(module: Module, op: Operation, defined: set[int]) -> None:
@@ -72,6 +93,7 @@ def _verify_op(module: Module, op: Operation, defined: set[int]) -> None:
         if (op, i) not in v.uses:
             raise op.fail(f"operand {i} (%{v.name}) is missing from the value's use list")
     op.check_signature()
+    _check_layouts(op)
     for i, r in enumerate(op.results):
         if (why := _type_problem(r.type)) is not None:
             raise op.fail(f"result {i} {why}")
@@ -87,6 +109,17 @@ def _verify_op(module: Module, op: Operation, defined: set[int]) -> None:
     if isinstance(op, FusedOp):
         check_body(module, op)
     op.verify_()
+
+
+def _check_layouts(op: Operation) -> None:
+    for i, v in enumerate(op.operands):
+        if v.type.layout not in op.LAYOUTS:
+            takes = ", ".join(sorted(op.LAYOUTS))
+            raise op.fail(
+                f"operand {i} (%{v.name}) has layout {v.type.layout}, but this op takes "
+                f"{takes} only (insert cuvil.relayout(%{v.name}) {{layout = "
+                f'"contiguous"}} before it)'
+            )
 
 
 def _check_param_use(module: Module, op: Operation) -> None:

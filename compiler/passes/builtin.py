@@ -7,4 +7,6 @@ from . import (  # noqa: F401
     fold_constants,
     fuse_elementwise,
     fuse_epilogue,
+    layout,
+    memory_hints,
 )

@@ -33,7 +33,7 @@ DEFAULT_PIPELINES = {
     "O0": "",
     "O1": "dce,cse,fold-constants,dce",
     "O2": "dce,cse,fold-constants,fold-bn,fuse-elementwise,dce",
-    "O3": "dce,cse,fold-constants,fold-bn,fuse-epilogue,fuse-elementwise,dce",
+    "O3": "dce,cse,fold-constants,fold-bn,layout-nhwc,fuse-epilogue,fuse-elementwise,dce,memory-hints",
 }
 FUSION_PASSES = ("fuse-elementwise", "fuse-epilogue")
 

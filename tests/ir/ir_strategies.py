@@ -133,8 +133,13 @@ class FunctionBuilder:
         self.pool.extend(op.results)
         return op
 
-    def pick(self, pred=lambda t: True) -> Value | None:
-        found = [v for v in self.pool if pred(v.type)]
+    def pick(self, pred=lambda t: True, any_layout: bool = False) -> Value | None:
+        """A value from the pool; only contiguous ones unless the op takes any layout."""
+        found = [
+            v
+            for v in self.pool
+            if pred(v.type) and (any_layout or v.type.layout == "contiguous")
+        ]
         return self.draw(st.sampled_from(found)) if found else None
 
     def param(self, t: TensorType) -> Value:
@@ -189,7 +194,7 @@ def gen_constant(b: FunctionBuilder):
 
 
 def gen_unary(b: FunctionBuilder):
-    x = b.pick()
+    x = b.pick(any_layout=True)
     classes = [*O.UNARY_OPS.values(), O.GeluOp, O.LeakyReluOp, O.LogicalNotOp]
     ok = [c for c in classes if _unary_accepts(c, x.type.dtype)]
     cls = b.draw(st.sampled_from(ok))
@@ -208,7 +213,7 @@ def _unary_accepts(cls, dtype: DType) -> bool:
 
 
 def gen_binary(b: FunctionBuilder):
-    x = b.pick()
+    x = b.pick(any_layout=True)
     ok = [c for c in O.BINARY_OPS.values() if _binary_accepts(c, x.type.dtype)]
     if not ok:
         return None
@@ -225,14 +230,14 @@ def _binary_accepts(cls, dtype: DType) -> bool:
 
 
 def gen_where(b: FunctionBuilder):
-    x = b.pick()
+    x = b.pick(any_layout=True)
     cond = b.operand(b.broadcast_partner(x.type).with_dtype(DType.i1))
     y = b.operand(b.broadcast_partner(x.type))
     return O.WhereOp.build(cond, x, y, **b.kw())
 
 
 def gen_clamp(b: FunctionBuilder):
-    x = b.pick()
+    x = b.pick(any_layout=True)
     lo, hi = b.draw(st.lists(st.none() | numbers, min_size=2, max_size=2))
     if lo is None and hi is None:
         lo = 0
@@ -243,7 +248,7 @@ def gen_clamp(b: FunctionBuilder):
 
 def gen_cast(b: FunctionBuilder):
     dtype = b.draw(st.sampled_from(ALL_DTYPES))
-    return O.CastOp.build(b.pick(), dtype=dtype, **b.kw())
+    return O.CastOp.build(b.pick(any_layout=True), dtype=dtype, **b.kw())
 
 
 def gen_reduce(b: FunctionBuilder):
@@ -271,6 +276,8 @@ def gen_dim_op(b: FunctionBuilder):
 
 def gen_reshape(b: FunctionBuilder):
     x = b.pick()
+    if x is None:
+        return None
     t = x.type
     if not t.is_static:
         lead = tuple(d for d in t.shape if isinstance(d, SymDim))
@@ -296,12 +303,16 @@ def _factorize(draw, n: int) -> list[int]:
 
 def gen_permute(b: FunctionBuilder):
     x = b.pick()
+    if x is None:
+        return None
     dims = tuple(b.draw(st.permutations(range(x.type.rank))))
     return O.PermuteOp.build(x, dims=dims, **b.kw())
 
 
 def gen_expand(b: FunctionBuilder):
     x = b.pick()
+    if x is None:
+        return None
     new = st.integers(1, 3) | sym_dims
     shape = [b.draw(new) if d == 1 else d for d in x.type.shape]
     lead = b.draw(st.lists(new, max_size=2))
@@ -407,7 +418,7 @@ def _window_fits(t, kernel, stride, padding, dilation, ceil=False) -> bool:
 
 
 def gen_batch_norm(b: FunctionBuilder):
-    x = b.pick(lambda t: t.rank >= 2 and t.dtype.is_float)
+    x = b.pick(lambda t: t.rank >= 2 and t.dtype.is_float, any_layout=True)
     if x is None:
         return None
     stat = TensorType((x.type.shape[1],), x.type.dtype)
@@ -440,7 +451,8 @@ def gen_pool(b: FunctionBuilder):
     )
     n = cls.SPATIAL
     x = b.pick(
-        lambda t: t.rank in (n + 1, n + 2) and t.dtype.is_float and _spatial_ok(t, n)
+        lambda t: t.rank in (n + 1, n + 2) and t.dtype.is_float and _spatial_ok(t, n),
+        any_layout=True,
     )
     if x is None:
         return None
@@ -494,6 +506,14 @@ def gen_embedding(b: FunctionBuilder):
     return O.EmbeddingOp.build(w, idx, **b.kw())
 
 
+def gen_relayout(b: FunctionBuilder):
+    x = b.pick(any_layout=True)
+    if x is None:
+        return None
+    ok = ["contiguous"] + [n for n, r in _LAYOUT_RANKS.items() if r == x.type.rank]
+    return O.RelayoutOp.build(x, layout=b.draw(st.sampled_from(ok)), **b.kw())
+
+
 GENERATORS = [
     gen_param,
     gen_constant,
@@ -517,6 +537,7 @@ GENERATORS = [
     gen_pool,
     gen_adaptive_pool,
     gen_embedding,
+    gen_relayout,
 ]
 
 

@@ -125,6 +125,7 @@ CASES = [
     _case("cuvil.slice", [r(4, 9)], dim=1, start=1, end=8, step=3),
     _case("cuvil.slice", [r(4, 9)], dim=0, start=2, end=2),
     _case("cuvil.cat", [r(2, 3), r(2, 1), r(2, 0)], dim=1),
+    _case("cuvil.relayout", [r(2, 3, 4, 5)], layout="contiguous"),
 ]
 
 

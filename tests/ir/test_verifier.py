@@ -69,7 +69,7 @@ OP_CASES = {
         f"%x: {T}",
         f"%y = cuvil.relu(%x) {{alpha = 1.0}} : ({T}) -> {T}",
         "cuvil.relu",
-        "unknown attribute 'alpha' (known: none)",
+        "unknown attribute 'alpha' (known: inplace)",
     ),
     "attribute_kind": (
         f"%x: {T}",
@@ -481,3 +481,40 @@ def test_op_checks_raise_only_verifyerror_on_arbitrary_operands_and_attributes(o
     fn = m.add_function(Function("f", args=list(op.operands), ops=[op]))
     fn.set_outputs(op.results)
     assert all(isinstance(e, VerifyError) for e in verify_all(m))
+
+
+INPLACE_PROBLEMS = {
+    "used later": (
+        "%a = cuvil.exp(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "    %b = cuvil.relu(%a) {inplace = 0} : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "    %c = cuvil.add(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+        "    return %c",
+        "is used after this op",
+    ),
+    "type differs": (
+        "%a = cuvil.exp(%s) : (tensor<1xf32>) -> tensor<1xf32>\n"
+        "    %c = cuvil.add(%x, %a) {inplace = 1} : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>\n"
+        "    return %c",
+        "differ",
+    ),
+    "no such operand": (
+        "%b = cuvil.relu(%x) {inplace = 3} : (tensor<4xf32>) -> tensor<4xf32>\n    return %b",
+        "names no operand",
+    ),
+    "not elementwise": (
+        "%b = cuvil.softmax(%x) {dim = 0, inplace = 0} : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "    return %b",
+        "unknown attribute 'inplace'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", INPLACE_PROBLEMS, ids=str)
+def test_illegal_inplace_hints_are_rejected(case):
+    from cuvil.ir import parse_module, verify_all
+
+    body, message = INPLACE_PROBLEMS[case]
+    text = ("module @m {\n  func @forward(%x: tensor<4xf32>, %s: tensor<1xf32>) -> "
+            f"(tensor<4xf32>) {{\n    {body}\n  }}\n}}\n")
+    errors = verify_all(parse_module(text, "bad.cuvilir"))
+    assert errors and message in str(errors[0]), errors

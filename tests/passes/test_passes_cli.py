@@ -16,7 +16,7 @@ FILECHECK = Path(__file__).parent / "filecheck"
 def test_passes_prints_the_pass_table_and_diffs(capsys):
     assert main(["passes", MLP, "--print-after-change"]) == 0
     out = capsys.readouterr().out
-    assert "pipeline: dce,cse,fold-constants,fold-bn,fuse-epilogue" in out
+    assert "pipeline: dce,cse,fold-constants,fold-bn,layout-nhwc,fuse-epilogue" in out
     assert "fold-bn           yes" in out and "--- before fold-bn" in out
     assert "+    %" in out and "cuvil.fused" in out
 

@@ -15,6 +15,7 @@ from .elementwise import (
     WhereOp,
 )
 from .fused import FusedOp
+from .layout import ANY_LAYOUT, RelayoutOp
 from .linalg import Conv1dOp, Conv2dOp, ConvOp, LinearOp, MatmulOp, conv_out_size
 from .nn import (
     AdaptiveAvgPool1dOp,
@@ -38,5 +39,5 @@ __all__ = [
     "AdaptiveAvgPool1dOp", "AdaptiveAvgPool2dOp", "AvgPool1dOp", "AvgPool2dOp", "BatchNormOp",
     "EmbeddingOp", "LayerNormOp", "MaxPool1dOp", "MaxPool2dOp", "PoolOp", "REDUCE_OPS",
     "ArgmaxOp", "LogSoftmaxOp", "ReduceOp", "SoftmaxOp", "VarOp", "CatOp", "ExpandOp",
-    "PermuteOp", "ReshapeOp", "SliceOp",
+    "PermuteOp", "ReshapeOp", "SliceOp", "ANY_LAYOUT", "RelayoutOp",
 ]

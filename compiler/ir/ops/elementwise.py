@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from ..attributes import AttrSpec
 from ..core import Operation, Trait, register_op
 from ..types import DType, TensorType, broadcast_shapes
+from .layout import ANY_LAYOUT
 
 __all__ = [
     "UnaryOp",
@@ -42,6 +43,7 @@ class UnaryOp(Operation):
 
     OPERANDS = ("x",)
     TRAITS = _EW
+    LAYOUTS = ANY_LAYOUT
     FLOAT_ONLY = True
     FN: Callable[[torch.Tensor], torch.Tensor]
 
@@ -128,6 +130,7 @@ class BinaryOp(Operation):
 
     OPERANDS = ("lhs", "rhs")
     TRAITS = _BIN
+    LAYOUTS = ANY_LAYOUT
     FLOAT_ONLY = False
     FN: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
@@ -201,6 +204,7 @@ class WhereOp(Operation):
     name = "cuvil.where"
     OPERANDS = ("cond", "x", "y")
     TRAITS = _BIN
+    LAYOUTS = ANY_LAYOUT
 
     def infer_types(self) -> list[TensorType]:
         c, a, b = self.operand_types
@@ -224,6 +228,7 @@ class ClampOp(Operation):
     name = "cuvil.clamp"
     OPERANDS = ("x",)
     TRAITS = _EW
+    LAYOUTS = ANY_LAYOUT
     ATTRS = {"min": AttrSpec("scalar", default=None), "max": AttrSpec("scalar", default=None)}
 
     def infer_types(self) -> list[TensorType]:
@@ -245,6 +250,7 @@ class CastOp(Operation):
     name = "cuvil.cast"
     OPERANDS = ("x",)
     TRAITS = _EW
+    LAYOUTS = ANY_LAYOUT
     ATTRS = {"dtype": AttrSpec("dtype")}
 
     def infer_types(self) -> list[TensorType]:

@@ -22,6 +22,7 @@ from ..attributes import AttrSpec, SymbolRef
 from ..core import Function, Module, Operation, Trait, Value, register_op
 from ..location import AnyLoc, fuse
 from ..types import TensorType
+from .layout import ANY_LAYOUT
 
 __all__ = ["FusedOp", "body_of", "check_body"]
 
@@ -39,6 +40,7 @@ class FusedOp(Operation):
     TRAITS = frozenset({Trait.PURE})
     ATTRS = {"body": AttrSpec("symbol")}
     NUM_RESULTS = -1
+    LAYOUTS = ANY_LAYOUT  # the body's ops check their own operands
 
     def infer_types(self) -> list[TensorType]:
         # the body's signature is checked at module level (check_body); an op alone only

@@ -119,7 +119,19 @@ class ConvOp(Operation):
             raise self.fail(f"out channels {out_ch} are not divisible by groups {g}")
         if rest and rest[0].shape != (out_ch,):
             raise self.fail(f"bias must have shape [{out_ch}], got {rest[0]}")
-        return [TensorType((x.shape[0], out_ch) + self._spatial_out(x, w), x.dtype)]
+        shape = (x.shape[0], out_ch) + self._spatial_out(x, w)
+        return [TensorType(shape, x.dtype, x.layout)]  # the result keeps x's layout
+
+    def verify_(self) -> None:
+        x, *rest = self.operand_types
+        for name, t in zip(("weight", "bias"), rest, strict=False):
+            if t.layout != "contiguous":
+                raise self.fail(f"{name} must be contiguous, got {t}")
+        if x.layout != "contiguous" and self.attrs["groups"] != 1:
+            raise self.fail(
+                f"a grouped convolution (groups = {self.attrs['groups']}) takes a "
+                f"contiguous input only, got {x} (insert cuvil.relayout before it)"
+            )
 
     def _spatial_out(self, x: TensorType, w: TensorType) -> tuple[Dim, ...]:
         s, p, d = (self.attrs[k] for k in ("stride", "padding", "dilation"))
@@ -152,4 +164,5 @@ class Conv1dOp(ConvOp):
 class Conv2dOp(ConvOp):
     name = "cuvil.conv2d"
     SPATIAL = 2
+    LAYOUTS = frozenset({"contiguous", "nhwc"})  # nhwc: channels-last GEMM (gemm_ops)
     ATTRS = {**window_attrs(2), "groups": AttrSpec("int", default=1, min=1)}

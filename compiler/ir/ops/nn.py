@@ -8,6 +8,7 @@ import torch.nn.functional as F
 from ..attributes import AttrSpec
 from ..core import Operation, Trait, register_op
 from ..types import Dim, DType, SymDim, TensorType
+from .layout import ANY_LAYOUT
 from .linalg import conv_out_size, window_attrs
 
 __all__ = [
@@ -45,6 +46,7 @@ class BatchNormOp(Operation):
     name = "cuvil.batch_norm"
     OPERANDS = ("x", "running_mean", "running_var", "weight?", "bias?")
     TRAITS = _PURE
+    LAYOUTS = ANY_LAYOUT  # x in any layout; the statistics are 1-d
     ATTRS = {"eps": AttrSpec("float", default=1e-5)}
 
     def infer_types(self) -> list[TensorType]:
@@ -90,6 +92,7 @@ class PoolOp(Operation):
 
     OPERANDS = ("x",)
     TRAITS = _PURE
+    LAYOUTS = ANY_LAYOUT  # the result keeps the input's layout
     SPATIAL = 2
 
     def infer_types(self) -> list[TensorType]:
