@@ -86,7 +86,8 @@ def measure(contenders: dict, inputs, repeat: int) -> dict[str, float]:
 def run_case(case: str, threads: int, repeat: int, opt: str) -> dict:
     model, inputs = load_sample(*CASES[case])
     t0 = time.perf_counter()
-    compiled = cuvil.compile(model, list(inputs), options={"opt_level": opt})
+    compiled = cuvil.compile(model, list(inputs),
+                             options={"opt_level": opt, "num_threads": threads})
     compile_s = time.perf_counter() - t0
     with torch.no_grad():
         ref = model(*inputs)
