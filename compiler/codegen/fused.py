@@ -20,7 +20,7 @@ from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.ops.fused import body_of
 from ..ir.types import DType
-from . import gemm
+from . import gemm, gemm_ops
 from .gemm_ops import (
     NULL,
     Prepared,
@@ -31,10 +31,10 @@ from .gemm_ops import (
     conv_nhwc,
     conv_shape,
 )
-from .kernel import Kernel, contiguous_strides
-from .loops import i64, linear_offset, loop_nest
+from .kernel import Kernel
+from .loops import i64, loop_nest
 from .parallel import gemm_call
-from .pointwise import broadcast_access, emit_pointwise, tensor_access
+from .pointwise import emit_pointwise, tensor_access
 from .scalar import BINARY, UNARY, emit_cast
 
 __all__ = ["prepare_fused", "EPILOGUE_OPS", "CONTRACTIONS"]
@@ -228,87 +228,13 @@ def _prepare_contraction(
 
 
 def _linear(types, data, inputs, ep: _Epilogue, threads: int) -> Prepared | None:
-    x, w = types[:2]
-    k_dim, n = w.shape[1], w.shape[0]
-    m = x.numel() // k_dim if k_dim else 0
-    if data[1] is None or 0 in (m, n, k_dim):
-        return None
-    plan = gemm.plan_gemm(m, n, k_dim, b_packed=True)
-    packed = gemm.pack_b(data[1].t().float(), plan)
-    has_bias = len(inputs) > 2
-
-    def emit(k: Kernel) -> None:
-        def make(p):
-            return _gemm_fn(
-                k,
-                p,
-                b_packed=True,
-                bias="n" if has_bias else None,
-                epilogue=ep.hook(),
-                residual=ep.residual,
-            )
-
-        bias = k.inp(inputs[2]) if has_bias else NULL
-        gemm_call(
-            k,
-            make,
-            plan,
-            k.out(),
-            k.inp(inputs[0]),
-            k.extra(0),
-            bias,
-            ep.ptr(k),
-            threads,
-            bias_per_row=False,
-        )
-
-    return Prepared(emit, extra=[packed])
+    tail = gemm_ops.Tail(ep.hook(), ep.residual, ep.ptr)
+    return gemm_ops.linear_gemm(types[0], types[1], data[1], inputs, tail, threads)
 
 
 def _matmul(types, to, data, inputs, ep: _Epilogue, threads: int) -> Prepared | None:
-    ta, tb = types
-    m, k_dim, n = ta.shape[-2], ta.shape[-1], tb.shape[-1]
-    if 0 in (m, n, k_dim) or to.numel() == 0:
-        return None
-    weight = data[1] if tb.rank == 2 else None
-    plan = gemm.plan_gemm(m, n, k_dim, b_packed=weight is not None)
-    extra = [gemm.pack_b(weight.float(), plan)] if weight is not None else []
-    batch = list(to.shape[:-2])
-    sa = broadcast_access(list(ta.shape[:-2]), batch).strides
-    sb = broadcast_access(list(tb.shape[:-2]), batch).strides
-
-    def emit(k: Kernel) -> None:
-        def make(p):
-            return _gemm_fn(
-                k,
-                p,
-                b_packed=weight is not None,
-                epilogue=ep.hook(),
-                residual=ep.residual,
-            )
-
-        b_ptr = k.extra(0) if weight is not None else k.inp(inputs[1])
-        with loop_nest(k.b, batch, name="bt") as idx:
-            a_off = k.b.mul(linear_offset(k.b, idx, sa), i64(m * k_dim))
-            b_off = k.b.mul(linear_offset(k.b, idx, sb), i64(k_dim * n))
-            c_off = k.b.mul(
-                linear_offset(k.b, idx, contiguous_strides(batch)), i64(m * n)
-            )
-            b_arg = b_ptr if weight is not None else _offset(k, b_ptr, b_off)
-            gemm_call(
-                k,
-                make,
-                plan,
-                _offset(k, k.out(), c_off),
-                _offset(k, k.inp(inputs[0]), a_off),
-                b_arg,
-                NULL,
-                ep.ptr(k, c_off),
-                threads,
-                bias_per_row=False,
-            )
-
-    return Prepared(emit, extra=extra)
+    tail = gemm_ops.Tail(ep.hook(), ep.residual, ep.ptr)
+    return gemm_ops.matmul_gemm(types[0], types[1], to, data[1], inputs, tail, threads)
 
 
 def _conv(

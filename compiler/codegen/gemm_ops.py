@@ -83,34 +83,49 @@ def _maker(k: Kernel, **options):
     return lambda plan: _gemm_fn(k, plan, **options)
 
 
-# ---- linear ------------------------------------------------------------------------------------
-def prepare_linear(op: Operation, param_data, threads: int = 1) -> Prepared | None:
-    x, w = op.operand_types[:2]
-    weight = const_data(op.operands[1], param_data)
+# ---- linear and matmul -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tail:
+    """What a fused epilogue adds to a GEMM: the vector hook, where a residual is added
+    ("pre"/"post"/None) and how to point at it (``ptr(kernel, c_offset=None)``)."""
+
+    hook: Callable | None = None
+    residual: str | None = None
+    ptr: Callable = lambda k, offset=None: NULL
+
+
+NO_TAIL = Tail()
+
+
+def linear_gemm(x, w, weight: torch.Tensor | None, inputs: tuple[int, ...], tail: Tail,
+                threads: int) -> Prepared | None:
+    """y = x @ W^T (+ bias) (+ tail) with W packed at compile time; `inputs` are the kernel
+    operand positions of x, W and bias."""
     k_dim, n = w.shape[1], w.shape[0]
     m = x.numel() // k_dim if k_dim else 0
-    if weight is None or not _f32(x, w) or 0 in (m, n, k_dim):
+    if weight is None or 0 in (m, n, k_dim):
         return None
     plan = gemm.plan_gemm(m, n, k_dim, b_packed=True)
     packed = gemm.pack_b(weight.t().float(), plan)
-    has_bias = len(op.operands) > 2
+    has_bias = len(inputs) > 2
 
     def emit(k: Kernel) -> None:
-        make = _maker(k, b_packed=True, bias="n" if has_bias else None)
-        gemm_call(k, make, plan, k.out(), k.inp(0), k.extra(0),
-                  k.inp(2) if has_bias else NULL, NULL, threads, bias_per_row=False)
+        make = _maker(k, b_packed=True, bias="n" if has_bias else None, epilogue=tail.hook,
+                      residual=tail.residual)
+        gemm_call(k, make, plan, k.out(), k.inp(inputs[0]), k.extra(0),
+                  k.inp(inputs[2]) if has_bias else NULL, tail.ptr(k), threads,
+                  bias_per_row=False)
 
     return Prepared(emit, extra=[packed])
 
 
-# ---- matmul ------------------------------------------------------------------------------------
-def prepare_matmul(op: Operation, param_data, threads: int = 1) -> Prepared | None:
-    ta, tb = op.operand_types
-    to = op.results[0].type
+def matmul_gemm(ta, tb, to, weight: torch.Tensor | None, inputs: tuple[int, ...], tail: Tail,
+                threads: int) -> Prepared | None:
+    """C = A @ B per (broadcast) batch (+ tail); B packed when it is a 2-d constant."""
     m, k_dim, n = ta.shape[-2], ta.shape[-1], tb.shape[-1]
-    if not _f32(ta, tb) or 0 in (m, n, k_dim) or to.numel() == 0:
+    if 0 in (m, n, k_dim) or to.numel() == 0:
         return None
-    weight = const_data(op.operands[1], param_data) if tb.rank == 2 else None
+    weight = weight if tb.rank == 2 else None
     plan = gemm.plan_gemm(m, n, k_dim, b_packed=weight is not None)
     extra = [gemm.pack_b(weight.float(), plan)] if weight is not None else []
     batch = list(to.shape[:-2])
@@ -118,17 +133,36 @@ def prepare_matmul(op: Operation, param_data, threads: int = 1) -> Prepared | No
     sb = broadcast_access(list(tb.shape[:-2]), batch).strides
 
     def emit(k: Kernel) -> None:
-        make = _maker(k, b_packed=weight is not None)
-        b_ptr = k.extra(0) if weight is not None else k.inp(1)
+        make = _maker(k, b_packed=weight is not None, epilogue=tail.hook,
+                      residual=tail.residual)
+        b_ptr = k.extra(0) if weight is not None else k.inp(inputs[1])
         with loop_nest(k.b, batch, name="bt") as idx:
             a_off = k.b.mul(linear_offset(k.b, idx, sa), i64(m * k_dim))
             b_off = k.b.mul(linear_offset(k.b, idx, sb), i64(k_dim * n))
             c_off = k.b.mul(linear_offset(k.b, idx, contiguous_strides(batch)), i64(m * n))
             b_arg = b_ptr if weight is not None else _offset(k, b_ptr, b_off)
-            gemm_call(k, make, plan, _offset(k, k.out(), c_off), _offset(k, k.inp(0), a_off),
-                      b_arg, NULL, NULL, threads, bias_per_row=False)
+            gemm_call(k, make, plan, _offset(k, k.out(), c_off),
+                      _offset(k, k.inp(inputs[0]), a_off), b_arg, NULL, tail.ptr(k, c_off),
+                      threads, bias_per_row=False)
 
     return Prepared(emit, extra=extra)
+
+
+def prepare_linear(op: Operation, param_data, threads: int = 1) -> Prepared | None:
+    x, w = op.operand_types[:2]
+    if not _f32(x, w):
+        return None
+    weight = const_data(op.operands[1], param_data)
+    inputs = tuple(range(len(op.operands)))
+    return linear_gemm(x, w, weight, inputs, NO_TAIL, threads)
+
+
+def prepare_matmul(op: Operation, param_data, threads: int = 1) -> Prepared | None:
+    ta, tb = op.operand_types
+    if not _f32(ta, tb):
+        return None
+    weight = const_data(op.operands[1], param_data)
+    return matmul_gemm(ta, tb, op.results[0].type, weight, (0, 1), NO_TAIL, threads)
 
 
 # ---- convolution -------------------------------------------------------------------------------
