@@ -38,11 +38,15 @@ CASES = {  # name: (sample file, batch size)
 
 
 def load_sample(name: str, batch: int):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "samples/models" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        f"bench_{name}", ROOT / "samples/models" / f"{name}.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     model = mod.Model().eval()
-    inputs = tuple(x.repeat(batch, *([1] * (x.dim() - 1))) for x in mod.example_inputs())
+    inputs = tuple(
+        x.repeat(batch, *([1] * (x.dim() - 1))) for x in mod.example_inputs()
+    )
     return model, inputs
 
 
@@ -86,8 +90,9 @@ def measure(contenders: dict, inputs, repeat: int) -> dict[str, float]:
 def run_case(case: str, threads: int, repeat: int, opt: str) -> dict:
     model, inputs = load_sample(*CASES[case])
     t0 = time.perf_counter()
-    compiled = cuvil.compile(model, list(inputs),
-                             options={"opt_level": opt, "num_threads": threads})
+    compiled = cuvil.compile(
+        model, list(inputs), options={"opt_level": opt, "num_threads": threads}
+    )
     compile_s = time.perf_counter() - t0
     with torch.no_grad():
         ref = model(*inputs)
@@ -98,34 +103,50 @@ def run_case(case: str, threads: int, repeat: int, opt: str) -> dict:
         contenders["ort"] = ort_fn
     ms = measure(contenders, inputs, repeat)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"case": case, **ms, "compile_s": compile_s, "rss_mb": rss_mb, "max_err": err}
+    return {
+        "case": case,
+        **ms,
+        "compile_s": compile_s,
+        "rss_mb": rss_mb,
+        "max_err": err,
+    }
 
 
 def fmt_row(r: dict) -> str:
     ort = r.get("ort")
     ort_txt = f"{ort:8.3f}" if ort is not None else "     n/a"
     vs_ort = f"{r['cuvil'] / ort:6.2f}" if ort else "   n/a"
-    return (f"| {r['case']:<15} | {r['cuvil']:8.3f} | {r['eager']:8.3f} | {r['jit']:8.3f} | "
-            f"{ort_txt} | {r['cuvil'] / r['eager']:6.2f} | {vs_ort} | {r['compile_s']:6.2f} | "
-            f"{r['rss_mb']:7.0f} | {r['max_err']:.1e} |")
+    return (
+        f"| {r['case']:<15} | {r['cuvil']:8.3f} | {r['eager']:8.3f} | {r['jit']:8.3f} | "
+        f"{ort_txt} | {r['cuvil'] / r['eager']:6.2f} | {vs_ort} | {r['compile_s']:6.2f} | "
+        f"{r['rss_mb']:7.0f} | {r['max_err']:.1e} |"
+    )
 
 
-HEADER = ("| model           | cuvil ms |  eager ms |   jit ms |   ort ms | c/eager | c/ort | "
-          "compile s | peak RSS MB | max err |\n|---|---|---|---|---|---|---|---|---|---|")
+HEADER = (
+    "| model           | cuvil ms |  eager ms |   jit ms |   ort ms | c/eager | c/ort | "
+    "compile s | peak RSS MB | max err |\n|---|---|---|---|---|---|---|---|---|---|"
+)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--opt", default="O3")
-    ap.add_argument("--only", default="", help="comma-separated cases: " + ", ".join(CASES))
+    ap.add_argument(
+        "--only", default="", help="comma-separated cases: " + ", ".join(CASES)
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     cases = [c for c in CASES if not args.only or c in args.only.split(",")]
-    print(f"# {platform.processor() or platform.machine()}, {args.threads} thread(s), "
-          f"torch {torch.__version__}, cuvil {cuvil.__version__}, opt {args.opt}, "
-          f"median of {args.repeat}")
+    print(
+        f"# {platform.processor() or platform.machine()}, {args.threads} thread(s), "
+        f"torch {torch.__version__}, cuvil {cuvil.__version__}, opt {args.opt}, "
+        f"median of {args.repeat}"
+    )
     print(HEADER)
     for case in cases:
         print(fmt_row(run_case(case, args.threads, args.repeat, args.opt)), flush=True)

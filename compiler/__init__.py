@@ -18,7 +18,18 @@ from .pipeline import Options, compile  # noqa: E402  (needs __version__ for deb
 from .runtime.aot import load, save  # noqa: E402
 
 __all__ = [
-    "ir", "CodegenError", "CuvilError", "CuvilRuntimeError", "FrontendError", "IRParseError",
-    "PassError", "UnsupportedOpError", "VerifyError", "__version__", "compile", "Options",
-    "save", "load",
+    "ir",
+    "CodegenError",
+    "CuvilError",
+    "CuvilRuntimeError",
+    "FrontendError",
+    "IRParseError",
+    "PassError",
+    "UnsupportedOpError",
+    "VerifyError",
+    "__version__",
+    "compile",
+    "Options",
+    "save",
+    "load",
 ]

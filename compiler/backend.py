@@ -21,14 +21,17 @@ from .pipeline import Options, compile_module
 __all__ = ["cuvil_backend", "register"]
 
 
-def cuvil_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any],
-                  **options: Any) -> Callable[..., Any]:
+def cuvil_backend(
+    gm: torch.fx.GraphModule, example_inputs: Sequence[Any], **options: Any
+) -> Callable[..., Any]:
     opts = Options.parse(options.get("options"))
     try:
         if not all(isinstance(x, torch.Tensor) for x in example_inputs):
-            raise CuvilError("the graph takes non-tensor inputs (dynamic shapes), "
-                             "which Cuvil does not compile yet",
-                             hint="use torch.compile(..., dynamic=False)")
+            raise CuvilError(
+                "the graph takes non-tensor inputs (dynamic shapes), "
+                "which Cuvil does not compile yet",
+                hint="use torch.compile(..., dynamic=False)",
+            )
         with torch.no_grad():
             module = from_fx(gm, list(example_inputs), gm=gm)
         compiled = compile_module(module, opts)

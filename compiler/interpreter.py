@@ -28,14 +28,21 @@ Listener = Callable[[Operation, tuple[torch.Tensor, ...]], None]
 class Interpreter:
     """Runs one function of a module. Intermediate tensors are dropped after their last use."""
 
-    def __init__(self, module: Module, listeners: Sequence[Listener] = (),
-                 function: str | None = None, expand_fused: bool = False) -> None:
+    def __init__(
+        self,
+        module: Module,
+        listeners: Sequence[Listener] = (),
+        function: str | None = None,
+        expand_fused: bool = False,
+    ) -> None:
         """`expand_fused`: listeners also see the ops inside ``cuvil.fused`` bodies."""
         self.module = module
         self.expand_fused = expand_fused
         self.fn: Function = module.lookup(function) if function else module.main
         if self.fn is None:
-            raise CuvilRuntimeError(f"module @{module.name} has no function @{function}")
+            raise CuvilRuntimeError(
+                f"module @{module.name} has no function @{function}"
+            )
         self.listeners = list(listeners)
 
     def run(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
@@ -55,7 +62,9 @@ class Interpreter:
     def _bind_inputs(self, inputs: Sequence[torch.Tensor]) -> dict[int, torch.Tensor]:
         args = self.fn.args
         if len(inputs) != len(args):
-            raise CuvilRuntimeError(f"@{self.fn.name} takes {len(args)} inputs, got {len(inputs)}")
+            raise CuvilRuntimeError(
+                f"@{self.fn.name} takes {len(args)} inputs, got {len(inputs)}"
+            )
         for i, (v, x) in enumerate(zip(args, inputs)):
             check_input(i, v.name, v.type, x)
         return {id(v): x for v, x in zip(args, inputs)}
@@ -73,7 +82,9 @@ class Interpreter:
                 out.setdefault(i, []).append(v)
         return out
 
-    def _execute(self, op: Operation, args: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+    def _execute(
+        self, op: Operation, args: list[torch.Tensor]
+    ) -> tuple[torch.Tensor, ...]:
         if isinstance(op, ParamOp):
             return (self._param(op),)
         if isinstance(op, FusedOp):
@@ -81,9 +92,11 @@ class Interpreter:
         try:
             out = op.reference(*args)
         except Exception as e:
-            raise CuvilRuntimeError(f"'{op.name}' failed in the reference interpreter: "
-                                    f"{type(e).__name__}: {e}",
-                                    where=op.loc.source() or op.loc.describe()) from e
+            raise CuvilRuntimeError(
+                f"'{op.name}' failed in the reference interpreter: "
+                f"{type(e).__name__}: {e}",
+                where=op.loc.source() or op.loc.describe(),
+            ) from e
         return out if isinstance(out, tuple) else (out,)
 
     def _fused(self, op: FusedOp, args: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
@@ -96,16 +109,20 @@ class Interpreter:
         name = op.symbol()
         data = self.module.param_data.get(name)
         if data is None:
-            raise CuvilRuntimeError(f"param @{name} has no data",
-                                    hint="load the module from a model, or fill params with "
-                                    "cuvil.interpreter.random_params(module)")
+            raise CuvilRuntimeError(
+                f"param @{name} has no data",
+                hint="load the module from a model, or fill params with "
+                "cuvil.interpreter.random_params(module)",
+            )
         return data
 
 
 def check_input(i: int, name: str | None, t: TensorType, x: torch.Tensor) -> None:
     """A clear error when an input does not match the function's argument type."""
     if not isinstance(x, torch.Tensor):
-        raise CuvilRuntimeError(f"input {i} (%{name}) must be a tensor, got {type(x).__name__}")
+        raise CuvilRuntimeError(
+            f"input {i} (%{name}) must be a tensor, got {type(x).__name__}"
+        )
     shape_ok = len(x.shape) == t.rank and all(
         isinstance(d, SymDim) or d == s for d, s in zip(t.shape, x.shape)
     )
@@ -116,8 +133,9 @@ def check_input(i: int, name: str | None, t: TensorType, x: torch.Tensor) -> Non
         )
 
 
-def interpret(module: Module, inputs: Sequence[torch.Tensor],
-              listeners: Sequence[Listener] = ()) -> tuple[torch.Tensor, ...]:
+def interpret(
+    module: Module, inputs: Sequence[torch.Tensor], listeners: Sequence[Listener] = ()
+) -> tuple[torch.Tensor, ...]:
     return Interpreter(module, listeners).run(*inputs)
 
 

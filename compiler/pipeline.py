@@ -1,6 +1,6 @@
 """The compiler driver: ``cuvil.compile`` and the one function that runs every stage.
 
-    capture+lower (frontend) -> verify -> passes -> codegen (LLVM IR) -> JIT -> CompiledModule
+capture+lower (frontend) -> verify -> passes -> codegen (LLVM IR) -> JIT -> CompiledModule
 """
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ class Options:
     # pass pipeline (docs/PASSES.md): None = the opt level's default pipeline
     pipeline: str | None = None
     bisect_limit: int | None = None  # apply only the first N pass actions
-    llvm_bisect_limit: int | None = None  # LLVM's -opt-bisect-limit for its own pipeline
+    llvm_bisect_limit: int | None = (
+        None  # LLVM's -opt-bisect-limit for its own pipeline
+    )
     print_after_all: bool = False  # IR after every pass, on stderr
     print_after_change: bool = False  # unified diff of the IR after each changing pass
     snapshot_dir: str | None = None  # write DIR/0001-<pass>.cuvilir after each pass
@@ -51,31 +53,50 @@ class Options:
         known = Options.__dataclass_fields__
         for key in options:
             if key not in known:
-                raise CuvilError(f"unknown option '{key}'",
-                                 hint=f"known options: {', '.join(known)}")
+                raise CuvilError(
+                    f"unknown option '{key}'", hint=f"known options: {', '.join(known)}"
+                )
         opts = Options(**options)
         opts._check()
         return opts
 
     def _check(self) -> None:
         if self.opt_level not in OPT_LEVELS:
-            raise CuvilError(f"option opt_level={self.opt_level!r} is not one of "
-                             f"{', '.join(OPT_LEVELS)}")
-        for key in ("enable_fusion", "debug", "profile", "print_after_all",
-                    "print_after_change", "verify_each"):
+            raise CuvilError(
+                f"option opt_level={self.opt_level!r} is not one of "
+                f"{', '.join(OPT_LEVELS)}"
+            )
+        for key in (
+            "enable_fusion",
+            "debug",
+            "profile",
+            "print_after_all",
+            "print_after_change",
+            "verify_each",
+        ):
             if not isinstance(getattr(self, key), bool):
-                raise CuvilError(f"option {key}={getattr(self, key)!r} must be True or False")
+                raise CuvilError(
+                    f"option {key}={getattr(self, key)!r} must be True or False"
+                )
         if self.frontend not in FRONTENDS:
-            raise CuvilError(f"option frontend={self.frontend!r} is not one of {FRONTENDS}")
+            raise CuvilError(
+                f"option frontend={self.frontend!r} is not one of {FRONTENDS}"
+            )
         if not isinstance(self.num_threads, int) or self.num_threads < 1:
-            raise CuvilError(f"option num_threads={self.num_threads!r} must be an int >= 1")
+            raise CuvilError(
+                f"option num_threads={self.num_threads!r} must be an int >= 1"
+            )
         for key in ("bisect_limit", "llvm_bisect_limit"):
             value = getattr(self, key)
             if value is not None and (not isinstance(value, int) or value < 0):
                 raise CuvilError(f"option {key}={value!r} must be None or an int >= 0")
         for key in ("pipeline", "snapshot_dir"):
-            if getattr(self, key) is not None and not isinstance(getattr(self, key), str):
-                raise CuvilError(f"option {key}={getattr(self, key)!r} must be a string")
+            if getattr(self, key) is not None and not isinstance(
+                getattr(self, key), str
+            ):
+                raise CuvilError(
+                    f"option {key}={getattr(self, key)!r} must be a string"
+                )
 
     @property
     def opt(self) -> int:
@@ -86,18 +107,28 @@ def compile_module(module: Module, options: Options) -> CompiledModule:
     """Cuvil IR -> native code: the stages after capture, each one line."""
     verify(module)
     module = run_passes(module, options)
-    program = generate(module, debug=options.debug, profile=options.profile,
-                       threads=options.num_threads)
+    program = generate(
+        module,
+        debug=options.debug,
+        profile=options.profile,
+        threads=options.num_threads,
+    )
     with llvm_bisect_limit(options.llvm_bisect_limit):
         jit = JitModule(program, options.opt, debug=options.debug)
     return CompiledModule(module, program, jit, options.__dict__)
 
 
-def compile(model: torch.nn.Module, inputs: Sequence[torch.Tensor], target: str = "cpu",
-            options: dict[str, Any] | None = None) -> CompiledModule:
+def compile(
+    model: torch.nn.Module,
+    inputs: Sequence[torch.Tensor],
+    target: str = "cpu",
+    options: dict[str, Any] | None = None,
+) -> CompiledModule:
     """Compile `model` for the shapes of `inputs`; returns a callable CompiledModule."""
     if target not in TARGETS:
-        raise CuvilError(f"unknown target '{target}'", hint=f"supported targets: {TARGETS}")
+        raise CuvilError(
+            f"unknown target '{target}'", hint=f"supported targets: {TARGETS}"
+        )
     opts = Options.parse(options)
     if not isinstance(model, torch.nn.Module):
         raise CuvilError(f"model must be a torch.nn.Module, got {type(model).__name__}")

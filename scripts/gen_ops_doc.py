@@ -1,7 +1,7 @@
 """Writes docs/OPS.md from the op registry and the frontend rule table (run after adding ops).
 
-    python scripts/gen_ops_doc.py          # rewrite docs/OPS.md
-    python scripts/gen_ops_doc.py --check  # exit 1 when docs/OPS.md is stale (used by tests)
+python scripts/gen_ops_doc.py          # rewrite docs/OPS.md
+python scripts/gen_ops_doc.py --check  # exit 1 when docs/OPS.md is stale (used by tests)
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ def _op_rows() -> list[str]:
         cls = OPS[name]
         attrs = ", ".join(sorted(cls.ATTRS)) or "—"
         traits = ", ".join(sorted(t.value for t in cls.TRAITS))
-        rows.append(f"| `{name}` | {', '.join(cls.OPERANDS) or '—'} | {attrs} | {traits} |")
+        rows.append(
+            f"| `{name}` | {', '.join(cls.OPERANDS) or '—'} | {attrs} | {traits} |"
+        )
     return rows
 
 
@@ -40,7 +42,9 @@ def _target_rows() -> list[str]:
 
 
 def render() -> str:
-    modules = ", ".join(f"`nn.{t.__name__}`" for t in sorted(MODULE_LOWERINGS, key=lambda t: t.__name__))
+    modules = ", ".join(
+        f"`nn.{t.__name__}`" for t in sorted(MODULE_LOWERINGS, key=lambda t: t.__name__)
+    )
     parts = [
         "# Supported ops",
         "",

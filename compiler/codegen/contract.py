@@ -35,13 +35,17 @@ def emit_matmul(k: Kernel, op: Operation) -> None:
             with for_range(k.b, n, name="z") as j:
                 k.store(const(dtype, 0.0), k.out(), k.b.add(row, j), dtype)
             with for_range(k.b, kk, name="k") as p:
-                a = k.load(k.inp(0), k.b.add(a0, k.b.add(k.b.mul(i, i64(kk)), p)), dtype)
+                a = k.load(
+                    k.inp(0), k.b.add(a0, k.b.add(k.b.mul(i, i64(kk)), p)), dtype
+                )
                 brow = k.b.add(b0, k.b.mul(p, i64(n)))
                 with for_range(k.b, n, name="n") as j:
                     off = k.b.add(row, j)
                     acc = k.load(k.out(), off, dtype)
                     bv = k.load(k.inp(1), k.b.add(brow, j), dtype)
-                    k.store(k.b.fadd(acc, k.b.fmul(a, bv), flags=FAST), k.out(), off, dtype)
+                    k.store(
+                        k.b.fadd(acc, k.b.fmul(a, bv), flags=FAST), k.out(), off, dtype
+                    )
 
 
 def emit_linear(k: Kernel, op: Operation) -> None:
@@ -70,18 +74,31 @@ def emit_conv(k: Kernel, op: Operation) -> None:
     groups = a["groups"]
     oc_per_g, ic_per_g = tw.shape[0] // groups, tw.shape[1]
     ins, outs, kern = list(tx.shape[2:]), list(to.shape[2:]), list(tw.shape[2:])
-    sx, sw, so = physical_strides(tx), contiguous_strides(tw.shape), physical_strides(to)
+    sx, sw, so = (
+        physical_strides(tx),
+        contiguous_strides(tw.shape),
+        physical_strides(to),
+    )
     with loop_nest(k.b, [to.shape[0], to.shape[1], *outs], name="o") as idx:
         nb, oc, o = idx[0], idx[1], idx[2:]
         g = k.b.sdiv(oc, i64(oc_per_g))
-        acc = k.alloca(llvm_type(dtype), k.load(k.inp(2), oc, dtype) if len(op.operands) > 2 else const(dtype, 0.0))
+        acc = k.alloca(
+            llvm_type(dtype),
+            k.load(k.inp(2), oc, dtype) if len(op.operands) > 2 else const(dtype, 0.0),
+        )
         with loop_nest(k.b, [ic_per_g, *kern], name="w") as w:
             ic, kw = w[0], w[1:]
-            pos = [k.b.add(k.b.sub(k.b.mul(oi, i64(s)), i64(p)), k.b.mul(ki, i64(d)))
-                   for oi, ki, s, p, d in zip(o, kw, a["stride"], a["padding"], a["dilation"])]
+            pos = [
+                k.b.add(k.b.sub(k.b.mul(oi, i64(s)), i64(p)), k.b.mul(ki, i64(d)))
+                for oi, ki, s, p, d in zip(
+                    o, kw, a["stride"], a["padding"], a["dilation"]
+                )
+            ]
             ok = None
             for q, size in zip(pos, ins):
-                inb = k.b.and_(k.b.icmp_signed(">=", q, i64(0)), k.b.icmp_signed("<", q, i64(size)))
+                inb = k.b.and_(
+                    k.b.icmp_signed(">=", q, i64(0)), k.b.icmp_signed("<", q, i64(size))
+                )
                 ok = inb if ok is None else k.b.and_(ok, inb)
             with k.b.if_then(ok):
                 cin = k.b.add(k.b.mul(g, i64(ic_per_g)), ic)

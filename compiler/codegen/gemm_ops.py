@@ -33,8 +33,15 @@ from .loops import for_range, i64, linear_offset, loop_nest
 from .parallel import gemm_call
 from .pointwise import broadcast_access
 
-__all__ = ["Prepared", "const_data", "prepare_linear", "prepare_matmul", "prepare_conv",
-           "conv_nhwc", "conv_shape"]
+__all__ = [
+    "Prepared",
+    "const_data",
+    "prepare_linear",
+    "prepare_matmul",
+    "prepare_conv",
+    "conv_nhwc",
+    "conv_shape",
+]
 
 NULL = ir.Constant(PTR, None)
 
@@ -69,8 +76,12 @@ def _gemm_fn(k: Kernel, plan: gemm.GemmPlan, **options) -> ir.Function:
     cache = module.__dict__.setdefault("_cuvil_gemms", {})
     key = (plan, tuple(sorted(options.items())))
     if key not in cache:
-        cache[key] = gemm.emit_gemm(module, f"cuvil_gemm{len(cache)}_{plan.m}x{plan.n}x{plan.k}",
-                                    plan, **options)
+        cache[key] = gemm.emit_gemm(
+            module,
+            f"cuvil_gemm{len(cache)}_{plan.m}x{plan.n}x{plan.k}",
+            plan,
+            **options,
+        )
     return cache[key]
 
 
@@ -97,8 +108,9 @@ class Tail:
 NO_TAIL = Tail()
 
 
-def linear_gemm(x, w, weight: torch.Tensor | None, inputs: tuple[int, ...], tail: Tail,
-                threads: int) -> Prepared | None:
+def linear_gemm(
+    x, w, weight: torch.Tensor | None, inputs: tuple[int, ...], tail: Tail, threads: int
+) -> Prepared | None:
     """y = x @ W^T (+ bias) (+ tail) with W packed at compile time; `inputs` are the kernel
     operand positions of x, W and bias."""
     k_dim, n = w.shape[1], w.shape[0]
@@ -110,17 +122,38 @@ def linear_gemm(x, w, weight: torch.Tensor | None, inputs: tuple[int, ...], tail
     has_bias = len(inputs) > 2
 
     def emit(k: Kernel) -> None:
-        make = _maker(k, b_packed=True, bias="n" if has_bias else None, epilogue=tail.hook,
-                      residual=tail.residual)
-        gemm_call(k, make, plan, k.out(), k.inp(inputs[0]), k.extra(0),
-                  k.inp(inputs[2]) if has_bias else NULL, tail.ptr(k), threads,
-                  bias_per_row=False)
+        make = _maker(
+            k,
+            b_packed=True,
+            bias="n" if has_bias else None,
+            epilogue=tail.hook,
+            residual=tail.residual,
+        )
+        gemm_call(
+            k,
+            make,
+            plan,
+            k.out(),
+            k.inp(inputs[0]),
+            k.extra(0),
+            k.inp(inputs[2]) if has_bias else NULL,
+            tail.ptr(k),
+            threads,
+            bias_per_row=False,
+        )
 
     return Prepared(emit, extra=[packed])
 
 
-def matmul_gemm(ta, tb, to, weight: torch.Tensor | None, inputs: tuple[int, ...], tail: Tail,
-                threads: int) -> Prepared | None:
+def matmul_gemm(
+    ta,
+    tb,
+    to,
+    weight: torch.Tensor | None,
+    inputs: tuple[int, ...],
+    tail: Tail,
+    threads: int,
+) -> Prepared | None:
     """C = A @ B per (broadcast) batch (+ tail); B packed when it is a 2-d constant."""
     m, k_dim, n = ta.shape[-2], ta.shape[-1], tb.shape[-1]
     if 0 in (m, n, k_dim) or to.numel() == 0:
@@ -133,17 +166,29 @@ def matmul_gemm(ta, tb, to, weight: torch.Tensor | None, inputs: tuple[int, ...]
     sb = broadcast_access(list(tb.shape[:-2]), batch).strides
 
     def emit(k: Kernel) -> None:
-        make = _maker(k, b_packed=weight is not None, epilogue=tail.hook,
-                      residual=tail.residual)
+        make = _maker(
+            k, b_packed=weight is not None, epilogue=tail.hook, residual=tail.residual
+        )
         b_ptr = k.extra(0) if weight is not None else k.inp(inputs[1])
         with loop_nest(k.b, batch, name="bt") as idx:
             a_off = k.b.mul(linear_offset(k.b, idx, sa), i64(m * k_dim))
             b_off = k.b.mul(linear_offset(k.b, idx, sb), i64(k_dim * n))
-            c_off = k.b.mul(linear_offset(k.b, idx, contiguous_strides(batch)), i64(m * n))
+            c_off = k.b.mul(
+                linear_offset(k.b, idx, contiguous_strides(batch)), i64(m * n)
+            )
             b_arg = b_ptr if weight is not None else _offset(k, b_ptr, b_off)
-            gemm_call(k, make, plan, _offset(k, k.out(), c_off),
-                      _offset(k, k.inp(inputs[0]), a_off), b_arg, NULL, tail.ptr(k, c_off),
-                      threads, bias_per_row=False)
+            gemm_call(
+                k,
+                make,
+                plan,
+                _offset(k, k.out(), c_off),
+                _offset(k, k.inp(inputs[0]), a_off),
+                b_arg,
+                NULL,
+                tail.ptr(k, c_off),
+                threads,
+                bias_per_row=False,
+            )
 
     return Prepared(emit, extra=extra)
 
@@ -194,8 +239,11 @@ class _ConvShape:
     @property
     def direct(self) -> bool:
         """1x1, stride 1, no padding: the input already is the GEMM's B operand."""
-        return (all(k == 1 for k in self.kernel) and all(s == 1 for s in self.stride)
-                and all(p == 0 for p in self.padding))
+        return (
+            all(k == 1 for k in self.kernel)
+            and all(s == 1 for s in self.stride)
+            and all(p == 0 for p in self.padding)
+        )
 
 
 def _prod(xs) -> int:
@@ -224,7 +272,9 @@ def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None
     def emit(k: Kernel) -> None:
         make = _maker(k, b_packed=False, a_packed=True, bias="m" if has_bias else None)
         with loop_nest(k.b, [cs.n, cs.groups], name="ng") as (nb, g):
-            image = k.b.add(k.b.mul(nb, i64(cs.groups)), g)  # (n, g) -> input channel block
+            image = k.b.add(
+                k.b.mul(nb, i64(cs.groups)), g
+            )  # (n, g) -> input channel block
             x_ptr = _offset(k, k.inp(0), k.b.mul(image, i64(cs.cg * cs.spatial_in)))
             if cs.direct:
                 col = x_ptr
@@ -234,7 +284,9 @@ def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None
             c_ptr = _offset(k, k.out(), k.b.mul(image, i64(cs.og * cs.spatial_out)))
             a_ptr = _offset(k, k.extra(0), k.b.mul(g, i64(per_group)))
             bias = _offset(k, k.inp(2), k.b.mul(g, i64(cs.og))) if has_bias else NULL
-            gemm_call(k, make, plan, c_ptr, a_ptr, col, bias, NULL, threads, bias_per_row=True)
+            gemm_call(
+                k, make, plan, c_ptr, a_ptr, col, bias, NULL, threads, bias_per_row=True
+            )
 
     return Prepared(emit, extra=[packed], scratch=scratch)
 
@@ -242,14 +294,31 @@ def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None
 def conv_shape(attrs, tx, tw, to) -> _ConvShape:
     """The GEMM view of a convolution from its attributes and operand/result types."""
     g = attrs["groups"]
-    return _ConvShape(tx.shape[0], g, tw.shape[1], tw.shape[0] // g, tuple(tx.shape[2:]),
-                      tuple(to.shape[2:]), tuple(tw.shape[2:]), tuple(attrs["stride"]),
-                      tuple(attrs["padding"]), tuple(attrs["dilation"]))
+    return _ConvShape(
+        tx.shape[0],
+        g,
+        tw.shape[1],
+        tw.shape[0] // g,
+        tuple(tx.shape[2:]),
+        tuple(to.shape[2:]),
+        tuple(tw.shape[2:]),
+        tuple(attrs["stride"]),
+        tuple(attrs["padding"]),
+        tuple(attrs["dilation"]),
+    )
 
 
-def conv_nhwc(cs: _ConvShape, weight: torch.Tensor, threads: int = 1, *, x: int = 0,
-              bias: int | None = None, epilogue=None, residual: str | None = None,
-              residual_input: int = -1) -> Prepared:
+def conv_nhwc(
+    cs: _ConvShape,
+    weight: torch.Tensor,
+    threads: int = 1,
+    *,
+    x: int = 0,
+    bias: int | None = None,
+    epilogue=None,
+    residual: str | None = None,
+    residual_input: int = -1,
+) -> Prepared:
     """Channels-last 2-D convolution (groups 1): per image
     out[OH*OW, O] = col[OH*OW, kh*kw*C] @ W^T[kh*kw*C, O] + bias[O].
 
@@ -269,7 +338,9 @@ def conv_nhwc(cs: _ConvShape, weight: torch.Tensor, threads: int = 1, *, x: int 
     packed = gemm.pack_b(w.t(), plan)
     scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
     opts = {"b_packed": True, "bias": "n" if bias is not None else None}
-    opts.update({"epilogue": epilogue, "residual": residual} if epilogue or residual else {})
+    opts.update(
+        {"epilogue": epilogue, "residual": residual} if epilogue or residual else {}
+    )
 
     def emit(k: Kernel) -> None:
         make = _maker(k, **opts)
@@ -281,8 +352,18 @@ def conv_nhwc(cs: _ConvShape, weight: torch.Tensor, threads: int = 1, *, x: int 
                 a_ptr = k.scratch(0)
             c_off = k.b.mul(nb, i64(cs.og * cs.spatial_out))
             res = _offset(k, k.inp(residual_input), c_off) if residual else NULL
-            gemm_call(k, make, plan, _offset(k, k.out(), c_off), a_ptr, k.extra(0),
-                      bias_ptr, res, threads, bias_per_row=False)
+            gemm_call(
+                k,
+                make,
+                plan,
+                _offset(k, k.out(), c_off),
+                a_ptr,
+                k.extra(0),
+                bias_ptr,
+                res,
+                threads,
+                bias_per_row=False,
+            )
 
     return Prepared(emit, extra=[packed], scratch=scratch)
 
@@ -295,10 +376,13 @@ def _im2col_nhwc(k: Kernel, cs: _ConvShape, x_ptr: ir.Value, col: ir.Value) -> N
         ok = ir.Constant(ir.IntType(1), 1)
         pos = []
         for dim, (o, kp) in enumerate(((oh, ki), (ow, kj))):
-            q = b.add(b.sub(b.mul(o, i64(cs.stride[dim])), i64(cs.padding[dim])),
-                      b.mul(kp, i64(cs.dilation[dim])))
-            inside = b.and_(b.icmp_signed(">=", q, i64(0)),
-                            b.icmp_signed("<", q, i64(cs.ins[dim])))
+            q = b.add(
+                b.sub(b.mul(o, i64(cs.stride[dim])), i64(cs.padding[dim])),
+                b.mul(kp, i64(cs.dilation[dim])),
+            )
+            inside = b.and_(
+                b.icmp_signed(">=", q, i64(0)), b.icmp_signed("<", q, i64(cs.ins[dim]))
+            )
             ok = b.and_(ok, inside)
             pos.append(b.select(inside, q, i64(0)))
         cell = b.add(b.mul(oh, i64(cs.outs[1])), ow)
@@ -344,7 +428,13 @@ def _im2col(k: Kernel, cs: _ConvShape, x_ptr: ir.Value, col: ir.Value) -> None:
 
 def _valid_run(b: ir.IRBuilder, kpos: ir.Value, cs: _ConvShape, dim: int):
     """[lo, hi): output positions o with 0 <= o*s - p + kpos*d < size."""
-    s, p, d, size, n_out = cs.stride[dim], cs.padding[dim], cs.dilation[dim], cs.ins[dim], cs.outs[dim]
+    s, p, d, size, n_out = (
+        cs.stride[dim],
+        cs.padding[dim],
+        cs.dilation[dim],
+        cs.ins[dim],
+        cs.outs[dim],
+    )
     shift = b.sub(i64(p), b.mul(kpos, i64(d)))  # o*s >= shift  and  o*s < size + shift
     lo = b.sdiv(b.add(shift, i64(s - 1)), i64(s))  # ceil for shift >= 0
     lo = b.select(b.icmp_signed("<", shift, i64(0)), i64(0), lo)
@@ -365,9 +455,13 @@ def _outer_position(b: ir.IRBuilder, cs: _ConvShape, c, kpos, opos):
         inner *= size
     strides = list(reversed(strides))
     for dim, (o, kp) in enumerate(zip(opos, kpos[:-1])):
-        pos = b.add(b.sub(b.mul(o, i64(cs.stride[dim])), i64(cs.padding[dim])),
-                    b.mul(kp, i64(cs.dilation[dim])))
-        inside = b.and_(b.icmp_signed(">=", pos, i64(0)), b.icmp_signed("<", pos, i64(cs.ins[dim])))
+        pos = b.add(
+            b.sub(b.mul(o, i64(cs.stride[dim])), i64(cs.padding[dim])),
+            b.mul(kp, i64(cs.dilation[dim])),
+        )
+        inside = b.and_(
+            b.icmp_signed(">=", pos, i64(0)), b.icmp_signed("<", pos, i64(cs.ins[dim]))
+        )
         valid = b.and_(valid, inside)
         safe = b.select(inside, pos, i64(0))
         base = b.add(base, b.mul(safe, i64(strides[dim])))

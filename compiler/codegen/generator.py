@@ -65,19 +65,33 @@ class Program:
     arena_bytes: int
     kernels: list[KernelInfo] = field(default_factory=list)
     entry: str = ENTRY
-    derived: dict[str, torch.Tensor] = field(default_factory=dict)  # e.g. packed weights
+    derived: dict[str, torch.Tensor] = field(
+        default_factory=dict
+    )  # e.g. packed weights
 
 
 def nbytes(t: TensorType) -> int:
     n = t.numel()
     if n is None:
-        raise CodegenError(f"code generation needs static shapes, got {t}",
-                           hint="compile with concrete example inputs (no symbolic dims)")
+        raise CodegenError(
+            f"code generation needs static shapes, got {t}",
+            hint="compile with concrete example inputs (no symbolic dims)",
+        )
     return n * _itemsize(t)
 
 
-_ITEMSIZE = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1,
-             "u8": 1, "i1": 1}
+_ITEMSIZE = {
+    "f64": 8,
+    "f32": 4,
+    "f16": 2,
+    "bf16": 2,
+    "i64": 8,
+    "i32": 4,
+    "i16": 2,
+    "i8": 1,
+    "u8": 1,
+    "i1": 1,
+}
 
 
 def _itemsize(t: TensorType) -> int:
@@ -85,7 +99,9 @@ def _itemsize(t: TensorType) -> int:
 
 
 class Generator:
-    def __init__(self, module: Module, fn: Function, debug: bool, threads: int = 1) -> None:
+    def __init__(
+        self, module: Module, fn: Function, debug: bool, threads: int = 1
+    ) -> None:
         self.module, self.fn, self.debug, self.threads = module, fn, debug, threads
         self.llmod = ir.Module(name=module.name)
         self.llmod.triple = target_triple()
@@ -96,7 +112,9 @@ class Generator:
         self.calls: list[tuple[ir.Function, list[Value | Slot]]] = []
         self.prepared: dict[int, gemm_ops.Prepared] = {}
         self.derived: dict[str, torch.Tensor] = {}
-        self.inplace: dict[int, int] = {}  # op -> operand whose buffer its result reuses
+        self.inplace: dict[
+            int, int
+        ] = {}  # op -> operand whose buffer its result reuses
         self.dbg = DebugInfo(self.llmod, f"{module.name}.cuvilir") if debug else None
 
     # ---- slots ---------------------------------------------------------------------------
@@ -111,7 +129,9 @@ class Generator:
         for op in self.fn.ops:
             self._slot_for(op)
             if not isinstance(op, (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)):
-                self.prepared[id(op)] = prepare(op, self.module.param_data, self.threads, self.module)
+                self.prepared[id(op)] = prepare(
+                    op, self.module.param_data, self.threads, self.module
+                )
         self._reuse_inplace()
         copies = self._bind_outputs()
         return copies, self._plan_arena()
@@ -154,8 +174,13 @@ class Generator:
         t = mem_type(op.result.type.dtype)
         values = data.reshape(-1).tolist() if data.numel() else []
         arr_t = ir.ArrayType(t, max(len(values), 1))
-        init = [ir.Constant(t, float(v) if op.result.type.dtype.is_float else int(v)) for v in values]
-        g = ir.GlobalVariable(self.llmod, arr_t, name=f"cuvil_const{len(self.llmod.globals)}")
+        init = [
+            ir.Constant(t, float(v) if op.result.type.dtype.is_float else int(v))
+            for v in values
+        ]
+        g = ir.GlobalVariable(
+            self.llmod, arr_t, name=f"cuvil_const{len(self.llmod.globals)}"
+        )
         g.global_constant, g.linkage = True, "internal"
         g.initializer = ir.Constant(arr_t, init or [ir.Constant(t, 0)])
         g.align = 64
@@ -200,19 +225,31 @@ class Generator:
             prep = self.prepared.get(id(op))
             if prep is None:
                 continue
-            k = Kernel(self.llmod, self.kernel_name(op), op, n_scratch=len(prep.scratch),
-                       n_extra=len(prep.extra), debug=self.dbg, noinline=self.debug,
-                       inplace=self.inplace.get(id(op)))
+            k = Kernel(
+                self.llmod,
+                self.kernel_name(op),
+                op,
+                n_scratch=len(prep.scratch),
+                n_extra=len(prep.extra),
+                debug=self.dbg,
+                noinline=self.debug,
+                inplace=self.inplace.get(id(op)),
+            )
             try:
                 prep.emit(k)
             except CodegenError as e:
                 e.where = e.where or op.loc.source() or op.loc.describe()
                 raise
-            self.kernels.append(KernelInfo(k.fn.name, op.name, op.loc.nodes, op.loc.source(),
-                                           len(self.calls)))
+            self.kernels.append(
+                KernelInfo(
+                    k.fn.name, op.name, op.loc.nodes, op.loc.source(), len(self.calls)
+                )
+            )
             scratch = [self.slots[(id(op), j)] for j in range(len(prep.scratch))]
             extra = [self._derive(t) for t in prep.extra]
-            self.calls.append((k.finish(), [*op.results, *op.operands, *scratch, *extra]))
+            self.calls.append(
+                (k.finish(), [*op.results, *op.operands, *scratch, *extra])
+            )
 
     def _derive(self, data: torch.Tensor) -> Slot:
         """A compile-time tensor made by the code generator, passed like a param."""
@@ -224,8 +261,13 @@ class Generator:
     def emit_copy(self, index: int, v: Value) -> None:
         """An output that is an input, param, constant or a second alias: copy it out."""
         k = Kernel(self.llmod, f"cuvil_copy_out{index}", None, n_out=1, n_in=1)
-        emit_pointwise(k, list(v.type.shape), (k.out(), _flat(v.type), v.type.dtype),
-                       [(k.inp(0), _flat(v.type), v.type.dtype)], lambda b, xs: xs[0])
+        emit_pointwise(
+            k,
+            list(v.type.shape),
+            (k.out(), _flat(v.type), v.type.dtype),
+            [(k.inp(0), _flat(v.type), v.type.dtype)],
+            lambda b, xs: xs[0],
+        )
         out = Value(v.type)
         self.slots[id(out)] = Slot("output", index)
         self.calls.append((k.finish(), [out, v]))
@@ -254,15 +296,21 @@ class Generator:
     def _pointer(self, b: ir.IRBuilder, arrays, arena, v: Value | Slot) -> ir.Value:
         slot = v if isinstance(v, Slot) else self.slots[id(self.root(v))]
         if slot.kind == "arena":
-            return b.gep(arena, [i64(slot.index)], inbounds=True, source_etype=ir.IntType(8))
+            return b.gep(
+                arena, [i64(slot.index)], inbounds=True, source_etype=ir.IntType(8)
+            )
         if slot.kind == "const":
             return self.llmod.get_global(slot.index)
-        addr = b.gep(arrays[slot.kind], [i64(slot.index)], inbounds=True, source_etype=PTR)
+        addr = b.gep(
+            arrays[slot.kind], [i64(slot.index)], inbounds=True, source_etype=PTR
+        )
         return b.load(addr, typ=PTR)
 
 
 def _timed_call(b: ir.IRBuilder, callee, args, counters, i: int) -> None:
-    clock = b.module.declare_intrinsic("llvm.readcyclecounter", (), ir.FunctionType(ir.IntType(64), []))
+    clock = b.module.declare_intrinsic(
+        "llvm.readcyclecounter", (), ir.FunctionType(ir.IntType(64), [])
+    )
     t0 = b.call(clock, [])
     b.call(callee, args)
     spent = b.sub(b.call(clock, []), t0)
@@ -276,8 +324,12 @@ def _flat(t: TensorType) -> Access:
 
 
 # ---- dispatch ---------------------------------------------------------------------------------
-def prepare(op: Operation, param_data: dict[str, torch.Tensor],
-            threads: int = 1, module: Module | None = None) -> gemm_ops.Prepared:
+def prepare(
+    op: Operation,
+    param_data: dict[str, torch.Tensor],
+    threads: int = 1,
+    module: Module | None = None,
+) -> gemm_ops.Prepared:
     """The GEMM path for contractions when it applies, else the op's portable kernel."""
     match op:
         case ops.LinearOp():
@@ -344,9 +396,13 @@ def lower_op(k: Kernel, op: Operation) -> None:
 
 def _elementwise(k: Kernel, op: Operation, expr) -> None:
     shape = list(k.out_type.shape)
-    inputs = [(k.inp(i), tensor_access(v.type, shape), v.type.dtype)
-              for i, v in enumerate(op.operands)]
-    emit_pointwise(k, shape, (k.out(), _flat(k.out_type), k.out_type.dtype), inputs, expr)
+    inputs = [
+        (k.inp(i), tensor_access(v.type, shape), v.type.dtype)
+        for i, v in enumerate(op.operands)
+    ]
+    emit_pointwise(
+        k, shape, (k.out(), _flat(k.out_type), k.out_type.dtype), inputs, expr
+    )
 
 
 def _batch_norm(k: Kernel, op: Operation) -> None:
@@ -354,14 +410,18 @@ def _batch_norm(k: Kernel, op: Operation) -> None:
     shape, eps = list(t.shape), op.attrs["eps"]
     per_channel = [1, shape[1]] + [1] * (len(shape) - 2)
     inputs = [(k.inp(0), _flat(t), t.dtype)]
-    inputs += [(k.inp(i), broadcast_access(per_channel, shape), t.dtype)
-               for i in range(1, len(op.operands))]
+    inputs += [
+        (k.inp(i), broadcast_access(per_channel, shape), t.dtype)
+        for i in range(1, len(op.operands))
+    ]
     has_w, has_b = len(op.operands) > 3, len(op.operands) > 4
 
     def expr(b, xs):
         x, mean, var = xs[0], xs[1], xs[2]
-        std = b.call(b.module.declare_intrinsic("llvm.sqrt", [x.type]),
-                     [b.fadd(var, ir.Constant(x.type, eps))])
+        std = b.call(
+            b.module.declare_intrinsic("llvm.sqrt", [x.type]),
+            [b.fadd(var, ir.Constant(x.type, eps))],
+        )
         y = b.fdiv(b.fsub(x, mean), std)
         if has_w:
             y = b.fmul(y, xs[3])
@@ -386,10 +446,18 @@ def _prepare_batch_norm(op: Operation, param_data) -> gemm_ops.Prepared | None:
         t = k.out_type
         shape = list(t.shape)
         per_channel = broadcast_access([1, shape[1]] + [1] * (len(shape) - 2), shape)
-        inputs = [(k.inp(0), _flat(t), t.dtype), (k.extra(0), per_channel, t.dtype),
-                  (k.extra(1), per_channel, t.dtype)]
-        emit_pointwise(k, shape, (k.out(), _flat(t), t.dtype), inputs,
-                       lambda b, xs: b.fadd(b.fmul(xs[0], xs[1]), xs[2]))
+        inputs = [
+            (k.inp(0), _flat(t), t.dtype),
+            (k.extra(0), per_channel, t.dtype),
+            (k.extra(1), per_channel, t.dtype),
+        ]
+        emit_pointwise(
+            k,
+            shape,
+            (k.out(), _flat(t), t.dtype),
+            inputs,
+            lambda b, xs: b.fadd(b.fmul(xs[0], xs[1]), xs[2]),
+        )
 
     return gemm_ops.Prepared(emit, extra=[scale.to(dtype), shift.to(dtype)])
 
@@ -408,8 +476,13 @@ def _move(k: Kernel, op: Operation) -> None:
         acc = Access(op.attrs["start"] * own[d], tuple(strides))
     else:
         acc = broadcast_access(list(tin.shape), list(tout.shape), own)
-    emit_pointwise(k, list(tout.shape), (k.out(), _flat(tout), tout.dtype),
-                   [(k.inp(0), acc, tin.dtype)], lambda b, xs: xs[0])
+    emit_pointwise(
+        k,
+        list(tout.shape),
+        (k.out(), _flat(tout), tout.dtype),
+        [(k.inp(0), acc, tin.dtype)],
+        lambda b, xs: xs[0],
+    )
 
 
 def _cat(k: Kernel, op: Operation) -> None:
@@ -419,24 +492,34 @@ def _cat(k: Kernel, op: Operation) -> None:
     for i, v in enumerate(op.operands):
         t = v.type
         dst = Access(start * out_strides[dim], out_strides)
-        emit_pointwise(k, list(t.shape), (k.out(), dst, tout.dtype),
-                       [(k.inp(i), _flat(t), t.dtype)], lambda b, xs: xs[0])
+        emit_pointwise(
+            k,
+            list(t.shape),
+            (k.out(), dst, tout.dtype),
+            [(k.inp(i), _flat(t), t.dtype)],
+            lambda b, xs: xs[0],
+        )
         start += t.shape[dim]
 
 
 def _check_boundary_layouts(module: Module, fn: Function) -> None:
     """Torch tensors in and out, and params, are row-major: other layouts live inside."""
-    boundary = [("argument", v.type) for v in fn.args] + [("result", t) for t in fn.result_types]
+    boundary = [("argument", v.type) for v in fn.args] + [
+        ("result", t) for t in fn.result_types
+    ]
     boundary += [(f"param @{n}", t) for n, t in module.params.items()]
     for what, t in boundary:
         if t.layout != "contiguous":
-            raise CodegenError(f"{what} of @{fn.name} has layout {t.layout}: inputs, outputs "
-                               "and params must be contiguous",
-                               hint="insert cuvil.relayout inside the function")
+            raise CodegenError(
+                f"{what} of @{fn.name} has layout {t.layout}: inputs, outputs "
+                "and params must be contiguous",
+                hint="insert cuvil.relayout inside the function",
+            )
 
 
-def generate(module: Module, debug: bool = False, profile: bool = False,
-             threads: int = 1) -> Program:
+def generate(
+    module: Module, debug: bool = False, profile: bool = False, threads: int = 1
+) -> Program:
     """Generate LLVM IR for the module's main function (``profile``: per-kernel cycles;
     ``threads``: large GEMMs split their rows over that many threads)."""
     fn = module.main
@@ -447,5 +530,12 @@ def generate(module: Module, debug: bool = False, profile: bool = False,
     for index, v in copies:
         gen.emit_copy(index, v)
     gen.emit_entry(profile)
-    return Program(str(gen.llmod), [a.type for a in fn.args], list(fn.result_types),
-                   gen.params, arena, gen.kernels, derived=gen.derived)
+    return Program(
+        str(gen.llmod),
+        [a.type for a in fn.args],
+        list(fn.result_types),
+        gen.params,
+        arena,
+        gen.kernels,
+        derived=gen.derived,
+    )

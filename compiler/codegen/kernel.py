@@ -69,17 +69,28 @@ def _debug_args(op: Operation, n_scratch: int, n_extra: int) -> list[KernelArg]:
 class Kernel:
     """Emission state of one kernel function."""
 
-    def __init__(self, module: ir.Module, name: str, op: Operation | None, n_scratch: int = 0,
-                 debug: DebugInfo | None = None, noinline: bool = False,
-                 n_out: int | None = None, n_in: int | None = None, n_extra: int = 0,
-                 inplace: int | None = None) -> None:
+    def __init__(
+        self,
+        module: ir.Module,
+        name: str,
+        op: Operation | None,
+        n_scratch: int = 0,
+        debug: DebugInfo | None = None,
+        noinline: bool = False,
+        n_out: int | None = None,
+        n_in: int | None = None,
+        n_extra: int = 0,
+        inplace: int | None = None,
+    ) -> None:
         self.op = op
         self.n_out = len(op.results) if op is not None else n_out
         self.n_in = len(op.operands) if op is not None else n_in
         self.n_scratch = n_scratch
         self.inplace = inplace
         n_args = self.n_out + self.n_in + n_scratch + n_extra
-        self.fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * n_args), name)
+        self.fn = ir.Function(
+            module, ir.FunctionType(ir.VoidType(), [PTR] * n_args), name
+        )
         for arg in self.fn.args:
             arg.add_attribute("noalias")
         self.fn.attributes.add("nounwind")
@@ -89,7 +100,8 @@ class Kernel:
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
         if debug is not None and op is not None:
             self.b.debug_metadata = debug.begin_kernel(
-                self.b, self.fn, op.loc, _debug_args(op, n_scratch, n_extra))
+                self.b, self.fn, op.loc, _debug_args(op, n_scratch, n_extra)
+            )
 
     # ---- arguments -----------------------------------------------------------------------
     def out(self, i: int = 0) -> ir.Argument:
@@ -128,7 +140,9 @@ class Kernel:
     def store(self, value: ir.Value, ptr: ir.Value, offset, dtype: DType) -> None:
         self.b.store(to_mem(self.b, value, dtype), self.addr(ptr, offset, dtype))
 
-    def alloca(self, t: ir.Type, init: ir.Value | None = None, name: str = "") -> ir.Value:
+    def alloca(
+        self, t: ir.Type, init: ir.Value | None = None, name: str = ""
+    ) -> ir.Value:
         """A stack slot in the entry block (promoted to a register by LLVM at O1+)."""
         with self.b.goto_block(self.fn.entry_basic_block):
             if self.fn.entry_basic_block.instructions:

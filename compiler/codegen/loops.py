@@ -17,7 +17,9 @@ def i64(v: int) -> ir.Constant:
 
 
 @contextmanager
-def for_range(b: ir.IRBuilder, stop, start=0, step: int = 1, name: str = "i") -> Iterator[ir.Value]:
+def for_range(
+    b: ir.IRBuilder, stop, start=0, step: int = 1, name: str = "i"
+) -> Iterator[ir.Value]:
     """``for (i = start; i < stop; i += step)``; the body is emitted inside the ``with``."""
     start = i64(start) if isinstance(start, int) else start
     stop = i64(stop) if isinstance(stop, int) else stop
@@ -39,15 +41,26 @@ def for_range(b: ir.IRBuilder, stop, start=0, step: int = 1, name: str = "i") ->
 
 
 @contextmanager
-def loop_nest(b: ir.IRBuilder, dims: Sequence[int], name: str = "d") -> Iterator[list[ir.Value]]:
+def loop_nest(
+    b: ir.IRBuilder, dims: Sequence[int], name: str = "d"
+) -> Iterator[list[ir.Value]]:
     """Nested loops over `dims` (outermost first); yields the list of indices."""
     with ExitStack() as stack:
-        yield [stack.enter_context(for_range(b, n, name=f"{name}{k}")) for k, n in enumerate(dims)]
+        yield [
+            stack.enter_context(for_range(b, n, name=f"{name}{k}"))
+            for k, n in enumerate(dims)
+        ]
 
 
-def linear_offset(b: ir.IRBuilder, idx: Sequence[ir.Value], strides: Sequence[int]) -> ir.Value:
+def linear_offset(
+    b: ir.IRBuilder, idx: Sequence[ir.Value], strides: Sequence[int]
+) -> ir.Value:
     """sum(idx[k] * strides[k]) over the non-zero strides, as i64."""
-    terms = [i if s == 1 else b.mul(i, i64(s), flags=("nsw",)) for i, s in zip(idx, strides) if s]
+    terms = [
+        i if s == 1 else b.mul(i, i64(s), flags=("nsw",))
+        for i, s in zip(idx, strides)
+        if s
+    ]
     if not terms:
         return i64(0)
     off = terms[0]

@@ -76,7 +76,9 @@ def fast_exp(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     r = b.fsub(b.fsub(xc, b.fmul(nf, _c(t, _LN2_HI))), b.fmul(nf, _c(t, _LN2_LO)))
     p = _horner(b, r, _EXP_POLY)
     n = b.fptosi(nf, _ints(t))
-    half = b.ashr(n, ir.Constant(n.type, 1))  # split 2**n in two factors so n may reach -151
+    half = b.ashr(
+        n, ir.Constant(n.type, 1)
+    )  # split 2**n in two factors so n may reach -151
     y = b.fmul(b.fmul(p, _pow2(b, half, t)), _pow2(b, b.sub(n, half), t))
     y = b.select(b.fcmp_ordered(">", x, _c(t, 88.72283)), _c(t, math.inf), y)
     y = b.select(b.fcmp_ordered("<", x, _c(t, -103.97208)), _c(t, 0.0), y)
@@ -84,7 +86,9 @@ def fast_exp(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 
 _ERF_A = [0.0, 0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429]
-_ERF_SMALL = [c * 2 / math.sqrt(math.pi) for c in (1.0, -1 / 3, 1 / 10, -1 / 42, 1 / 216)]
+_ERF_SMALL = [
+    c * 2 / math.sqrt(math.pi) for c in (1.0, -1 / 3, 1 / 10, -1 / 42, 1 / 216)
+]
 
 
 def fast_erf(b: ir.IRBuilder, x: ir.Value) -> ir.Value:

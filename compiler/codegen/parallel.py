@@ -35,14 +35,25 @@ def _thunk(module: ir.Module, gemm_fn: ir.Function) -> ir.Function:
     fn = ir.Function(module, ir.FunctionType(PTR, [PTR]), name)
     fn.linkage = "internal"
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    fields = [b.load(b.gep(fn.args[0], [ir.Constant(I32, 0), ir.Constant(I32, i)],
-                           source_etype=TASK), typ=PTR) for i in range(5)]
+    fields = [
+        b.load(
+            b.gep(
+                fn.args[0],
+                [ir.Constant(I32, 0), ir.Constant(I32, i)],
+                source_etype=TASK,
+            ),
+            typ=PTR,
+        )
+        for i in range(5)
+    ]
     b.call(gemm_fn, fields)
     b.ret(ir.Constant(PTR, None))
     return fn
 
 
-def _extern(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+def _extern(
+    module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]
+) -> ir.Function:
     if name in module.globals:
         return module.globals[name]
     return ir.Function(module, ir.FunctionType(ret, args), name)
@@ -59,11 +70,23 @@ def _blocks(plan: gemm.GemmPlan, threads: int) -> list[tuple[int, int]]:
     return blocks
 
 
-def gemm_call(k: Kernel, make_fn, plan: gemm.GemmPlan, c, a, b, bias, residual,
-              threads: int, bias_per_row: bool) -> None:
+def gemm_call(
+    k: Kernel,
+    make_fn,
+    plan: gemm.GemmPlan,
+    c,
+    a,
+    b,
+    bias,
+    residual,
+    threads: int,
+    bias_per_row: bool,
+) -> None:
     """Call the GEMM ``make_fn(plan)`` on (c, a, b, bias, residual), split over threads."""
     flops = 2 * plan.m * plan.n * plan.k
-    blocks = _blocks(plan, threads) if threads > 1 and flops >= PARALLEL_MIN_FLOPS else []
+    blocks = (
+        _blocks(plan, threads) if threads > 1 and flops >= PARALLEL_MIN_FLOPS else []
+    )
     if len(blocks) < 2:
         k.b.call(make_fn(plan), [c, a, b, bias, residual])
         return
@@ -75,18 +98,32 @@ def gemm_call(k: Kernel, make_fn, plan: gemm.GemmPlan, c, a, b, bias, residual,
     thunks = []
     for i, (r0, rows) in enumerate(blocks):
         thunks.append(_thunk(module, make_fn(dataclasses.replace(plan, m=rows, mc=0))))
-        args = [_rows(k, c, r0 * plan.n), _rows(k, a, r0 * plan.k), b,
-                _rows(k, bias, r0) if bias_per_row else bias, _rows(k, residual, r0 * plan.n)]
+        args = [
+            _rows(k, c, r0 * plan.n),
+            _rows(k, a, r0 * plan.k),
+            b,
+            _rows(k, bias, r0) if bias_per_row else bias,
+            _rows(k, residual, r0 * plan.n),
+        ]
         for j, value in enumerate(args):
             bld.store(value, _at(bld, tasks, (i * 5 + j) * 8))
     create = _extern(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
     join = _extern(module, "pthread_join", I32, [ir.IntType(64), PTR])
     for i in range(1, len(blocks)):
-        bld.call(create, [_at(bld, tids, i * 8), ir.Constant(PTR, None), thunks[i],
-                          _at(bld, tasks, i * 40)])
+        bld.call(
+            create,
+            [
+                _at(bld, tids, i * 8),
+                ir.Constant(PTR, None),
+                thunks[i],
+                _at(bld, tasks, i * 40),
+            ],
+        )
     bld.call(thunks[0], [_at(bld, tasks, 0)])
     for i in range(1, len(blocks)):
-        bld.call(join, [bld.load(_at(bld, tids, i * 8), typ=I64), ir.Constant(PTR, None)])
+        bld.call(
+            join, [bld.load(_at(bld, tids, i * 8), typ=I64), ir.Constant(PTR, None)]
+        )
 
 
 def _at(b: ir.IRBuilder, base: ir.Value, offset: int) -> ir.Value:

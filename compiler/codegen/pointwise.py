@@ -37,8 +37,10 @@ def broadcast_access(
     logical dim (default: contiguous)."""
     lead = len(out_shape) - len(in_shape)
     own = contiguous_strides(in_shape) if own is None else own
-    strides = [0] * lead + [0 if s == 1 and o != 1 else st
-                            for s, o, st in zip(in_shape, out_shape[lead:], own)]
+    strides = [0] * lead + [
+        0 if s == 1 and o != 1 else st
+        for s, o, st in zip(in_shape, out_shape[lead:], own)
+    ]
     return Access(0, tuple(strides))
 
 
@@ -56,7 +58,9 @@ def _loop_order(out: Access) -> list[int]:
     return sorted(range(len(out.strides)), key=lambda d: -out.strides[d])
 
 
-def _collapse(shape: Sequence[int], accesses: Sequence[Access]) -> tuple[list[int], list[list[int]]]:
+def _collapse(
+    shape: Sequence[int], accesses: Sequence[Access]
+) -> tuple[list[int], list[list[int]]]:
     """Merge adjacent dims d, d+1 when every access has stride[d] == stride[d+1] * shape[d+1]."""
     dims = [d for d in shape]
     strides = [list(a.strides) for a in accesses]
@@ -90,13 +94,18 @@ def emit_pointwise(
     order = _loop_order(out[1])
     if order != sorted(order):
         shape = [shape[d] for d in order]
-        accesses = [Access(a.offset, tuple(a.strides[d] for d in order)) for a in accesses]
+        accesses = [
+            Access(a.offset, tuple(a.strides[d] for d in order)) for a in accesses
+        ]
     dims, strides = _collapse(list(shape), accesses)
     with loop_nest(k.b, dims) as idx:
         vals = []
         for (ptr, acc, dtype), st in zip(inputs, strides[1:]):
-            off = k.b.add(linear_offset(k.b, idx, st), i64(acc.offset)) if acc.offset else \
-                linear_offset(k.b, idx, st)
+            off = (
+                k.b.add(linear_offset(k.b, idx, st), i64(acc.offset))
+                if acc.offset
+                else linear_offset(k.b, idx, st)
+            )
             vals.append(k.load(ptr, off, dtype))
         result = expr(k.b, vals)
         out_off = linear_offset(k.b, idx, strides[0])

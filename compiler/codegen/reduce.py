@@ -29,9 +29,12 @@ def _split(shape: Sequence[int], dims: Sequence[int]):
     strides = contiguous_strides(shape)
     kept = [d for d in range(len(shape)) if d not in dims]
     out_strides = contiguous_strides([shape[d] for d in kept])
-    outer, (in_o, out_o) = _collapse([shape[d] for d in kept],
-                                     [_acc([strides[d] for d in kept]), _acc(out_strides)])
-    inner, (in_i,) = _collapse([shape[d] for d in dims], [_acc([strides[d] for d in dims])])
+    outer, (in_o, out_o) = _collapse(
+        [shape[d] for d in kept], [_acc([strides[d] for d in kept]), _acc(out_strides)]
+    )
+    inner, (in_i,) = _collapse(
+        [shape[d] for d in dims], [_acc([strides[d] for d in dims])]
+    )
     return outer, in_o, out_o, inner, in_i
 
 
@@ -65,7 +68,9 @@ def _init(kind: str, dtype: DType) -> ir.Constant:
     return ir.Constant(llvm_type(dtype), -big - 1 if kind == "amax" else big)
 
 
-def _inner_reduce(k: Kernel, kind: str, ptr, base, inner, in_i, dtype: DType, center=None):
+def _inner_reduce(
+    k: Kernel, kind: str, ptr, base, inner, in_i, dtype: DType, center=None
+):
     slot = k.alloca(llvm_type(dtype), _init(kind, dtype))
     with loop_nest(k.b, inner, name="r") as r:
         v = k.load(ptr, k.b.add(base, linear_offset(k.b, r, in_i)), dtype)
@@ -89,11 +94,16 @@ def emit_reduce(k: Kernel, op: Operation, kind: str) -> None:
         base = linear_offset(k.b, o, in_o)
         acc = _inner_reduce(k, kind, k.inp(0), base, inner, in_i, dtype)
         if kind in ("mean", "var"):
-            acc = k.b.fmul(acc, const(dtype, 1.0 / n) if n else const(dtype, float("nan")))
+            acc = k.b.fmul(
+                acc, const(dtype, 1.0 / n) if n else const(dtype, float("nan"))
+            )
         if kind == "var":
             sq = _inner_reduce(k, "sum", k.inp(0), base, inner, in_i, dtype, center=acc)
             denom = n - op.attrs["correction"]
-            acc = k.b.fmul(sq, const(dtype, 1.0 / denom) if denom > 0 else const(dtype, float("nan")))
+            acc = k.b.fmul(
+                sq,
+                const(dtype, 1.0 / denom) if denom > 0 else const(dtype, float("nan")),
+            )
         k.store(acc, k.out(), linear_offset(k.b, o, out_o), dtype)
 
 
@@ -115,9 +125,13 @@ def emit_argmax(k: Kernel, op: Operation) -> None:
             v = k.load(k.inp(0), k.b.add(base, linear_offset(k.b, r, in_i)), dtype)
             cur = k.b.load(best)
             if dtype.is_float:
-                is_new = k.b.or_(k.b.fcmp_ordered(">", v, cur),
-                                 k.b.and_(k.b.fcmp_unordered("uno", v, v),
-                                          k.b.fcmp_ordered("ord", cur, cur)))
+                is_new = k.b.or_(
+                    k.b.fcmp_ordered(">", v, cur),
+                    k.b.and_(
+                        k.b.fcmp_unordered("uno", v, v),
+                        k.b.fcmp_ordered("ord", cur, cur),
+                    ),
+                )
             else:
                 is_new = k.b.icmp_signed(">", v, cur)
             k.b.store(k.b.select(is_new, v, cur), best)
@@ -163,9 +177,13 @@ def emit_softmax(k: Kernel, op: Operation, log: bool = False) -> None:
         with for_range(k.b, n, name="w") as i:
             off = k.b.add(base, k.b.mul(i, i64(inner)))
             if log:
-                k.store(k.b.fsub(k.load(k.inp(0), off, dtype), shift), k.out(), off, dtype)
+                k.store(
+                    k.b.fsub(k.load(k.inp(0), off, dtype), shift), k.out(), off, dtype
+                )
             else:
-                k.store(k.b.fmul(k.load(k.out(), off, dtype), scale), k.out(), off, dtype)
+                k.store(
+                    k.b.fmul(k.load(k.out(), off, dtype), scale), k.out(), off, dtype
+                )
 
 
 def emit_layer_norm(k: Kernel, op: Operation) -> None:
@@ -180,9 +198,14 @@ def emit_layer_norm(k: Kernel, op: Operation) -> None:
     has_w, has_b = len(op.operands) > 1, len(op.operands) > 2
     with for_range(k.b, rows, name="row") as r:
         base = k.b.mul(r, i64(n))
-        mean = k.b.fmul(_inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype), const(dtype, 1.0 / n))
-        var = k.b.fmul(_inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype, center=mean),
-                       const(dtype, 1.0 / n))
+        mean = k.b.fmul(
+            _inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype),
+            const(dtype, 1.0 / n),
+        )
+        var = k.b.fmul(
+            _inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype, center=mean),
+            const(dtype, 1.0 / n),
+        )
         rstd = k.b.fdiv(const(dtype, 1.0), k.b.call(sqrt, [k.b.fadd(var, eps)]))
         with for_range(k.b, n, name="c") as c:
             off = k.b.add(base, c)
@@ -192,4 +215,3 @@ def emit_layer_norm(k: Kernel, op: Operation) -> None:
             if has_b:
                 y = k.b.fadd(y, k.load(k.inp(2), c, dtype))
             k.store(y, k.out(), off, dtype)
-

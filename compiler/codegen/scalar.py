@@ -16,7 +16,15 @@ from ..ir.types import DType
 from .mathfn import fast_erf, fast_exp, fast_tanh, is_f32
 
 __all__ = [
-    "llvm_type", "mem_type", "to_reg", "to_mem", "UNARY", "BINARY", "emit_cast", "const", "exp",
+    "llvm_type",
+    "mem_type",
+    "to_reg",
+    "to_mem",
+    "UNARY",
+    "BINARY",
+    "emit_cast",
+    "const",
+    "exp",
 ]
 
 
@@ -24,12 +32,19 @@ def exp(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     """e**x: the vectorizable polynomial for f32, the LLVM intrinsic otherwise."""
     return _exp(b, x)
 
+
 F32, F64, F16 = ir.FloatType(), ir.DoubleType(), ir.HalfType()
 I1, I8 = ir.IntType(1), ir.IntType(8)
 
 _TYPES = {
-    DType.f32: F32, DType.f64: F64, DType.f16: F16, DType.i64: ir.IntType(64),
-    DType.i32: ir.IntType(32), DType.i16: ir.IntType(16), DType.i8: I8, DType.u8: I8,
+    DType.f32: F32,
+    DType.f64: F64,
+    DType.f16: F16,
+    DType.i64: ir.IntType(64),
+    DType.i32: ir.IntType(32),
+    DType.i16: ir.IntType(16),
+    DType.i8: I8,
+    DType.u8: I8,
     DType.i1: I1,
 }
 
@@ -39,7 +54,9 @@ def llvm_type(dtype: DType) -> ir.Type:
     try:
         return _TYPES[dtype]
     except KeyError:
-        raise CodegenError(f"element type {dtype} is not supported by code generation") from None
+        raise CodegenError(
+            f"element type {dtype} is not supported by code generation"
+        ) from None
 
 
 def mem_type(dtype: DType) -> ir.Type:
@@ -71,12 +88,16 @@ def _intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value]) -> ir.Value:
 def _libm(b: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
     """A libm function (erff, tanhf ...) of the argument's float type."""
     full = name + ("f" if x.type == F32 else "")
-    fn = b.module.globals.get(full) or ir.Function(b.module, ir.FunctionType(x.type, [x.type]), full)
+    fn = b.module.globals.get(full) or ir.Function(
+        b.module, ir.FunctionType(x.type, [x.type]), full
+    )
     return b.call(fn, [x])
 
 
 def _is_f(v: ir.Value) -> bool:
-    t = v.type.element if isinstance(v.type, ir.VectorType) else v.type  # GEMM epilogues
+    t = (
+        v.type.element if isinstance(v.type, ir.VectorType) else v.type
+    )  # GEMM epilogues
     return isinstance(t, (ir.FloatType, ir.DoubleType, ir.HalfType))
 
 
@@ -86,7 +107,9 @@ def _c(v: ir.Value, x: float) -> ir.Constant:
 
 def _relu(b, x, attrs):
     if not _is_f(x):
-        return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), ir.Constant(x.type, 0), x)
+        return b.select(
+            b.icmp_signed("<", x, ir.Constant(x.type, 0)), ir.Constant(x.type, 0), x
+        )
     return b.select(b.fcmp_ordered("<", x, _c(x, 0.0)), _c(x, 0.0), x)
 
 
@@ -117,7 +140,9 @@ def _gelu(b, x, attrs):
     half_x = b.fmul(x, _c(x, 0.5))
     if attrs.get("approximate") == "tanh":
         cube = b.fmul(b.fmul(x, x), x)
-        inner = b.fmul(_c(x, math.sqrt(2.0 / math.pi)), b.fadd(x, b.fmul(cube, _c(x, 0.044715))))
+        inner = b.fmul(
+            _c(x, math.sqrt(2.0 / math.pi)), b.fadd(x, b.fmul(cube, _c(x, 0.044715)))
+        )
         return b.fmul(half_x, b.fadd(_c(x, 1.0), _tanh(b, inner)))
     erf = _erf(b, b.fmul(x, _c(x, 1.0 / math.sqrt(2.0))))
     return b.fmul(half_x, b.fadd(_c(x, 1.0), erf))
@@ -127,11 +152,15 @@ def _clamp(b, x, attrs):
     lo, hi = attrs.get("min"), attrs.get("max")
     if lo is not None:
         lo_c = _c(x, lo) if _is_f(x) else ir.Constant(x.type, int(lo))
-        below = b.fcmp_ordered("<", x, lo_c) if _is_f(x) else b.icmp_signed("<", x, lo_c)
+        below = (
+            b.fcmp_ordered("<", x, lo_c) if _is_f(x) else b.icmp_signed("<", x, lo_c)
+        )
         x = b.select(below, lo_c, x)
     if hi is not None:
         hi_c = _c(x, hi) if _is_f(x) else ir.Constant(x.type, int(hi))
-        above = b.fcmp_ordered(">", x, hi_c) if _is_f(x) else b.icmp_signed(">", x, hi_c)
+        above = (
+            b.fcmp_ordered(">", x, hi_c) if _is_f(x) else b.icmp_signed(">", x, hi_c)
+        )
         x = b.select(above, hi_c, x)
     return x
 
@@ -174,7 +203,9 @@ def _arith(fop: str, iop: str):
 def _cmp(op: str):
     def emit(b, x, y):
         if _is_f(x):
-            return b.fcmp_unordered(op, x, y) if op == "!=" else b.fcmp_ordered(op, x, y)
+            return (
+                b.fcmp_unordered(op, x, y) if op == "!=" else b.fcmp_ordered(op, x, y)
+            )
         return b.icmp_signed(op, x, y)
 
     return emit
@@ -223,7 +254,11 @@ def emit_cast(b: ir.IRBuilder, x: ir.Value, src: DType, dst: DType) -> ir.Value:
     to = llvm_type(dst)
     if dst is DType.i1:
         zero = ir.Constant(x.type, 0.0 if src.is_float else 0)
-        return b.fcmp_unordered("!=", x, zero) if src.is_float else b.icmp_unsigned("!=", x, zero)
+        return (
+            b.fcmp_unordered("!=", x, zero)
+            if src.is_float
+            else b.icmp_unsigned("!=", x, zero)
+        )
     if src.is_float and dst.is_float:
         return b.fptrunc(x, to) if _bits(dst) < _bits(src) else b.fpext(x, to)
     if src.is_float:
@@ -237,5 +272,14 @@ def emit_cast(b: ir.IRBuilder, x: ir.Value, src: DType, dst: DType) -> ir.Value:
 
 
 def _bits(d: DType) -> int:
-    return {"f64": 64, "f32": 32, "f16": 16, "i64": 64, "i32": 32, "i16": 16, "i8": 8,
-            "u8": 8, "i1": 1}[d.value]
+    return {
+        "f64": 64,
+        "f32": 32,
+        "f16": 16,
+        "i64": 64,
+        "i32": 32,
+        "i16": 16,
+        "i8": 8,
+        "u8": 8,
+        "i1": 1,
+    }[d.value]

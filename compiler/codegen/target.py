@@ -6,7 +6,14 @@ import functools
 
 import llvmlite.binding as llvm
 
-__all__ = ["OPT_LEVELS", "init_llvm", "host_cpu", "target_machine", "target_triple", "optimize"]
+__all__ = [
+    "OPT_LEVELS",
+    "init_llvm",
+    "host_cpu",
+    "target_machine",
+    "target_triple",
+    "optimize",
+]
 
 OPT_LEVELS = {"O0": 0, "O1": 1, "O2": 2, "O3": 3}
 
@@ -38,8 +45,14 @@ def target_machine(opt: int, jit: bool = True) -> llvm.TargetMachine:
     cpu, features = host_cpu()
     target = llvm.Target.from_default_triple()
     reloc = "default" if jit else "pic"  # MCJIT ran out of memory on PIC code
-    return target.create_target_machine(cpu=cpu, features=features, opt=opt, reloc=reloc,
-                                        codemodel="jitdefault" if jit else "default", jit=jit)
+    return target.create_target_machine(
+        cpu=cpu,
+        features=features,
+        opt=opt,
+        reloc=reloc,
+        codemodel="jitdefault" if jit else "default",
+        jit=jit,
+    )
 
 
 def optimize(mod: llvm.ModuleRef, opt: int) -> None:

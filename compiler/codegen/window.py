@@ -22,7 +22,7 @@ def _spatial(k: Kernel, op: Operation):
     planes = 1
     for d in ti.shape[: ti.rank - n]:
         planes *= d
-    return planes, list(ti.shape[ti.rank - n:]), list(to.shape[to.rank - n:])
+    return planes, list(ti.shape[ti.rank - n :]), list(to.shape[to.rank - n :])
 
 
 def _in_bounds(b: ir.IRBuilder, pos: ir.Value, size: int) -> ir.Value:
@@ -55,11 +55,17 @@ def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
     in_st, out_st = physical_strides(ti), physical_strides(to)
     with _output_nest(k, list(to.shape), out_st) as idx:
         p, o = idx[:lead], idx[lead:]
-        starts = [k.b.sub(k.b.mul(oi, i64(s)), i64(pd)) for oi, s, pd in zip(o, stride, pad)]
-        acc = k.alloca(llvm_type(dtype), const(dtype, float("-inf") if kind == "max" else 0.0))
+        starts = [
+            k.b.sub(k.b.mul(oi, i64(s)), i64(pd)) for oi, s, pd in zip(o, stride, pad)
+        ]
+        acc = k.alloca(
+            llvm_type(dtype), const(dtype, float("-inf") if kind == "max" else 0.0)
+        )
         count = k.alloca(I64, i64(0))
         with loop_nest(k.b, list(kern), name="w") as w:
-            pos = [k.b.add(st, k.b.mul(wi, i64(d))) for st, wi, d in zip(starts, w, dil)]
+            pos = [
+                k.b.add(st, k.b.mul(wi, i64(d))) for st, wi, d in zip(starts, w, dil)
+            ]
             ok = _in_bounds(k.b, pos[0], ins[0])
             for q, size in zip(pos[1:], ins[1:]):
                 ok = k.b.and_(ok, _in_bounds(k.b, q, size))
@@ -67,7 +73,9 @@ def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
                 v = k.load(k.inp(0), linear_offset(k.b, [*p, *pos], in_st), dtype)
                 cur = k.b.load(acc)
                 if kind == "max":
-                    better = k.b.or_(k.b.fcmp_ordered(">", v, cur), k.b.fcmp_unordered("uno", v, v))
+                    better = k.b.or_(
+                        k.b.fcmp_ordered(">", v, cur), k.b.fcmp_unordered("uno", v, v)
+                    )
                     k.b.store(k.b.select(better, v, cur), acc)
                 else:
                     k.b.store(k.b.fadd(cur, v), acc)
@@ -78,7 +86,9 @@ def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
         k.store(result, k.out(), linear_offset(k.b, idx, out_st), dtype)
 
 
-def _avg_divisor(k: Kernel, op: Operation, starts, ins, count, dtype: DType) -> ir.Value:
+def _avg_divisor(
+    k: Kernel, op: Operation, starts, ins, count, dtype: DType
+) -> ir.Value:
     a = op.attrs
     if a.get("divisor_override"):
         return const(dtype, float(a["divisor_override"]))
@@ -104,13 +114,18 @@ def emit_adaptive_avg_pool(k: Kernel, op: Operation) -> None:
     """Window i covers [floor(i*L/O), ceil((i+1)*L/O)) in each spatial dim."""
     planes, ins, outs = _spatial(k, op)
     dtype = k.in_type(0).dtype
-    in_st, out_st = contiguous_strides([planes, *ins]), contiguous_strides([planes, *outs])
+    in_st, out_st = (
+        contiguous_strides([planes, *ins]),
+        contiguous_strides([planes, *outs]),
+    )
     with loop_nest(k.b, [planes, *outs], name="o") as idx:
         p, o = idx[0], idx[1:]
         bounds = []
         for oi, size, osz in zip(o, ins, outs):
             start = k.b.sdiv(k.b.mul(oi, i64(size)), i64(osz))
-            end = k.b.sdiv(k.b.add(k.b.mul(k.b.add(oi, i64(1)), i64(size)), i64(osz - 1)), i64(osz))
+            end = k.b.sdiv(
+                k.b.add(k.b.mul(k.b.add(oi, i64(1)), i64(size)), i64(osz - 1)), i64(osz)
+            )
             bounds.append((start, end))
         acc = k.alloca(llvm_type(dtype), const(dtype, 0.0))
         _window_sum(k, dtype, acc, p, bounds, in_st, [])

@@ -16,16 +16,30 @@ from .export import from_export
 from .fx import from_fx
 from .registry import LOWERINGS, lookup, lowers
 
-__all__ = ["lower", "from_fx", "from_export", "LOWERINGS", "lowers", "lookup", "FRONTENDS"]
+__all__ = [
+    "lower",
+    "from_fx",
+    "from_export",
+    "LOWERINGS",
+    "lowers",
+    "lookup",
+    "FRONTENDS",
+]
 
 FRONTENDS = ("fx", "export")
 
 
-def lower(model: torch.nn.Module, example_inputs: Sequence[torch.Tensor], frontend: str = "fx",
-          **kwargs) -> Module:
+def lower(
+    model: torch.nn.Module,
+    example_inputs: Sequence[torch.Tensor],
+    frontend: str = "fx",
+    **kwargs,
+) -> Module:
     """Capture `model` with the chosen frontend, lower it and verify the result."""
     if frontend not in FRONTENDS:
-        raise FrontendError(f"unknown frontend '{frontend}'", hint=f"use one of {FRONTENDS}")
+        raise FrontendError(
+            f"unknown frontend '{frontend}'", hint=f"use one of {FRONTENDS}"
+        )
     with torch.no_grad():
         fn = from_fx if frontend == "fx" else from_export
         module = fn(model, tuple(example_inputs), **kwargs)

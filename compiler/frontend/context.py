@@ -63,8 +63,9 @@ class LoweringContext:
             return self.constant(x)
         if isinstance(x, (bool, int, float)):
             return self.scalar(x, dtype or _scalar_dtype(x))
-        raise FrontendError(f"expected a tensor, got {type(x).__name__} {x!r}",
-                            where=self.where())
+        raise FrontendError(
+            f"expected a tensor, got {type(x).__name__} {x!r}", where=self.where()
+        )
 
     def scalar(self, x: bool | int | float, dtype: DType) -> Value:
         return self.constant(torch.tensor(x, dtype=dtype.torch))
@@ -80,13 +81,17 @@ class LoweringContext:
             name = f"_const{self._const_count}"
         return self._materialize(LazyTensor(name, data, self.loc))
 
-    def lazy(self, name: str, data: torch.Tensor, at_first_use: bool = False) -> LazyTensor:
+    def lazy(
+        self, name: str, data: torch.Tensor, at_first_use: bool = False
+    ) -> LazyTensor:
         """The compile-time tensor `name` (a param or buffer), emitted on first use.
 
         Its location is the current one, or that of its first use when `at_first_use`.
         """
         if name not in self._lazy:
-            self._lazy[name] = LazyTensor(name, data, None if at_first_use else self.loc)
+            self._lazy[name] = LazyTensor(
+                name, data, None if at_first_use else self.loc
+            )
         return self._lazy[name]
 
     def _materialize(self, lazy: LazyTensor) -> Value:

@@ -18,13 +18,16 @@ from .provenance import node_loc
 __all__ = ["from_export", "export"]
 
 
-def export(model: torch.nn.Module, inputs: Sequence[torch.Tensor],
-           dynamic_shapes: Any = None) -> ExportedProgram:
+def export(
+    model: torch.nn.Module, inputs: Sequence[torch.Tensor], dynamic_shapes: Any = None
+) -> ExportedProgram:
     try:
         return torch.export.export(model, tuple(inputs), dynamic_shapes=dynamic_shapes)
     except Exception as e:
-        raise FrontendError(f"torch.export could not export {type(model).__name__}: "
-                            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
+        raise FrontendError(
+            f"torch.export could not export {type(model).__name__}: "
+            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        ) from e
 
 
 class ExportLowering(GraphLowering):
@@ -38,14 +41,22 @@ class ExportLowering(GraphLowering):
         if spec is None or spec.kind == InputKind.USER_INPUT:
             val = node.meta.get("val")
             if not isinstance(val, torch.Tensor):
-                raise FrontendError(f"input '{node.name}' is a {type(val).__name__}, not a tensor")
+                raise FrontendError(
+                    f"input '{node.name}' is a {type(val).__name__}, not a tensor"
+                )
             return self.fn.add_arg(tensor_type(val), node.name, node_loc(node))
-        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR):
+        if spec.kind in (
+            InputKind.PARAMETER,
+            InputKind.BUFFER,
+            InputKind.CONSTANT_TENSOR,
+        ):
             data = self.ep.state_dict.get(spec.target)
             if data is None:
                 data = self.ep.constants.get(spec.target)
             return self.cx.lazy(spec.target, data, at_first_use=True)
-        raise FrontendError(f"unsupported exported input kind {spec.kind.name} ({node.name})")
+        raise FrontendError(
+            f"unsupported exported input kind {spec.kind.name} ({node.name})"
+        )
 
     def bind_attr(self, node: torch.fx.Node):
         obj = self.ep.graph_module
@@ -58,11 +69,21 @@ class ExportLowering(GraphLowering):
         return val if isinstance(val, torch.Tensor) else None
 
 
-def from_export(model: torch.nn.Module | ExportedProgram, inputs: Sequence[torch.Tensor] = (),
-                *, dynamic_shapes: Any = None) -> Module:
+def from_export(
+    model: torch.nn.Module | ExportedProgram,
+    inputs: Sequence[torch.Tensor] = (),
+    *,
+    dynamic_shapes: Any = None,
+) -> Module:
     """Export `model` with torch.export (or take an ExportedProgram) and lower it."""
-    ep = model if isinstance(model, ExportedProgram) else export(model, inputs, dynamic_shapes)
-    name = type(model).__name__ if not isinstance(model, ExportedProgram) else "exported"
+    ep = (
+        model
+        if isinstance(model, ExportedProgram)
+        else export(model, inputs, dynamic_shapes)
+    )
+    name = (
+        type(model).__name__ if not isinstance(model, ExportedProgram) else "exported"
+    )
     module = Module(name)
     ExportLowering(ep, module).run()
     out_spec = getattr(ep.call_spec, "out_spec", None)

@@ -39,20 +39,26 @@ def trace(model: torch.nn.Module, concrete_args: dict[str, Any] | None = None):
 
 
 class FxLowering(GraphLowering):
-    def __init__(self, gm: torch.fx.GraphModule, module: Module, inputs: Sequence[torch.Tensor]):
+    def __init__(
+        self, gm: torch.fx.GraphModule, module: Module, inputs: Sequence[torch.Tensor]
+    ):
         super().__init__(gm.graph, module, gm)
         self.inputs = list(inputs)
         self.arg_index = 0
 
     def bind_placeholder(self, node: torch.fx.Node):
         if self.arg_index >= len(self.inputs):
-            raise FrontendError(f"forward() takes an argument '{node.target}' but only "
-                                f"{len(self.inputs)} example inputs were given")
+            raise FrontendError(
+                f"forward() takes an argument '{node.target}' but only "
+                f"{len(self.inputs)} example inputs were given"
+            )
         x = self.inputs[self.arg_index]
         self.arg_index += 1
         if not isinstance(x, torch.Tensor):
-            raise FrontendError(f"input '{node.target}' is a {type(x).__name__}, not a tensor",
-                                hint="pass non-tensor arguments as concrete_args")
+            raise FrontendError(
+                f"input '{node.target}' is a {type(x).__name__}, not a tensor",
+                hint="pass non-tensor arguments as concrete_args",
+            )
         loc = Loc(node=node.name, file=node_loc(node).file, line=node_loc(node).line)
         return self.fn.add_arg(tensor_type(x), node.name, loc)
 
@@ -71,16 +77,22 @@ class FxLowering(GraphLowering):
         return torch.empty(0).new_empty(meta.shape, dtype=meta.dtype)
 
 
-def from_fx(model: torch.nn.Module, inputs: Sequence[torch.Tensor], *,
-            concrete_args: dict[str, Any] | None = None,
-            gm: torch.fx.GraphModule | None = None) -> Module:
+def from_fx(
+    model: torch.nn.Module,
+    inputs: Sequence[torch.Tensor],
+    *,
+    concrete_args: dict[str, Any] | None = None,
+    gm: torch.fx.GraphModule | None = None,
+) -> Module:
     """Trace `model` with torch.fx and lower it to Cuvil IR (params carry their data)."""
     if gm is None:
         try:
             gm = trace(model, concrete_args)
         except Exception as e:
-            raise FrontendError(f"torch.fx could not trace {type(model).__name__}: "
-                                f"{type(e).__name__}: {e}") from e
+            raise FrontendError(
+                f"torch.fx could not trace {type(model).__name__}: "
+                f"{type(e).__name__}: {e}"
+            ) from e
     _propagate_shapes(gm, inputs)
     module = Module(type(model).__name__)
     FxLowering(gm, module, inputs).run()
@@ -88,13 +100,21 @@ def from_fx(model: torch.nn.Module, inputs: Sequence[torch.Tensor], *,
 
 
 def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) -> None:
-    names = [str(n.target) for n in gm.graph.nodes if n.op == "placeholder" and not n.args]
-    if len(inputs) < len(names):  # checked first: ShapeProp's own message is a trace dump
-        raise FrontendError(f"forward() takes an argument '{names[len(inputs)]}' but only "
-                            f"{len(inputs)} example inputs were given")
+    names = [
+        str(n.target) for n in gm.graph.nodes if n.op == "placeholder" and not n.args
+    ]
+    if len(inputs) < len(
+        names
+    ):  # checked first: ShapeProp's own message is a trace dump
+        raise FrontendError(
+            f"forward() takes an argument '{names[len(inputs)]}' but only "
+            f"{len(inputs)} example inputs were given"
+        )
     try:
         with torch.no_grad():
             ShapeProp(gm).propagate(*inputs)
     except Exception as e:
-        raise FrontendError(f"the traced model failed to run on the example inputs: "
-                            f"{type(e).__name__}: {e}") from e
+        raise FrontendError(
+            f"the traced model failed to run on the example inputs: "
+            f"{type(e).__name__}: {e}"
+        ) from e

@@ -25,22 +25,35 @@ from .registry import lookup, target_name
 
 __all__ = ["GraphLowering", "tensor_type"]
 
-_RANDOM = {torch.rand, torch.randn, torch.randint, torch.rand_like, torch.randn_like,
-           torch.randint_like, torch.bernoulli, torch.multinomial, torch.normal}
+_RANDOM = {
+    torch.rand,
+    torch.randn,
+    torch.randint,
+    torch.rand_like,
+    torch.randn_like,
+    torch.randint_like,
+    torch.bernoulli,
+    torch.multinomial,
+    torch.normal,
+}
 _INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 
 
 def tensor_type(t: torch.Tensor) -> TensorType:
     """The IR type of a real or fake tensor; symbolic sizes become named SymDims."""
-    dims = tuple(int(d) if isinstance(d, int) or str(d).isdigit() else SymDim(str(d))
-                 for d in t.shape)
+    dims = tuple(
+        int(d) if isinstance(d, int) or str(d).isdigit() else SymDim(str(d))
+        for d in t.shape
+    )
     return TensorType(dims, DType.from_torch(t.dtype))
 
 
 class GraphLowering:
     """Lowers one FX graph. Subclasses fill in placeholders and attribute access."""
 
-    def __init__(self, graph: torch.fx.Graph, module: Module, root: torch.nn.Module | None):
+    def __init__(
+        self, graph: torch.fx.Graph, module: Module, root: torch.nn.Module | None
+    ):
         self.graph, self.root = graph, root
         self.fn = module.add_function(Function("forward"))
         self.cx = LoweringContext(module, self.fn)
@@ -104,8 +117,11 @@ class GraphLowering:
         if not has_value and (not has_lazy or rule is None) and target not in _RANDOM:
             return self._evaluate(node, args, kwargs)
         if rule is None:
-            raise UnsupportedOpError(target_name(target), node=node.name,
-                                     hint="see docs/OPS.md for the supported ops")
+            raise UnsupportedOpError(
+                target_name(target),
+                node=node.name,
+                hint="see docs/OPS.md for the supported ops",
+            )
         return rule(self.cx, *args, **kwargs)
 
     def call_module(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
@@ -113,13 +129,16 @@ class GraphLowering:
         rule = MODULE_LOWERINGS.get(type(sub))
         if rule is None:
             name = f"{type(sub).__module__}.{type(sub).__qualname__}"
-            raise UnsupportedOpError(name, node=node.name,
-                                     hint="see docs/OPS.md for the supported modules")
+            raise UnsupportedOpError(
+                name, node=node.name, hint="see docs/OPS.md for the supported modules"
+            )
         return rule(self.cx, sub, str(node.target), *args, **kwargs)
 
     def _evaluate(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
         """Run a node on compile-time values (sizes, constants, params) in Python."""
-        real = tree_map(lambda x: x.data if isinstance(x, LazyTensor) else x, (args, kwargs))
+        real = tree_map(
+            lambda x: x.data if isinstance(x, LazyTensor) else x, (args, kwargs)
+        )
         args, kwargs = real
         if node.op == "call_method":
             return getattr(args[0], node.target)(*args[1:], **kwargs)
@@ -129,31 +148,55 @@ class GraphLowering:
         """``x.add_(y)`` rebinds x to the new value, so later uses see the mutation."""
         target = node.target
         aten_op = isinstance(target, torch._ops.OpOverload)  # aten.add_.Tensor: export
-        name = target.overloadpacket.__name__ if aten_op else (
-            target if isinstance(target, str) else getattr(target, "__name__", ""))
-        inplace = node.kwargs.get("inplace") is True or target in _INPLACE_FUNCS or (
-            name.endswith("_") and not name.endswith("__")
-            and (node.op == "call_method" or aten_op))
+        name = (
+            target.overloadpacket.__name__
+            if aten_op
+            else (
+                target if isinstance(target, str) else getattr(target, "__name__", "")
+            )
+        )
+        inplace = (
+            node.kwargs.get("inplace") is True
+            or target in _INPLACE_FUNCS
+            or (
+                name.endswith("_")
+                and not name.endswith("__")
+                and (node.op == "call_method" or aten_op)
+            )
+        )
         first = node.args[0] if node.args else None
-        if not inplace or not isinstance(first, torch.fx.Node) or not isinstance(result, Value):
+        if (
+            not inplace
+            or not isinstance(first, torch.fx.Node)
+            or not isinstance(result, Value)
+        ):
             return
         old = self.env.get(first)
-        if isinstance(old, Value) and (old.owner is None or old.owner.has_trait(Trait.VIEW)):
+        if isinstance(old, Value) and (
+            old.owner is None or old.owner.has_trait(Trait.VIEW)
+        ):
             what = "a model input" if old.owner is None else "a view of another tensor"
-            raise UnsupportedOpError(f"in-place '{name}' on {what}", node=node.name,
-                                     hint="use the out-of-place form (x = x + y)")
+            raise UnsupportedOpError(
+                f"in-place '{name}' on {what}",
+                node=node.name,
+                hint="use the out-of-place form (x = x + y)",
+            )
         self.env[first] = result
 
     def bind_output(self, node: torch.fx.Node) -> None:
-        leaves, spec = tree_flatten(torch.fx.node.map_arg(node.args[0], lambda n: self.env[n]))
+        leaves, spec = tree_flatten(
+            torch.fx.node.map_arg(node.args[0], lambda n: self.env[n])
+        )
         self.cx.module.meta["output_spec"] = spec
         outputs = []
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, (LazyTensor, torch.Tensor)):
                 leaf = self.cx.value(leaf)
             if not isinstance(leaf, Value):
-                raise FrontendError(f"output {i} is a {type(leaf).__name__}, not a tensor",
-                                    hint="return only tensors from forward()")
+                raise FrontendError(
+                    f"output {i} is a {type(leaf).__name__}, not a tensor",
+                    hint="return only tensors from forward()",
+                )
             outputs.append(leaf)
         self.fn.set_outputs(outputs)
 
@@ -163,11 +206,15 @@ class GraphLowering:
         if not isinstance(got, Value) or not isinstance(want, torch.Tensor):
             return
         expect = tensor_type(want)
-        if got.type.dtype != expect.dtype or not _shapes_agree(got.type.shape, expect.shape):
+        if got.type.dtype != expect.dtype or not _shapes_agree(
+            got.type.shape, expect.shape
+        ):
             raise FrontendError(
                 f"lowering of {target_name(node.target)} produced {got.type} but torch "
-                f"computes {expect}", where=self.cx.loc.describe(),
-                hint="this is a bug in Cuvil's frontend; please report it with the model")
+                f"computes {expect}",
+                where=self.cx.loc.describe(),
+                hint="this is a bug in Cuvil's frontend; please report it with the model",
+            )
 
     def _with_location(self, e: CuvilError, node: torch.fx.Node) -> CuvilError:
         if e.where is None:

@@ -37,7 +37,11 @@ def _binary(name: str, floating: bool = False):
         if args:  # aten.add.Tensor(a, b, alpha) positional form
             alpha = args[0]
         if alpha != 1:
-            b = operator.mul(b, alpha) if not _is_tensor(b) else _emit_bin(cx, "cuvil.mul", b, alpha)
+            b = (
+                operator.mul(b, alpha)
+                if not _is_tensor(b)
+                else _emit_bin(cx, "cuvil.mul", b, alpha)
+            )
         return _emit_bin(cx, name, a, b, floating)
 
     return rule
@@ -62,13 +66,22 @@ def _compare(name: str):
     return rule
 
 
-lowers(operator.add, operator.iadd, torch.add, "add", "add_", aten.add, aten.add_)(_binary("cuvil.add"))
+lowers(operator.add, operator.iadd, torch.add, "add", "add_", aten.add, aten.add_)(
+    _binary("cuvil.add")
+)
 lowers(operator.sub, operator.isub, torch.sub, torch.subtract, "sub", "sub_", aten.sub)(
     _binary("cuvil.sub")
 )
-lowers(operator.mul, operator.imul, torch.mul, torch.multiply, "mul", "mul_", aten.mul, aten.mul_)(
-    _binary("cuvil.mul")
-)
+lowers(
+    operator.mul,
+    operator.imul,
+    torch.mul,
+    torch.multiply,
+    "mul",
+    "mul_",
+    aten.mul,
+    aten.mul_,
+)(_binary("cuvil.mul"))
 lowers(torch.maximum, "maximum", aten.maximum)(_binary("cuvil.maximum"))
 lowers(torch.minimum, "minimum", aten.minimum)(_binary("cuvil.minimum"))
 for _name, _targets in {
@@ -82,8 +95,16 @@ for _name, _targets in {
     lowers(*_targets)(_compare(f"cuvil.{_name}"))
 
 
-@lowers(operator.truediv, operator.itruediv, torch.div, torch.true_divide, "div", "div_",
-        "true_divide", aten.div)
+@lowers(
+    operator.truediv,
+    operator.itruediv,
+    torch.div,
+    torch.true_divide,
+    "div",
+    "div_",
+    "true_divide",
+    aten.div,
+)
 def _div(cx: LoweringContext, a, b, *, rounding_mode=None):
     if rounding_mode is None:
         return _emit_bin(cx, "cuvil.div", a, b, floating=True)
@@ -91,9 +112,12 @@ def _div(cx: LoweringContext, a, b, *, rounding_mode=None):
     if rounding_mode == "floor" and dtype.is_float and _exact_divisor(b):
         return cx.emit(ops.UNARY_OPS["cuvil.floor"], _emit_bin(cx, "cuvil.div", a, b))
     raise UnsupportedOpError(
-        f"torch.div(rounding_mode={rounding_mode!r}) on {dtype}", node=cx.node_name,
-        where=cx.where(), hint="floor division is supported on floats by a power-of-two "
-        "scalar; write torch.floor(a / b) if that rounding is what you mean")
+        f"torch.div(rounding_mode={rounding_mode!r}) on {dtype}",
+        node=cx.node_name,
+        where=cx.where(),
+        hint="floor division is supported on floats by a power-of-two "
+        "scalar; write torch.floor(a / b) if that rounding is what you mean",
+    )
 
 
 def _exact_divisor(b) -> bool:
@@ -142,8 +166,12 @@ def _bitwise(logical):
     def rule(cx: LoweringContext, *xs):
         dtype = result_dtype(*xs)
         if dtype is not DType.i1:
-            raise UnsupportedOpError(f"bitwise op on {dtype} tensors", node=cx.node_name,
-                                     where=cx.where(), hint="only bool tensors support & | ~")
+            raise UnsupportedOpError(
+                f"bitwise op on {dtype} tensors",
+                node=cx.node_name,
+                where=cx.where(),
+                hint="only bool tensors support & | ~",
+            )
         return logical(cx, *xs)
 
     return rule
@@ -162,7 +190,11 @@ lowers(operator.invert, torch.bitwise_not, "bitwise_not", aten.bitwise_not)(
 
 def _as_bool(cx: LoweringContext, x) -> Value:
     v = cx.value(x, DType.i1)
-    return v if v.type.dtype is DType.i1 else cx.op("cuvil.ne", v, cx.scalar(0, v.type.dtype))
+    return (
+        v
+        if v.type.dtype is DType.i1
+        else cx.op("cuvil.ne", v, cx.scalar(0, v.type.dtype))
+    )
 
 
 # ---- unary --------------------------------------------------------------------------------
@@ -258,8 +290,11 @@ def _where_method(cx: LoweringContext, x, cond, other):
 @lowers(torch.where, aten.where)
 def _where(cx: LoweringContext, cond, a=None, b=None):
     if a is None:
-        raise UnsupportedOpError("torch.where(cond) with one argument (data-dependent shape)",
-                                 node=cx.node_name, where=cx.where())
+        raise UnsupportedOpError(
+            "torch.where(cond) with one argument (data-dependent shape)",
+            node=cx.node_name,
+            where=cx.where(),
+        )
     _, (va, vb) = cx.promote(a, b)
     return cx.emit(ops.WhereOp, _as_bool(cx, cond), va, vb)
 
@@ -287,10 +322,18 @@ def _to(cx: LoweringContext, x, *args, **kwargs):
     return cx.value(x) if dtype is None else to_dtype(cx, x, dtype)
 
 
-for _method, _dtype in {"float": torch.float32, "double": torch.float64, "half": torch.float16,
-                        "bfloat16": torch.bfloat16, "long": torch.int64, "int": torch.int32,
-                        "bool": torch.bool}.items():
-    lowers(_method)(named(f"cast[{_dtype}]")(lambda cx, x, *_, _d=_dtype, **__: to_dtype(cx, x, _d)))
+for _method, _dtype in {
+    "float": torch.float32,
+    "double": torch.float64,
+    "half": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "long": torch.int64,
+    "int": torch.int32,
+    "bool": torch.bool,
+}.items():
+    lowers(_method)(
+        named(f"cast[{_dtype}]")(lambda cx, x, *_, _d=_dtype, **__: to_dtype(cx, x, _d))
+    )
 
 
 @lowers("type_as", aten.type_as)
@@ -298,19 +341,42 @@ def _type_as(cx: LoweringContext, x, other):
     return cx.cast(cx.value(x), cx.value(other).type.dtype)
 
 
-@lowers("contiguous", "clone", "detach", torch.clone, torch.detach, aten.clone, aten.alias,
-        aten.detach, aten.lift_fresh_copy, aten.contiguous, "cpu")
+@lowers(
+    "contiguous",
+    "clone",
+    "detach",
+    torch.clone,
+    torch.detach,
+    aten.clone,
+    aten.alias,
+    aten.detach,
+    aten.lift_fresh_copy,
+    aten.contiguous,
+    "cpu",
+)
 def _identity(cx: LoweringContext, x, *_, **__):
     return cx.value(x)
 
 
-@lowers(F.dropout, F.dropout1d, F.dropout2d, F.alpha_dropout, torch.dropout, aten.dropout,
-        aten.feature_dropout, aten.alpha_dropout, aten.feature_alpha_dropout,
-        "dropout")
+@lowers(
+    F.dropout,
+    F.dropout1d,
+    F.dropout2d,
+    F.alpha_dropout,
+    torch.dropout,
+    aten.dropout,
+    aten.feature_dropout,
+    aten.alpha_dropout,
+    aten.feature_alpha_dropout,
+    "dropout",
+)
 def _dropout(cx: LoweringContext, x, p=0.5, training=False, *_, **kw):
     if kw.get("train", training):
-        raise UnsupportedOpError("dropout in training mode (call model.eval() first)",
-                                 node=cx.node_name, where=cx.where())
+        raise UnsupportedOpError(
+            "dropout in training mode (call model.eval() first)",
+            node=cx.node_name,
+            where=cx.where(),
+        )
     return cx.value(x)
 
 
@@ -339,14 +405,18 @@ lowers(torch.prod, "prod", aten.prod)(_reduce("cuvil.prod", int_to=DType.i64))
 
 
 @lowers(torch.var, "var", aten.var)
-def _var(cx: LoweringContext, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def _var(
+    cx: LoweringContext, x, dim=None, unbiased=None, keepdim=False, *, correction=None
+):
     if isinstance(dim, bool):  # torch.var(x, unbiased)
         dim, unbiased = None, dim
     if correction is None:
         correction = 0 if unbiased is False else 1
     v = cx.value(x)
     dims = norm_dims(v.type.rank, dim)
-    return cx.emit(ops.VarOp, v, dims=dims, keepdim=bool(keepdim), correction=int(correction))
+    return cx.emit(
+        ops.VarOp, v, dims=dims, keepdim=bool(keepdim), correction=int(correction)
+    )
 
 
 @lowers(torch.std, "std", aten.std)
@@ -361,7 +431,9 @@ def _minmax(reduce_name: str, pairwise: str, arg_fn):
             return _emit_bin(cx, pairwise, x, dim)
         v = cx.value(x)
         if dim is None:
-            return cx.emit(ops.REDUCE_OPS[reduce_name], v, dims=norm_dims(v.type.rank, None))
+            return cx.emit(
+                ops.REDUCE_OPS[reduce_name], v, dims=norm_dims(v.type.rank, None)
+            )
         d = norm_dims(v.type.rank, dim)
         values = cx.emit(ops.REDUCE_OPS[reduce_name], v, dims=d, keepdim=bool(keepdim))
         return values, arg_fn(cx, v, dim, keepdim)
@@ -375,7 +447,9 @@ def _argmax(cx: LoweringContext, x, dim=None, keepdim=False):
     if dim is None:
         v = cx.emit(ops.ReshapeOp, v, shape=(-1,))
         return cx.emit(ops.ArgmaxOp, v, dim=0)
-    return cx.emit(ops.ArgmaxOp, v, dim=norm_dims(v.type.rank, dim)[0], keepdim=bool(keepdim))
+    return cx.emit(
+        ops.ArgmaxOp, v, dim=norm_dims(v.type.rank, dim)[0], keepdim=bool(keepdim)
+    )
 
 
 @lowers(torch.argmin, "argmin", aten.argmin)
@@ -396,8 +470,12 @@ def _softmax(cls):
         if dtype is not None:
             v = to_dtype(cx, v, dtype)
         if dim is None:
-            raise UnsupportedOpError("softmax without dim (implicit dim is deprecated)",
-                                     node=cx.node_name, where=cx.where(), hint="pass dim=-1")
+            raise UnsupportedOpError(
+                "softmax without dim (implicit dim is deprecated)",
+                node=cx.node_name,
+                where=cx.where(),
+                hint="pass dim=-1",
+            )
         if v.type.rank == 0:  # torch treats a 0-d tensor as one element along dim 0
             return reshape(cx, cx.emit(cls, reshape(cx, v, (1,)), dim=0), ())
         return cx.emit(cls, v, dim=dim % v.type.rank)
@@ -405,10 +483,12 @@ def _softmax(cls):
     return rule
 
 
-lowers(torch.softmax, F.softmax, "softmax", aten.softmax, aten._softmax)(_softmax(ops.SoftmaxOp))
-lowers(torch.log_softmax, F.log_softmax, "log_softmax", aten.log_softmax, aten._log_softmax)(
-    _softmax(ops.LogSoftmaxOp)
+lowers(torch.softmax, F.softmax, "softmax", aten.softmax, aten._softmax)(
+    _softmax(ops.SoftmaxOp)
 )
+lowers(
+    torch.log_softmax, F.log_softmax, "log_softmax", aten.log_softmax, aten._log_softmax
+)(_softmax(ops.LogSoftmaxOp))
 
 
 @lowers(math.sqrt)

@@ -34,7 +34,9 @@ def _unsupported(cx: LoweringContext, what: str, hint: str | None = None):
 def matmul(cx: LoweringContext, a, b) -> Value:
     va, vb = cx.value(a), cx.value(b)
     if va.type.rank == 1 and vb.type.rank == 1:
-        return reshape(cx, cx.emit(ops.MatmulOp, unsqueeze(cx, va, 0), unsqueeze(cx, vb, 1)), ())
+        return reshape(
+            cx, cx.emit(ops.MatmulOp, unsqueeze(cx, va, 0), unsqueeze(cx, vb, 1)), ()
+        )
     if va.type.rank == 1:
         out = cx.emit(ops.MatmulOp, unsqueeze(cx, va, 0), vb)
         return reshape(cx, out, out.type.shape[:-2] + out.type.shape[-1:])
@@ -78,25 +80,45 @@ def _mt(cx: LoweringContext, x) -> Value:
 
 
 # ---- convolution --------------------------------------------------------------------------
-def conv(cx: LoweringContext, n: int, x, weight, bias=None, stride=1, padding=0, dilation=1,
-         groups=1) -> Value:
+def conv(
+    cx: LoweringContext,
+    n: int,
+    x,
+    weight,
+    bias=None,
+    stride=1,
+    padding=0,
+    dilation=1,
+    groups=1,
+) -> Value:
     w = cx.value(weight)
     stride, dilation = _tup(stride, n), _tup(dilation, n)
     if isinstance(padding, str):
         padding = _string_padding(cx, padding, w.type.shape[2:], dilation)
     cls = ops.Conv1dOp if n == 1 else ops.Conv2dOp
     args = [x, w] + ([bias] if bias is not None else [])
-    return cx.emit(cls, *args, stride=stride, padding=_tup(padding, n), dilation=dilation,
-                   groups=int(groups))
+    return cx.emit(
+        cls,
+        *args,
+        stride=stride,
+        padding=_tup(padding, n),
+        dilation=dilation,
+        groups=int(groups),
+    )
 
 
-def _string_padding(cx: LoweringContext, padding: str, kernel, dilation) -> tuple[int, ...]:
+def _string_padding(
+    cx: LoweringContext, padding: str, kernel, dilation
+) -> tuple[int, ...]:
     if padding == "valid":
         return (0,) * len(kernel)
     total = [d * (k - 1) for k, d in zip(kernel, dilation)]
     if padding != "same" or any(t % 2 for t in total):
-        raise _unsupported(cx, f"conv padding={padding!r} with kernel {list(kernel)}",
-                           hint="asymmetric 'same' padding is not supported; pad explicitly")
+        raise _unsupported(
+            cx,
+            f"conv padding={padding!r} with kernel {list(kernel)}",
+            hint="asymmetric 'same' padding is not supported; pad explicitly",
+        )
     return tuple(t // 2 for t in total)
 
 
@@ -111,10 +133,22 @@ def _conv2d(cx: LoweringContext, *args, **kwargs) -> Value:
 
 
 @lowers(aten.convolution)
-def _convolution(cx: LoweringContext, x, w, bias, stride, padding, dilation, transposed,
-                 output_padding, groups) -> Value:
+def _convolution(
+    cx: LoweringContext,
+    x,
+    w,
+    bias,
+    stride,
+    padding,
+    dilation,
+    transposed,
+    output_padding,
+    groups,
+) -> Value:
     if transposed:
-        raise _unsupported(cx, "transposed convolution (aten.convolution transposed=True)")
+        raise _unsupported(
+            cx, "transposed convolution (aten.convolution transposed=True)"
+        )
     n = cx.value(w).type.rank - 2
     if n not in (1, 2):
         raise _unsupported(cx, f"{n}-d convolution")
@@ -123,11 +157,23 @@ def _convolution(cx: LoweringContext, x, w, bias, stride, padding, dilation, tra
 
 # ---- normalization ------------------------------------------------------------------------
 @lowers(F.batch_norm)
-def batch_norm(cx: LoweringContext, x, running_mean, running_var, weight=None, bias=None,
-               training=False, momentum=0.1, eps=1e-5) -> Value:
+def batch_norm(
+    cx: LoweringContext,
+    x,
+    running_mean,
+    running_var,
+    weight=None,
+    bias=None,
+    training=False,
+    momentum=0.1,
+    eps=1e-5,
+) -> Value:
     if training or running_mean is None:
-        raise _unsupported(cx, "batch_norm in training mode (batch statistics)",
-                           hint="call model.eval() before compiling")
+        raise _unsupported(
+            cx,
+            "batch_norm in training mode (batch statistics)",
+            hint="call model.eval() before compiling",
+        )
     v = cx.value(x)
     c = v.type.shape[1]
     if weight is None and bias is not None:
@@ -137,7 +183,9 @@ def batch_norm(cx: LoweringContext, x, running_mean, running_var, weight=None, b
 
 
 @lowers(aten.batch_norm)
-def _aten_batch_norm(cx, x, weight, bias, mean, var, training, momentum, eps, *_) -> Value:
+def _aten_batch_norm(
+    cx, x, weight, bias, mean, var, training, momentum, eps, *_
+) -> Value:
     return batch_norm(cx, x, mean, var, weight, bias, training, momentum, eps)
 
 
@@ -147,8 +195,9 @@ def _bn_no_training(cx, x, weight, bias, mean, var, momentum, eps):
 
 
 @lowers(F.layer_norm, aten.layer_norm)
-def layer_norm(cx: LoweringContext, x, normalized_shape, weight=None, bias=None, eps=1e-5,
-               *_) -> Value:
+def layer_norm(
+    cx: LoweringContext, x, normalized_shape, weight=None, bias=None, eps=1e-5, *_
+) -> Value:
     shape = tuple(normalized_shape)
     if weight is None and bias is not None:
         weight = torch.ones(shape, dtype=cx.value(x).type.dtype.torch)
@@ -166,14 +215,29 @@ def _max_pool(n: int):
     cls = ops.MaxPool1dOp if n == 1 else ops.MaxPool2dOp
 
     @named(f"max_pool[{cls.name}]")
-    def rule(cx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-             return_indices=False):
+    def rule(
+        cx,
+        x,
+        kernel_size,
+        stride=None,
+        padding=0,
+        dilation=1,
+        ceil_mode=False,
+        return_indices=False,
+    ):
         if return_indices:
             raise _unsupported(cx, "max_pool with return_indices=True")
         k = _tup(kernel_size, n)
         s = _tup(stride, n) if stride else k
-        return cx.emit(cls, x, kernel=k, stride=s, padding=_tup(padding, n),
-                       dilation=_tup(dilation, n), ceil_mode=bool(ceil_mode))
+        return cx.emit(
+            cls,
+            x,
+            kernel=k,
+            stride=s,
+            padding=_tup(padding, n),
+            dilation=_tup(dilation, n),
+            ceil_mode=bool(ceil_mode),
+        )
 
     return rule
 
@@ -182,13 +246,28 @@ def _avg_pool(n: int):
     cls = ops.AvgPool1dOp if n == 1 else ops.AvgPool2dOp
 
     @named(f"avg_pool[{cls.name}]")
-    def rule(cx, x, kernel_size, stride=None, padding=0, ceil_mode=False,
-             count_include_pad=True, divisor_override=None):
+    def rule(
+        cx,
+        x,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode=False,
+        count_include_pad=True,
+        divisor_override=None,
+    ):
         k = _tup(kernel_size, n)
         s = _tup(stride, n) if stride else k
-        return cx.emit(cls, x, kernel=k, stride=s, padding=_tup(padding, n),
-                       ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
-                       divisor_override=divisor_override)
+        return cx.emit(
+            cls,
+            x,
+            kernel=k,
+            stride=s,
+            padding=_tup(padding, n),
+            ceil_mode=bool(ceil_mode),
+            count_include_pad=bool(count_include_pad),
+            divisor_override=divisor_override,
+        )
 
     return rule
 
@@ -199,8 +278,12 @@ def _adaptive_avg_pool(n: int):
     @named(f"adaptive_avg_pool[{cls.name}]")
     def rule(cx, x, output_size):
         v = cx.value(x)
-        size = _tup(output_size, n) if not isinstance(output_size, int) else (output_size,) * n
-        spatial = v.type.shape[v.type.rank - n:]
+        size = (
+            _tup(output_size, n)
+            if not isinstance(output_size, int)
+            else (output_size,) * n
+        )
+        spatial = v.type.shape[v.type.rank - n :]
         size = tuple(s if o is None else o for o, s in zip(size, spatial))
         return cx.emit(cls, v, output_size=size)
 
@@ -220,16 +303,21 @@ lowers(F.adaptive_avg_pool2d, aten.adaptive_avg_pool2d, aten._adaptive_avg_pool2
 
 
 @lowers(aten.max_pool2d_with_indices)
-def _max_pool2d_with_indices(cx, x, kernel_size, stride=None, padding=0, dilation=1,
-                             ceil_mode=False):
+def _max_pool2d_with_indices(
+    cx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+):
     return _max_pool(2)(cx, x, kernel_size, stride, padding, dilation, ceil_mode), None
 
 
 # ---- embedding and attention --------------------------------------------------------------
 @lowers(F.embedding)
-def _embedding(cx: LoweringContext, indices, weight, padding_idx=None, max_norm=None, *_, **__):
+def _embedding(
+    cx: LoweringContext, indices, weight, padding_idx=None, max_norm=None, *_, **__
+):
     if max_norm is not None:
-        raise _unsupported(cx, "F.embedding with max_norm (it renormalizes weights in place)")
+        raise _unsupported(
+            cx, "F.embedding with max_norm (it renormalizes weights in place)"
+        )
     return cx.emit(ops.EmbeddingOp, weight, indices)
 
 
@@ -239,8 +327,17 @@ def _aten_embedding(cx: LoweringContext, weight, indices, *_, **__):
 
 
 @lowers(F.scaled_dot_product_attention, aten.scaled_dot_product_attention)
-def _sdpa(cx: LoweringContext, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
-          scale=None, enable_gqa=False) -> Value:
+def _sdpa(
+    cx: LoweringContext,
+    q,
+    k,
+    v,
+    attn_mask=None,
+    dropout_p=0.0,
+    is_causal=False,
+    scale=None,
+    enable_gqa=False,
+) -> Value:
     q, k = cx.value(q), cx.value(k)
     if dropout_p or enable_gqa:
         raise _unsupported(cx, "scaled_dot_product_attention with dropout or GQA")
@@ -253,7 +350,9 @@ def _sdpa(cx: LoweringContext, q, k, v, attn_mask=None, dropout_p=0.0, is_causal
         attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
     if attn_mask is not None:
         scores = _apply_mask(cx, scores, attn_mask)
-    return cx.emit(ops.MatmulOp, cx.emit(ops.SoftmaxOp, scores, dim=scores.type.rank - 1), v)
+    return cx.emit(
+        ops.MatmulOp, cx.emit(ops.SoftmaxOp, scores, dim=scores.type.rank - 1), v
+    )
 
 
 def _apply_mask(cx: LoweringContext, scores: Value, mask) -> Value:

@@ -71,8 +71,9 @@ def slice_dim(cx: LoweringContext, x, dim: int, start, end, step: int = 1) -> Va
     if isinstance(size, SymDim):
         if start in (None, 0) and end is None and step == 1:
             return v
-        raise UnsupportedOpError("slicing a dim of symbolic size", node=cx.node_name,
-                                 where=cx.where())
+        raise UnsupportedOpError(
+            "slicing a dim of symbolic size", node=cx.node_name, where=cx.where()
+        )
     s, e, st = slice(start, end, step).indices(size)
     e = max(e, s)
     if (s, e, st) == (0, size, 1):
@@ -125,8 +126,14 @@ def _permute(cx: LoweringContext, x, *dims):
     return cx.emit(ops.PermuteOp, v, dims=dims)
 
 
-@lowers(torch.transpose, torch.swapaxes, "transpose", "swapaxes", aten.transpose,
-        aten.swapaxes)
+@lowers(
+    torch.transpose,
+    torch.swapaxes,
+    "transpose",
+    "swapaxes",
+    aten.transpose,
+    aten.swapaxes,
+)
 def _transpose(cx: LoweringContext, x, d0, d1):
     return transpose(cx, x, d0, d1)
 
@@ -174,7 +181,9 @@ def _expand_as(cx: LoweringContext, x, other):
 def _cat(cx: LoweringContext, tensors, dim=0, **kw):
     dim = kw.get("axis", dim)
     values = [cx.value(t) for t in tensors]
-    values = [v for v in values if not (v.type.rank == 1 and v.type.shape[0] == 0)] or values
+    values = [
+        v for v in values if not (v.type.rank == 1 and v.type.shape[0] == 0)
+    ] or values
     if len(values) == 1:
         return values[0]
     _, values = cx.promote(*values)
@@ -184,7 +193,9 @@ def _cat(cx: LoweringContext, tensors, dim=0, **kw):
 @lowers(torch.stack, aten.stack)
 def _stack(cx: LoweringContext, tensors, dim=0):
     rank = cx.value(tensors[0]).type.rank + 1
-    return _cat(cx, [unsqueeze(cx, t, _dim(dim, rank)) for t in tensors], _dim(dim, rank))
+    return _cat(
+        cx, [unsqueeze(cx, t, _dim(dim, rank)) for t in tensors], _dim(dim, rank)
+    )
 
 
 @lowers(torch.split, "split", aten.split, aten.split_with_sizes)
@@ -247,11 +258,16 @@ def _aten_slice(cx: LoweringContext, x, dim=0, start=None, end=None, step=1):
 def _getitem(cx: LoweringContext, obj, index):
     if not isinstance(obj, Value):
         item = obj[index]  # a tuple of values (split, max with dim) or a size tuple
-        if item is None and isinstance(obj, tuple):  # a result the rule does not compute
+        if item is None and isinstance(
+            obj, tuple
+        ):  # a result the rule does not compute
             raise UnsupportedOpError(
-                f"result {index} of a multi-result op", node=cx.node_name, where=cx.where(),
+                f"result {index} of a multi-result op",
+                node=cx.node_name,
+                where=cx.where(),
                 hint="Cuvil computes only the main result of ops such as "
-                "max_pool2d_with_indices and native_layer_norm")
+                "max_pool2d_with_indices and native_layer_norm",
+            )
         return item
     index = index if isinstance(index, tuple) else (index,)
     return _index_tensor(cx, obj, index)
@@ -274,9 +290,12 @@ def _index_tensor(cx: LoweringContext, v: Value, index: tuple) -> Value:
         elif isinstance(item, int):
             out = _select(cx, out, dim, item)
         else:
-            raise UnsupportedOpError(f"tensor indexing with {type(item).__name__}",
-                                     node=cx.node_name, where=cx.where(),
-                                     hint="only ints, slices, None and ... are supported")
+            raise UnsupportedOpError(
+                f"tensor indexing with {type(item).__name__}",
+                node=cx.node_name,
+                where=cx.where(),
+                hint="only ints, slices, None and ... are supported",
+            )
     return out
 
 
@@ -302,16 +321,24 @@ def _getattr(cx: LoweringContext, obj, name: str, *default: Any):
     if not isinstance(obj, Value):
         return getattr(obj, name, *default)
     t = obj.type
-    attrs = {"shape": lambda: tuple(t.shape), "ndim": lambda: t.rank,
-             "dtype": lambda: t.dtype.torch, "device": lambda: torch.device("cpu"),
-             "is_cuda": lambda: False, "T": lambda: _permute(cx, obj, *reversed(range(t.rank))),
-             "mT": lambda: transpose(cx, obj, -2, -1)}
+    attrs = {
+        "shape": lambda: tuple(t.shape),
+        "ndim": lambda: t.rank,
+        "dtype": lambda: t.dtype.torch,
+        "device": lambda: torch.device("cpu"),
+        "is_cuda": lambda: False,
+        "T": lambda: _permute(cx, obj, *reversed(range(t.rank))),
+        "mT": lambda: transpose(cx, obj, -2, -1),
+    }
     if name not in attrs:
-        raise UnsupportedOpError(f"tensor attribute '.{name}'", node=cx.node_name,
-                                 where=cx.where())
+        raise UnsupportedOpError(
+            f"tensor attribute '.{name}'", node=cx.node_name, where=cx.where()
+        )
     return attrs[name]()
 
 
-@lowers(aten._assert_tensor_metadata, aten._assert_scalar, aten.sym_constrain_range_for_size)
+@lowers(
+    aten._assert_tensor_metadata, aten._assert_scalar, aten.sym_constrain_range_for_size
+)
 def _ignore(cx: LoweringContext, *args, **kwargs):
     return None

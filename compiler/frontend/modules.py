@@ -50,23 +50,49 @@ def _linear(cx, m: nn.Linear, path, x):
 @_rule(nn.Conv1d, nn.Conv2d)
 def _conv(cx, m, path, x):
     if m.padding_mode != "zeros":
-        raise lower_nn._unsupported(cx, f"{type(m).__name__}(padding_mode={m.padding_mode!r})")
+        raise lower_nn._unsupported(
+            cx, f"{type(m).__name__}(padding_mode={m.padding_mode!r})"
+        )
     n = 1 if isinstance(m, nn.Conv1d) else 2
-    return lower_nn.conv(cx, n, x, _p(cx, path, "weight", m), _p(cx, path, "bias", m),
-                         m.stride, m.padding, m.dilation, m.groups)
+    return lower_nn.conv(
+        cx,
+        n,
+        x,
+        _p(cx, path, "weight", m),
+        _p(cx, path, "bias", m),
+        m.stride,
+        m.padding,
+        m.dilation,
+        m.groups,
+    )
 
 
 @_rule(nn.BatchNorm1d, nn.BatchNorm2d)
 def _batch_norm(cx, m, path, x):
     mean, var = _p(cx, path, "running_mean", m), _p(cx, path, "running_var", m)
-    return lower_nn.batch_norm(cx, x, mean, var, _p(cx, path, "weight", m),
-                               _p(cx, path, "bias", m), m.training or mean is None, 0.0, m.eps)
+    return lower_nn.batch_norm(
+        cx,
+        x,
+        mean,
+        var,
+        _p(cx, path, "weight", m),
+        _p(cx, path, "bias", m),
+        m.training or mean is None,
+        0.0,
+        m.eps,
+    )
 
 
 @_rule(nn.LayerNorm)
 def _layer_norm(cx, m: nn.LayerNorm, path, x):
-    return lower_nn.layer_norm(cx, x, m.normalized_shape, _p(cx, path, "weight", m),
-                               _p(cx, path, "bias", m), m.eps)
+    return lower_nn.layer_norm(
+        cx,
+        x,
+        m.normalized_shape,
+        _p(cx, path, "weight", m),
+        _p(cx, path, "bias", m),
+        m.eps,
+    )
 
 
 @_rule(nn.Embedding)
@@ -100,14 +126,48 @@ _rule(nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.AlphaDropout, nn.Identity)(
 )
 _rule(nn.Flatten)(_functional(lower_shape._flatten, "start_dim", "end_dim"))
 _rule(nn.Unflatten)(_functional(lower_shape._unflatten, "dim", "unflattened_size"))
-_rule(nn.MaxPool1d)(_functional(lower_nn._max_pool(1), "kernel_size", "stride", "padding",
-                                "dilation", "ceil_mode", "return_indices"))
-_rule(nn.MaxPool2d)(_functional(lower_nn._max_pool(2), "kernel_size", "stride", "padding",
-                                "dilation", "ceil_mode", "return_indices"))
-_rule(nn.AvgPool1d)(_functional(lower_nn._avg_pool(1), "kernel_size", "stride", "padding",
-                                "ceil_mode", "count_include_pad"))
-_rule(nn.AvgPool2d)(_functional(lower_nn._avg_pool(2), "kernel_size", "stride", "padding",
-                                "ceil_mode", "count_include_pad", "divisor_override"))
+_rule(nn.MaxPool1d)(
+    _functional(
+        lower_nn._max_pool(1),
+        "kernel_size",
+        "stride",
+        "padding",
+        "dilation",
+        "ceil_mode",
+        "return_indices",
+    )
+)
+_rule(nn.MaxPool2d)(
+    _functional(
+        lower_nn._max_pool(2),
+        "kernel_size",
+        "stride",
+        "padding",
+        "dilation",
+        "ceil_mode",
+        "return_indices",
+    )
+)
+_rule(nn.AvgPool1d)(
+    _functional(
+        lower_nn._avg_pool(1),
+        "kernel_size",
+        "stride",
+        "padding",
+        "ceil_mode",
+        "count_include_pad",
+    )
+)
+_rule(nn.AvgPool2d)(
+    _functional(
+        lower_nn._avg_pool(2),
+        "kernel_size",
+        "stride",
+        "padding",
+        "ceil_mode",
+        "count_include_pad",
+        "divisor_override",
+    )
+)
 _rule(nn.AdaptiveAvgPool1d)(_functional(lower_nn._adaptive_avg_pool(1), "output_size"))
 _rule(nn.AdaptiveAvgPool2d)(_functional(lower_nn._adaptive_avg_pool(2), "output_size"))
-

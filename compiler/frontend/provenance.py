@@ -14,7 +14,9 @@ from ..ir.location import Loc
 
 __all__ = ["node_loc", "user_frame", "display_path"]
 
-_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n(?P<code>[^\n]*)')
+_FRAME = re.compile(
+    r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)\n(?P<code>[^\n]*)'
+)
 _INTERNAL = tuple(
     str(Path(p).resolve()) + os.sep
     for p in (Path(torch.__file__).parent, Path(__file__).parents[1])
@@ -67,7 +69,9 @@ def _hints(node: torch.fx.Node) -> list[str]:
     target = node.target
     if node.op == "call_module":
         return [str(target).rsplit(".", 1)[-1]]
-    name = target if isinstance(target, str) else getattr(target, "__name__", str(target))
+    name = (
+        target if isinstance(target, str) else getattr(target, "__name__", str(target))
+    )
     name = str(name).split(".")[0] if hasattr(target, "overloadpacket") else str(name)
     hints = [name, node.name.rstrip("_0123456789")]
     module = _module_path(node)
@@ -84,4 +88,6 @@ def node_loc(node: torch.fx.Node) -> Loc:
     file, line, code = frame
     source = linecache.getline(file, line).rstrip("\n") or code.strip()
     col = _column(source, _hints(node))
-    return Loc(node=node.name, module=module, file=display_path(file), line=line, col=col)
+    return Loc(
+        node=node.name, module=module, file=display_path(file), line=line, col=col
+    )

@@ -54,7 +54,9 @@ def target_name(target: Any) -> str:
     if isinstance(target, torch._ops.OpOverload | torch._ops.OpOverloadPacket):
         return str(target)
     module = getattr(target, "__module__", None) or ""
-    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", repr(target))
+    name = getattr(target, "__qualname__", None) or getattr(
+        target, "__name__", repr(target)
+    )
     if name.startswith("_VariableFunctionsClass."):  # torch.exp and other C functions
         module, name = "torch", name.split(".", 1)[1]
     if module in ("_operator", "operator"):

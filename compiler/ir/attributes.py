@@ -30,7 +30,9 @@ class SymbolRef:
 
 
 def _is_bare_symbol(name: str) -> bool:
-    return bool(name) and all(c.isalnum() or c in "_.$-" for c in name) and name.isascii()
+    return (
+        bool(name) and all(c.isalnum() or c in "_.$-" for c in name) and name.isascii()
+    )
 
 
 class _Required:
@@ -153,6 +155,11 @@ def _check_list(name: str, value: tuple, spec: AttrSpec) -> str | None:
             return f"attribute '{name}' must hold integers, got {format_attr(value)}"
         if spec.kind == "floats" and not isinstance(v, float):
             return f"attribute '{name}' must hold floats, got {format_attr(value)}"
-        if spec.kind == "ints" and spec.min is not None and isinstance(v, int) and v < spec.min:
+        if (
+            spec.kind == "ints"
+            and spec.min is not None
+            and isinstance(v, int)
+            and v < spec.min
+        ):
             return f"attribute '{name}' elements must be >= {spec.min}, got {format_attr(value)}"
     return None

@@ -94,19 +94,33 @@ class Operation:
             self._add_operand(v)
         self.attrs = dict(attrs)
         names = result_names or [None] * len(result_types)
-        self.results = [Value(t, n, self, i) for i, (t, n) in enumerate(zip(result_types, names, strict=False))]
+        self.results = [
+            Value(t, n, self, i)
+            for i, (t, n) in enumerate(zip(result_types, names, strict=False))
+        ]
         self.loc = loc
-        self.src_pos: tuple[str, int, int] | None = None  # set by the parser: (file, line, col)
+        self.src_pos: tuple[str, int, int] | None = (
+            None  # set by the parser: (file, line, col)
+        )
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
-    def build(cls, *operands: Value, loc: AnyLoc = UNKNOWN, name: str | None = None, **attrs):
+    def build(
+        cls, *operands: Value, loc: AnyLoc = UNKNOWN, name: str | None = None, **attrs
+    ):
         """Create the op, filling default attributes and inferring result types."""
         op = cls(operands, cls.with_defaults(attrs), [], loc)
         op.check_signature()
         types = op.infer_types()
-        names = [name] if len(types) == 1 else [f"{name}_{i}" if name else None for i in range(len(types))]
-        op.results = [Value(t, n, op, i) for i, (t, n) in enumerate(zip(types, names, strict=True))]
+        names = (
+            [name]
+            if len(types) == 1
+            else [f"{name}_{i}" if name else None for i in range(len(types))]
+        )
+        op.results = [
+            Value(t, n, op, i)
+            for i, (t, n) in enumerate(zip(types, names, strict=True))
+        ]
         return op
 
     @classmethod
@@ -114,7 +128,11 @@ class Operation:
         """`attrs` without None values, plus the default of every attribute not given."""
         full = {k: v for k, v in attrs.items() if v is not None}
         for key, spec in cls.ATTRS.items():
-            if key not in full and spec.default is not REQUIRED and spec.default is not None:
+            if (
+                key not in full
+                and spec.default is not REQUIRED
+                and spec.default is not None
+            ):
                 full[key] = spec.default
         return full
 
@@ -168,7 +186,9 @@ class Operation:
             where = f"{f}:{line}:{col}"
         elif self.loc.source():
             where = self.loc.source()
-        return VerifyError(f"'{self.name}' ({self.loc.describe()}): {rule}", where=where)
+        return VerifyError(
+            f"'{self.name}' ({self.loc.describe()}): {rule}", where=where
+        )
 
     def operand_range(self) -> tuple[int, int | None]:
         """(min, max) operand counts; max None = unbounded."""
@@ -244,7 +264,9 @@ def suggest_op(name: str) -> str:
 class Function:
     """A named single-block function: typed arguments, ops in order, returned values."""
 
-    def __init__(self, name: str, args: Sequence[Value] = (), ops: Iterable[Operation] = ()):
+    def __init__(
+        self, name: str, args: Sequence[Value] = (), ops: Iterable[Operation] = ()
+    ):
         self.name = name
         self.args: list[Value] = list(args)
         self.ops: list[Operation] = list(ops)
@@ -284,9 +306,16 @@ class Module:
         self.params: dict[str, TensorType] = {}
         self.param_data: dict[str, torch.Tensor] = {}
         self.functions: list[Function] = []
-        self.meta: dict[str, Any] = {}  # not printed: e.g. the frontend's output pytree spec
+        self.meta: dict[
+            str, Any
+        ] = {}  # not printed: e.g. the frontend's output pytree spec
 
-    def add_param(self, name: str, data: torch.Tensor | None = None, type: TensorType | None = None):
+    def add_param(
+        self,
+        name: str,
+        data: torch.Tensor | None = None,
+        type: TensorType | None = None,
+    ):
         self.params[name] = type if type is not None else TensorType.of(data)
         if data is not None:
             self.param_data[name] = data

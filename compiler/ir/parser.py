@@ -35,7 +35,9 @@ _TOKEN = re.compile(
     """,
     re.VERBOSE,
 )
-_TYPE_BODY = re.compile(r"((?:(?:\d+|\?|\[[A-Za-z_][A-Za-z0-9_]*\])x)*)([a-z0-9]+)(?:\s*,\s*([a-z0-9_]+))?")
+_TYPE_BODY = re.compile(
+    r"((?:(?:\d+|\?|\[[A-Za-z_][A-Za-z0-9_]*\])x)*)([a-z0-9]+)(?:\s*,\s*([a-z0-9_]+))?"
+)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
 
 
@@ -70,12 +72,16 @@ class Parser:
                 hi = mid - 1
         return lo + 1, pos - self.line_starts[lo] + 1
 
-    def error(self, message: str, pos: int | None = None, hint: str | None = None) -> IRParseError:
+    def error(
+        self, message: str, pos: int | None = None, hint: str | None = None
+    ) -> IRParseError:
         pos = self.tok.pos if pos is None else pos
         line, col = self.position(pos)
         src = self.text.split("\n")[line - 1] if self.text else ""
         note = f"  {src}\n  {' ' * (col - 1)}^"
-        return IRParseError(message, file=self.file, line=line, col=col, hint=hint, note=note)
+        return IRParseError(
+            message, file=self.file, line=line, col=col, hint=hint, note=note
+        )
 
     # ---- tokens --------------------------------------------------------------------------
     def _next(self) -> Token:
@@ -85,7 +91,9 @@ class Parser:
             m = _TOKEN.match(self.text, self.pos)
             if m is None:
                 ch = self.text[self.pos]
-                what = f"character {ch!r}" if ch.isprintable() else f"byte {ord(ch):#04x}"
+                what = (
+                    f"character {ch!r}" if ch.isprintable() else f"byte {ord(ch):#04x}"
+                )
                 raise self.error(f"unexpected {what}", self.pos)
             self.pos = m.end()
             if m.lastgroup != "ws":
@@ -106,7 +114,9 @@ class Parser:
 
     def expect(self, text: str, what: str | None = None) -> Token:
         if not self.at(text):
-            raise self.error(f"expected '{text}'{f' {what}' if what else ''}, found {self.tok}")
+            raise self.error(
+                f"expected '{text}'{f' {what}' if what else ''}, found {self.tok}"
+            )
         return self.advance()
 
     def expect_kind(self, kind: str, what: str) -> Token:
@@ -142,7 +152,8 @@ class Parser:
         m = _TYPE_BODY.fullmatch(body.strip())
         if m is None:
             raise self.error(
-                f"malformed tensor type 'tensor<{body}>'", base,
+                f"malformed tensor type 'tensor<{body}>'",
+                base,
                 hint="write dims as 2x?x[batch]x then the element type, e.g. tensor<2x3xf32>",
             )
         dims_text, dtype_text, layout = m.groups()
@@ -150,9 +161,13 @@ class Parser:
             dtype = DType(dtype_text)
         except ValueError:
             known = ", ".join(d.value for d in DType)
-            raise self.error(f"unknown element type '{dtype_text}' (known: {known})", base) from None
+            raise self.error(
+                f"unknown element type '{dtype_text}' (known: {known})", base
+            ) from None
         if layout is not None and layout not in LAYOUTS:
-            raise self.error(f"unknown layout '{layout}' (known: {', '.join(LAYOUTS)})", base)
+            raise self.error(
+                f"unknown layout '{layout}' (known: {', '.join(LAYOUTS)})", base
+            )
         dims = [self._dim(d, base) for d in dims_text.split("x")[:-1]]
         return TensorType(tuple(dims), dtype, layout or "contiguous")
 
@@ -167,7 +182,9 @@ class Parser:
         try:
             return int(text)
         except ValueError:  # Python refuses to convert integers of over 4300 digits
-            raise self.error(f"integer of {len(text)} digits is too large", pos) from None
+            raise self.error(
+                f"integer of {len(text)} digits is too large", pos
+            ) from None
 
     # ---- locations ------------------------------------------------------------------------
     def parse_loc(self) -> AnyLoc:
@@ -195,7 +212,9 @@ class Parser:
         if self.tok.kind == "string" and not self._string_then_colon():
             fields["node"] = _unquote(self.advance().text)
         if self.accept("in"):
-            fields["module"] = _unquote(self.expect_kind("string", "a module path string").text)
+            fields["module"] = _unquote(
+                self.expect_kind("string", "a module path string").text
+            )
         if self.accept("at") or (not fields and self.tok.kind == "string"):
             fields.update(self._source())
         if not fields:
@@ -207,7 +226,9 @@ class Parser:
         return rest.startswith(":")
 
     def _source(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"file": _unquote(self.expect_kind("string", "a file name string").text)}
+        out: dict[str, Any] = {
+            "file": _unquote(self.expect_kind("string", "a file name string").text)
+        }
         if self.accept(":"):
             out["line"] = self._int("a line number")
             self.expect(":")
@@ -288,7 +309,9 @@ class Parser:
         if splat:
             values = values * numel
         if len(values) != numel:
-            raise self.error(f"dense value has {len(values)} elements but {t} needs {numel}", start)
+            raise self.error(
+                f"dense value has {len(values)} elements but {t} needs {numel}", start
+            )
         try:
             data = torch.tensor(values, dtype=t.dtype.torch)
         except (TypeError, ValueError, RuntimeError, OverflowError) as e:
@@ -297,7 +320,9 @@ class Parser:
             self._check_exact(values, data, t, start)
         return data.reshape(t.shape)
 
-    def _check_exact(self, values: list, data: torch.Tensor, t: TensorType, pos: int) -> None:
+    def _check_exact(
+        self, values: list, data: torch.Tensor, t: TensorType, pos: int
+    ) -> None:
         """Integer and i1 elements must be stored exactly: torch would truncate or wrap."""
         for want, got in zip(values, data.tolist(), strict=True):
             if isinstance(want, float) or want != got:
@@ -312,7 +337,9 @@ class Parser:
             self.expect("{")
         while not (self.tok.kind == "eof" if not wrapped else self.at("}")):
             if self.tok.kind == "eof":
-                raise self.error("unexpected end of input: expected '}' to close the module")
+                raise self.error(
+                    "unexpected end of input: expected '}' to close the module"
+                )
             self._toplevel(module)
         if wrapped:
             self.expect("}")
@@ -352,7 +379,9 @@ class Parser:
         self.expect("{")
         while not self.at("return"):
             if self.tok.kind == "eof":
-                raise self.error("unexpected end of input inside a function: expected 'return'")
+                raise self.error(
+                    "unexpected end of input inside a function: expected 'return'"
+                )
             fn.append(self.parse_op(scope))
         self.advance()
         if not self.at("}"):
@@ -370,7 +399,10 @@ class Parser:
 
     def _define(self, scope: dict[str, Value], tok: Token, v: Value) -> None:
         if tok.text in scope:
-            raise self.error(f"value {tok.text} is defined twice (SSA values are defined once)", tok.pos)
+            raise self.error(
+                f"value {tok.text} is defined twice (SSA values are defined once)",
+                tok.pos,
+            )
         scope[tok.text] = v
 
     def _use(self, scope: dict[str, Value]) -> Value:
@@ -388,22 +420,39 @@ class Parser:
         name_tok = self.expect_kind("ident", "an op name")
         cls = lookup_op(name_tok.text)
         if cls is None:
-            raise self.error(f"unknown op '{name_tok.text}'{suggest_op(name_tok.text)}", name_tok.pos)
+            raise self.error(
+                f"unknown op '{name_tok.text}'{suggest_op(name_tok.text)}", name_tok.pos
+            )
         self.expect("(")
         use_toks: list[Token] = []
-        operands = self.comma_list(")", lambda: (use_toks.append(self.tok), self._use(scope))[1])
+        operands = self.comma_list(
+            ")", lambda: (use_toks.append(self.tok), self._use(scope))[1]
+        )
         attrs = self.parse_attrs()
         self.expect(":", "and the op's type signature")
         self.expect("(")
         in_types = self.comma_list(")", self.parse_type)
         self.expect("->")
-        out_types = self.comma_list(")", self.parse_type) if self.accept("(") else [self.parse_type()]
+        out_types = (
+            self.comma_list(")", self.parse_type)
+            if self.accept("(")
+            else [self.parse_type()]
+        )
         self._check_uses(operands, use_toks, in_types, name_tok)
         if len(out_types) != len(results):
-            raise self.error(f"'{name_tok.text}' declares {len(out_types)} result types for "
-                             f"{len(results)} results", start)
+            raise self.error(
+                f"'{name_tok.text}' declares {len(out_types)} result types for "
+                f"{len(results)} results",
+                start,
+            )
         loc = self.parse_loc()
-        op = cls(operands, cls.with_defaults(attrs), out_types, loc, [r.text[1:] for r in results])
+        op = cls(
+            operands,
+            cls.with_defaults(attrs),
+            out_types,
+            loc,
+            [r.text[1:] for r in results],
+        )
         op.src_pos = (self.file, *self.position(start))
         for tok, v in zip(results, op.results, strict=True):
             self._define(scope, tok, v)
@@ -411,16 +460,23 @@ class Parser:
 
     def _check_uses(self, operands, toks, types, name_tok: Token) -> None:
         if len(types) != len(operands):
-            raise self.error(f"'{name_tok.text}' has {len(operands)} operands but its signature "
-                             f"lists {len(types)} types", name_tok.pos)
+            raise self.error(
+                f"'{name_tok.text}' has {len(operands)} operands but its signature "
+                f"lists {len(types)} types",
+                name_tok.pos,
+            )
         for v, tok, t in zip(operands, toks, types, strict=True):
             if v.type != t:
-                raise self.error(f"{tok.text} has type {v.type} but is used as {t}", tok.pos)
+                raise self.error(
+                    f"{tok.text} has type {v.type} but is used as {t}", tok.pos
+                )
 
 
 def parse_module(text: str, file: str = "<string>") -> Module:
     """Parse `.cuvilir` text. Raises IRParseError (file:line:col, line and caret)."""
-    return Parser(text, file).parse_module(Path(file).stem if file != "<string>" else "module")
+    return Parser(text, file).parse_module(
+        Path(file).stem if file != "<string>" else "module"
+    )
 
 
 def parse_file(path: str | Path) -> Module:
@@ -432,8 +488,12 @@ def parse_file(path: str | Path) -> Module:
         prefix = data[: e.start].decode("utf-8", "replace")
         line = prefix.count("\n") + 1
         col = len(prefix) - (prefix.rfind("\n") + 1) + 1
-        raise IRParseError(f"invalid UTF-8 byte {data[e.start]:#04x}; .cuvilir files are UTF-8 text",
-                           file=str(path), line=line, col=col) from None
+        raise IRParseError(
+            f"invalid UTF-8 byte {data[e.start]:#04x}; .cuvilir files are UTF-8 text",
+            file=str(path),
+            line=line,
+            col=col,
+        ) from None
     return parse_module(text, str(path))
 
 

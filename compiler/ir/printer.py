@@ -1,12 +1,12 @@
 """Prints Cuvil IR as `.cuvilir` text. The parser reads back everything written here.
 
-    module @mlp {
-      param @fc1.weight : tensor<512x784xf32>
-      func @forward(%x: tensor<1x784xf32> loc("x")) -> (tensor<1x10xf32>) {
-        %fc1 = cuvil.linear(%x, %w, %b) : (tensor<...>, ...) -> tensor<1x512xf32> loc(...)
-        return %fc1
-      }
-    }
+module @mlp {
+  param @fc1.weight : tensor<512x784xf32>
+  func @forward(%x: tensor<1x784xf32> loc("x")) -> (tensor<1x10xf32>) {
+    %fc1 = cuvil.linear(%x, %w, %b) : (tensor<...>, ...) -> tensor<1x512xf32> loc(...)
+    return %fc1
+  }
+}
 """
 
 from __future__ import annotations

@@ -45,9 +45,13 @@ def _catch(errors: list[VerifyError], check, *args) -> None:
 
 def _check_param_decl(module: Module, name: str, t) -> None:
     data = module.param_data.get(name)
-    if data is not None and (tuple(data.shape) != t.shape or data.dtype != t.dtype.torch):
-        raise VerifyError(f"param @{name} is declared {t} but its data is "
-                          f"{tuple(data.shape)} {data.dtype}")
+    if data is not None and (
+        tuple(data.shape) != t.shape or data.dtype != t.dtype.torch
+    ):
+        raise VerifyError(
+            f"param @{name} is declared {t} but its data is "
+            f"{tuple(data.shape)} {data.dtype}"
+        )
 
 
 def _verify_function(module: Module, fn: Function) -> list[VerifyError]:
@@ -74,11 +78,17 @@ def _check_inplace(module: Module, fn: Function, op: Operation, position: dict) 
         raise op.fail(f"inplace = {i} names no operand of a single-result op")
     v = op.operands[i]
     if v.type != op.result.type:
-        raise op.fail(f"inplace = {i}: operand {v.type} and result {op.result.type} differ")
+        raise op.fail(
+            f"inplace = {i}: operand {v.type} and result {op.result.type} differ"
+        )
     here = position[id(op)]
-    if any(position[id(user)] > here for user, _ in v.uses) or any(v is o for o in fn.outputs):
-        raise op.fail(f"inplace = {i}: operand %{v.name} is used after this op, so its "
-                      "memory cannot be reused")
+    if any(position[id(user)] > here for user, _ in v.uses) or any(
+        v is o for o in fn.outputs
+    ):
+        raise op.fail(
+            f"inplace = {i}: operand %{v.name} is used after this op, so its "
+            "memory cannot be reused"
+        )
     if op.name == "cuvil.fused":
         body = module.lookup(op.attrs["body"].name)
         if body is None or not all(b.has_trait(Trait.ELEMENTWISE) for b in body.ops):
@@ -88,10 +98,14 @@ def _check_inplace(module: Module, fn: Function, op: Operation, position: dict) 
 def _verify_op(module: Module, op: Operation, defined: set[int]) -> None:
     for i, v in enumerate(op.operands):
         if id(v) not in defined:
-            raise op.fail(f"operand {i} (%{v.name}) is used before it is defined "
-                          "(SSA values must dominate their uses)")
+            raise op.fail(
+                f"operand {i} (%{v.name}) is used before it is defined "
+                "(SSA values must dominate their uses)"
+            )
         if (op, i) not in v.uses:
-            raise op.fail(f"operand {i} (%{v.name}) is missing from the value's use list")
+            raise op.fail(
+                f"operand {i} (%{v.name}) is missing from the value's use list"
+            )
     op.check_signature()
     _check_layouts(op)
     for i, r in enumerate(op.results):
@@ -100,10 +114,14 @@ def _verify_op(module: Module, op: Operation, defined: set[int]) -> None:
     inferred = op.infer_types()
     declared = [r.type for r in op.results]
     if len(inferred) != len(declared):
-        raise op.fail(f"has {len(declared)} results but the op produces {len(inferred)}")
+        raise op.fail(
+            f"has {len(declared)} results but the op produces {len(inferred)}"
+        )
     for i, (want, got) in enumerate(zip(inferred, declared, strict=True)):
         if want != got:
-            raise op.fail(f"result {i} is declared {got} but the op's type rule gives {want}")
+            raise op.fail(
+                f"result {i} is declared {got} but the op's type rule gives {want}"
+            )
     if isinstance(op, ParamOp):
         _check_param_use(module, op)
     if isinstance(op, FusedOp):
@@ -125,10 +143,14 @@ def _check_layouts(op: Operation) -> None:
 def _check_param_use(module: Module, op: Operation) -> None:
     name = op.symbol()
     if name not in module.params:
-        raise op.fail(f"refers to undeclared param @{name} (declare it: param @{name} : <type>)")
+        raise op.fail(
+            f"refers to undeclared param @{name} (declare it: param @{name} : <type>)"
+        )
     if module.params[name] != op.result.type:
-        raise op.fail(f"result type {op.result.type} differs from the declared "
-                      f"param @{name} : {module.params[name]}")
+        raise op.fail(
+            f"result type {op.result.type} differs from the declared "
+            f"param @{name} : {module.params[name]}"
+        )
 
 
 def _type_problem(t: TensorType) -> str | None:
@@ -148,9 +170,13 @@ def _verify_outputs(fn: Function, defined: set[int]) -> None:
         raise VerifyError(f"function @{fn.name} returns nothing")
     for v in fn.outputs:
         if id(v) not in defined:
-            raise VerifyError(f"@{fn.name} returns %{v.name}, which is not defined in it")
+            raise VerifyError(
+                f"@{fn.name} returns %{v.name}, which is not defined in it"
+            )
     got = [v.type for v in fn.outputs]
     if got != fn.result_types:
         shown = ", ".join(map(str, got))
         want = ", ".join(map(str, fn.result_types))
-        raise VerifyError(f"@{fn.name} returns ({shown}) but its signature says ({want})")
+        raise VerifyError(
+            f"@{fn.name} returns ({shown}) but its signature says ({want})"
+        )

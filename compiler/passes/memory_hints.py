@@ -52,8 +52,12 @@ class MemoryHintsPass(ModulePass):
             if "inplace" in op.attrs or not _elementwise(module, op):
                 continue
             for j, v in enumerate(op.operands):
-                if _dies_here(v, i, position, outputs) and v.type == op.result.type \
-                        and _owned(v) and ctx.allow_action(f"{op.name} reuses operand {j}"):
+                if (
+                    _dies_here(v, i, position, outputs)
+                    and v.type == op.result.type
+                    and _owned(v)
+                    and ctx.allow_action(f"{op.name} reuses operand {j}")
+                ):
                     op.attrs["inplace"] = j
                     changed = True
                     break
@@ -65,15 +69,20 @@ def _elementwise(module: Module, op: Operation) -> bool:
         return False
     if isinstance(op, FusedOp):
         body = module.lookup(op.attrs["body"].name)
-        return body is not None and all(b.has_trait(Trait.ELEMENTWISE) for b in body.ops)
+        return body is not None and all(
+            b.has_trait(Trait.ELEMENTWISE) for b in body.ops
+        )
     return True
 
 
 def _dies_here(v, i: int, position: dict, outputs: set) -> bool:
     """No later use, no output, and read once by this op (x + x may not write over x)."""
     uses_here = sum(1 for user, _ in v.uses if position[id(user)] == i)
-    return (id(v) not in outputs and uses_here == 1
-            and all(position[id(user)] <= i for user, _ in v.uses))
+    return (
+        id(v) not in outputs
+        and uses_here == 1
+        and all(position[id(user)] <= i for user, _ in v.uses)
+    )
 
 
 def _owned(v) -> bool:

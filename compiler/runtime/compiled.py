@@ -31,9 +31,16 @@ class NativeModule:
     `owner` keeps the code alive (the JIT engine or the loaded library).
     """
 
-    def __init__(self, entry, owner, inputs: Sequence[tuple[str | None, TensorType]],
-                 outputs: Sequence[TensorType], params: Sequence[torch.Tensor],
-                 arena_bytes: int, output_spec=None) -> None:
+    def __init__(
+        self,
+        entry,
+        owner,
+        inputs: Sequence[tuple[str | None, TensorType]],
+        outputs: Sequence[TensorType],
+        params: Sequence[torch.Tensor],
+        arena_bytes: int,
+        output_spec=None,
+    ) -> None:
         self._entry, self._owner = entry, owner
         self._inputs, self._outputs = list(inputs), list(outputs)
         self._params = [p.contiguous() for p in params]
@@ -44,9 +51,16 @@ class NativeModule:
     def __call__(self, *inputs: torch.Tensor) -> Any:
         args = self._check(inputs)
         outs = [torch.empty(tuple(t.shape), dtype=t.dtype.torch) for t in self._outputs]
-        in_ptrs, out_ptrs = _pointer_array(args), _pointer_array(outs)  # alive for the call
-        self._entry(ctypes.addressof(in_ptrs), ctypes.addressof(out_ptrs),
-                    ctypes.addressof(self._param_ptrs), self._arena.data_ptr())
+        in_ptrs, out_ptrs = (
+            _pointer_array(args),
+            _pointer_array(outs),
+        )  # alive for the call
+        self._entry(
+            ctypes.addressof(in_ptrs),
+            ctypes.addressof(out_ptrs),
+            ctypes.addressof(self._param_ptrs),
+            self._arena.data_ptr(),
+        )
         if self._output_spec is not None:
             return tree_unflatten(outs, self._output_spec)
         return outs[0] if len(outs) == 1 else tuple(outs)
@@ -54,7 +68,8 @@ class NativeModule:
     def _check(self, inputs: Sequence[torch.Tensor]) -> list[torch.Tensor]:
         if len(inputs) != len(self._inputs):
             raise CuvilRuntimeError(
-                f"the compiled model takes {len(self._inputs)} inputs, got {len(inputs)}")
+                f"the compiled model takes {len(self._inputs)} inputs, got {len(inputs)}"
+            )
         for i, ((name, t), x) in enumerate(zip(self._inputs, inputs)):
             check_input(i, name, t, x)
         return [x if x.is_contiguous() else x.contiguous() for x in inputs]
@@ -63,12 +78,25 @@ class NativeModule:
 class CompiledModule(NativeModule):
     """Runs the JIT-compiled native code of one compiled function (see NativeModule)."""
 
-    def __init__(self, module: Module, program: Program, jit, options: dict[str, Any]) -> None:
-        self.module, self.program, self.jit, self.options = module, program, jit, options
+    def __init__(
+        self, module: Module, program: Program, jit, options: dict[str, Any]
+    ) -> None:
+        self.module, self.program, self.jit, self.options = (
+            module,
+            program,
+            jit,
+            options,
+        )
         data = {**module.param_data, **program.derived}
-        super().__init__(jit.entry, jit, [(a.name, a.type) for a in module.main.args],
-                         program.outputs, [data[name] for name in program.params],
-                         program.arena_bytes, module.meta.get("output_spec"))
+        super().__init__(
+            jit.entry,
+            jit,
+            [(a.name, a.type) for a in module.main.args],
+            program.outputs,
+            [data[name] for name in program.params],
+            program.arena_bytes,
+            module.meta.get("output_spec"),
+        )
 
     def profile(self) -> list[tuple[str, str, int, float]]:
         """(kernel, op, cycles, share) per kernel, slowest first; needs options profile=True.
@@ -76,7 +104,9 @@ class CompiledModule(NativeModule):
         Counters accumulate over calls since compilation (or the last ``reset_profile``).
         """
         counters = self._counters()
-        rows = [(k.symbol, k.op_name, counters[k.call_index]) for k in self.program.kernels]
+        rows = [
+            (k.symbol, k.op_name, counters[k.call_index]) for k in self.program.kernels
+        ]
         total = sum(c for _, _, c in rows) or 1
         return sorted(((s, o, c, c / total) for s, o, c in rows), key=lambda r: -r[2])
 
@@ -90,7 +120,9 @@ class CompiledModule(NativeModule):
         from ..errors import CuvilError
 
         if not self.options.get("profile"):
-            raise CuvilError("this module was not compiled with options={'profile': True}")
+            raise CuvilError(
+                "this module was not compiled with options={'profile': True}"
+            )
         addr = self.jit.engine.get_global_value_address(PROFILE_SYMBOL)
         n = max((k.call_index for k in self.program.kernels), default=0) + 1
         return (ctypes.c_int64 * n).from_address(addr)

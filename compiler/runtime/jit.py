@@ -18,7 +18,9 @@ from . import objcache
 
 __all__ = ["JitModule", "EntryFn"]
 
-EntryFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+EntryFn = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
+)
 
 
 def _parse(program: Program) -> llvm.ModuleRef:
@@ -28,8 +30,10 @@ def _parse(program: Program) -> llvm.ModuleRef:
         mod.verify()
     except RuntimeError as e:
         first = "\n".join(str(e).splitlines()[:4])
-        raise CodegenError(f"generated LLVM IR is invalid: {first}",
-                           hint="this is a Cuvil code generation bug") from e
+        raise CodegenError(
+            f"generated LLVM IR is invalid: {first}",
+            hint="this is a Cuvil code generation bug",
+        ) from e
     return mod
 
 

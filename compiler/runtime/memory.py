@@ -35,8 +35,11 @@ def plan_arena(intervals: list[Interval]) -> tuple[dict[object, int], int]:
     total = 0
     for iv in sorted(intervals, key=lambda iv: (iv.start, -iv.nbytes)):
         size = _align(max(iv.nbytes, 1))
-        live = sorted((o, s) for o, s, other in placed
-                      if not (other.end < iv.start or iv.end < other.start))
+        live = sorted(
+            (o, s)
+            for o, s, other in placed
+            if not (other.end < iv.start or iv.end < other.start)
+        )
         offset = 0
         for o, s in live:
             if offset + size <= o:

@@ -31,15 +31,26 @@ def enabled() -> bool:
 def cache_dir() -> Path:
     if os.environ.get("CUVIL_CACHE_DIR"):
         return Path(os.environ["CUVIL_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache"
+    )
     return Path(base) / "cuvil"
 
 
 def cache_key(llvm_ir: str, opt: int, extra: str = "") -> str:
     cpu, features = host_cpu()
     h = hashlib.sha256()
-    for part in (llvm_ir, str(opt), target_triple(), cpu, features, extra,
-                 ".".join(map(str, llvm.llvm_version_info)), llvmlite.__version__, __version__):
+    for part in (
+        llvm_ir,
+        str(opt),
+        target_triple(),
+        cpu,
+        features,
+        extra,
+        ".".join(map(str, llvm.llvm_version_info)),
+        llvmlite.__version__,
+        __version__,
+    ):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()

@@ -52,8 +52,19 @@ def check_compiled(model, inputs, opt: str) -> None:
         torch.testing.assert_close(g, w, rtol=RTOL, atol=ATOL, equal_nan=True)
 
 
-FUNCTION_CASES = (ELEMENTWISE + PROMOTION + COMPARE_WHERE + REDUCTIONS + SIZE_ZERO_AND_ONE
-                  + MATMUL + POOL_FUNCTIONAL + ATTENTION + RESHAPE + JOIN_SPLIT + INDEXING)
+FUNCTION_CASES = (
+    ELEMENTWISE
+    + PROMOTION
+    + COMPARE_WHERE
+    + REDUCTIONS
+    + SIZE_ZERO_AND_ONE
+    + MATMUL
+    + POOL_FUNCTIONAL
+    + ATTENTION
+    + RESHAPE
+    + JOIN_SPLIT
+    + INDEXING
+)
 
 
 @pytest.mark.parametrize("opt", OPTS)
@@ -93,19 +104,28 @@ def broadcast_pair(draw):
 
 
 @settings(max_examples=12, deadline=None)
-@given(pair=broadcast_pair(), op=st.sampled_from(["add", "sub", "mul", "div", "maximum", "lt"]),
-       opt=st.sampled_from(OPTS))
+@given(
+    pair=broadcast_pair(),
+    op=st.sampled_from(["add", "sub", "mul", "div", "maximum", "lt"]),
+    opt=st.sampled_from(OPTS),
+)
 def test_broadcasting_binary_ops_on_drawn_shapes(pair, op, opt):
     fn = getattr(torch, op)
     check_compiled(lambda a, b: fn(a, b), (randn(*pair[0]), randn(*pair[1])), opt)
 
 
 @settings(max_examples=12, deadline=None)
-@given(shape=st.lists(dims, min_size=1, max_size=4), data=st.data(), opt=st.sampled_from(OPTS),
-       op=st.sampled_from(["sum", "mean", "amax", "var"]))
+@given(
+    shape=st.lists(dims, min_size=1, max_size=4),
+    data=st.data(),
+    opt=st.sampled_from(OPTS),
+    op=st.sampled_from(["sum", "mean", "amax", "var"]),
+)
 def test_reductions_on_drawn_dims(shape, data, opt, op):
     rank = len(shape)
-    red = data.draw(st.lists(st.integers(-rank, rank - 1), min_size=1, max_size=rank, unique=True))
+    red = data.draw(
+        st.lists(st.integers(-rank, rank - 1), min_size=1, max_size=rank, unique=True)
+    )
     if len({d % rank for d in red}) != len(red):
         red = red[:1]
     keep = data.draw(st.booleans())
@@ -137,22 +157,39 @@ def test_convolutions_on_drawn_parameters(case, two_d, opt):
 
 
 @settings(max_examples=12, deadline=None)
-@given(m=st.integers(1, 40), k=st.integers(1, 40), n=st.integers(1, 40),
-       batch=st.sampled_from([(), (2,), (2, 1)]), weight=st.booleans(), opt=st.sampled_from(OPTS))
+@given(
+    m=st.integers(1, 40),
+    k=st.integers(1, 40),
+    n=st.integers(1, 40),
+    batch=st.sampled_from([(), (2,), (2, 1)]),
+    weight=st.booleans(),
+    opt=st.sampled_from(OPTS),
+)
 def test_matmul_and_linear_on_drawn_shapes(m, k, n, batch, weight, opt):
     if weight:
         check_compiled(nn.Linear(k, n), (randn(*batch, m, k),), opt)
     else:
-        check_compiled(lambda a, b: a @ b, (randn(*batch, m, k), randn(*batch, k, n)), opt)
+        check_compiled(
+            lambda a, b: a @ b, (randn(*batch, m, k), randn(*batch, k, n)), opt
+        )
 
 
 @settings(max_examples=10, deadline=None)
-@given(size=st.integers(2, 11), k=st.integers(1, 3), stride=st.integers(1, 3),
-       ceil=st.booleans(), avg=st.booleans(), opt=st.sampled_from(OPTS))
+@given(
+    size=st.integers(2, 11),
+    k=st.integers(1, 3),
+    stride=st.integers(1, 3),
+    ceil=st.booleans(),
+    avg=st.booleans(),
+    opt=st.sampled_from(OPTS),
+)
 def test_pools_on_drawn_shapes(size, k, stride, ceil, avg, opt):
     pad = k // 2
-    fn = (lambda x: F.avg_pool2d(x, k, stride, pad, ceil)) if avg else \
-        (lambda x: F.max_pool2d(x, k, stride, pad, ceil_mode=ceil))
+    fn = (
+        (lambda x: F.avg_pool2d(x, k, stride, pad, ceil))
+        if avg
+        else (lambda x: F.max_pool2d(x, k, stride, pad, ceil_mode=ceil))
+    )
     check_compiled(fn, (randn(1, 2, size, size + 2),), opt)
 
 

@@ -15,7 +15,9 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "models"
 
 
 def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"sample_{name}", SAMPLES / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        f"sample_{name}", SAMPLES / f"{name}.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.Model().eval(), mod.example_inputs()
@@ -43,15 +45,20 @@ def test_torch_compile_backend_runs_a_sample():
     torch._dynamo.reset()
     compiled = torch.compile(model, backend="cuvil")
     with torch.no_grad():
-        torch.testing.assert_close(compiled(*inputs), model(*inputs), rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(
+            compiled(*inputs), model(*inputs), rtol=1e-4, atol=1e-5
+        )
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"target": "gpu"}, "unknown target 'gpu'"),
-    ({"options": {"opt": 3}}, "unknown option 'opt'"),
-    ({"options": {"opt_level": "O7"}}, "opt_level='O7'"),
-    ({"options": {"debug": "yes"}}, "debug='yes' must be True or False"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"target": "gpu"}, "unknown target 'gpu'"),
+        ({"options": {"opt": 3}}, "unknown option 'opt'"),
+        ({"options": {"opt_level": "O7"}}, "opt_level='O7'"),
+        ({"options": {"debug": "yes"}}, "debug='yes' must be True or False"),
+    ],
+)
 def test_wrong_target_or_options_are_clear_errors(bad, message):
     model, inputs = load("mlp")
     with pytest.raises(cuvil.CuvilError, match=message):

@@ -12,11 +12,11 @@ NO_FUSION = "dce,cse,fold-constants,dce"
 
 class Chain(nn.Module):
     def forward(self, x, y):
-        a = torch.exp(x)          # a dies at b: b may reuse it
+        a = torch.exp(x)  # a dies at b: b may reuse it
         b = torch.relu(a)
-        c = b + b                 # read twice: no reuse
+        c = b + b  # read twice: no reuse
         d = torch.sigmoid(c) * y  # y is a model input: never overwritten
-        return d, c.view(-1)      # c is returned through a reshape: no reuse of c
+        return d, c.view(-1)  # c is returned through a reshape: no reuse of c
 
 
 def _compile(pipeline: str):

@@ -9,8 +9,20 @@ from torch import nn
 
 import cuvil
 
-EDGES = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-8, -1e-8, 88.7, -87.3,
-         -103.9, -104.5, 89.0]
+EDGES = [
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    0.0,
+    -0.0,
+    1e-8,
+    -1e-8,
+    88.7,
+    -87.3,
+    -103.9,
+    -104.5,
+    89.0,
+]
 
 
 def _inputs() -> torch.Tensor:

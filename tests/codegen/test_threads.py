@@ -34,7 +34,9 @@ def test_threaded_gemms_match_eager(threads):
 
 
 def test_small_gemms_stay_on_one_thread():
-    compiled = cuvil.compile(nn.Linear(8, 4), [torch.randn(2, 8)], options={"num_threads": 2})
+    compiled = cuvil.compile(
+        nn.Linear(8, 4), [torch.randn(2, 8)], options={"num_threads": 2}
+    )
     assert "pthread_create" not in compiled.llvm_ir()
 
 

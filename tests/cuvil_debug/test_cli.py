@@ -226,8 +226,15 @@ def test_triage_is_a_subcommand_of_the_main_cli(capsys):
 
     from cuvil_debug.cli import main
 
-    code = main(["triage", "samples/failures/ddcf_gate_threshold.py", "--format", "json",
-                 "--no-isolate"])
+    code = main(
+        [
+            "triage",
+            "samples/failures/ddcf_gate_threshold.py",
+            "--format",
+            "json",
+            "--no-isolate",
+        ]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == 1
     assert report["results"][0]["category"] == "data-dependent-control-flow"

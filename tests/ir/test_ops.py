@@ -136,7 +136,11 @@ def test_inferred_type_matches_reference_result(name, tensors, attrs):
 
 def test_every_registered_op_has_an_inference_case():
     # cuvil.fused takes its types from its body function: tests/passes covers it
-    covered = {c.values[0] for c in CASES} | {"cuvil.constant", "cuvil.param", "cuvil.fused"}
+    covered = {c.values[0] for c in CASES} | {
+        "cuvil.constant",
+        "cuvil.param",
+        "cuvil.fused",
+    }
     assert covered == set(OPS)
 
 

@@ -514,7 +514,9 @@ def test_illegal_inplace_hints_are_rejected(case):
     from cuvil.ir import parse_module, verify_all
 
     body, message = INPLACE_PROBLEMS[case]
-    text = ("module @m {\n  func @forward(%x: tensor<4xf32>, %s: tensor<1xf32>) -> "
-            f"(tensor<4xf32>) {{\n    {body}\n  }}\n}}\n")
+    text = (
+        "module @m {\n  func @forward(%x: tensor<4xf32>, %s: tensor<1xf32>) -> "
+        f"(tensor<4xf32>) {{\n    {body}\n  }}\n}}\n"
+    )
     errors = verify_all(parse_module(text, "bad.cuvilir"))
     assert errors and message in str(errors[0]), errors

@@ -10,7 +10,9 @@ import cuvil
 
 def _compile(x):
     torch.manual_seed(0)
-    return cuvil.compile(nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)), [x])
+    return cuvil.compile(
+        nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4)), [x]
+    )
 
 
 def test_second_compile_hits_the_cache_and_computes_the_same(tmp_path, monkeypatch):

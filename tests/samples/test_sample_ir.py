@@ -18,7 +18,9 @@ SAMPLE_IR = sorted((ROOT / "samples" / "ir").glob("*.cuvilir"))
 
 def _without_comments(text: str) -> str:
     return "".join(
-        line for line in text.splitlines(keepends=True) if not line.lstrip().startswith("//")
+        line
+        for line in text.splitlines(keepends=True)
+        if not line.lstrip().startswith("//")
     )
 
 
@@ -35,8 +37,13 @@ def test_sample_ir_verifies_and_round_trips(path: Path):
 @pytest.mark.parametrize("path", SAMPLE_IR, ids=lambda p: p.name)
 def test_sample_ir_runs_with_random_params(path: Path):
     module = random_params(verify(parse_file(path)))
-    shapes = [tuple(d if isinstance(d, int) else 2 for d in a.type.shape) for a in module.main.args]
-    inputs = [torch.randn(s).to(a.type.dtype.torch) for s, a in zip(shapes, module.main.args)]
+    shapes = [
+        tuple(d if isinstance(d, int) else 2 for d in a.type.shape)
+        for a in module.main.args
+    ]
+    inputs = [
+        torch.randn(s).to(a.type.dtype.torch) for s, a in zip(shapes, module.main.args)
+    ]
     outputs = interpret(module, inputs)
     assert all(torch.isfinite(o).all() for o in outputs if o.dtype.is_floating_point)
 
@@ -46,6 +53,10 @@ def test_generated_files_are_current(script: str):
     """Replay check: the frontend still produces the checked-in IR; docs/OPS.md is current."""
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / script), "--check"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
-    assert proc.returncode == 0, proc.stderr or f"{script} --check: regenerate and commit"
+    assert proc.returncode == 0, (
+        proc.stderr or f"{script} --check: regenerate and commit"
+    )

@@ -27,13 +27,17 @@ class ParamOp(Operation):
     name = "cuvil.param"
     TRAITS = _CONST
     ATTRS = {"name": AttrSpec("symbol")}
-    declared_type: TensorType | None = None  # set by whoever builds it, checked by the verifier
+    declared_type: TensorType | None = (
+        None  # set by whoever builds it, checked by the verifier
+    )
 
     def infer_types(self) -> list[TensorType]:
         if self.results:
             return [self.results[0].type]
         if self.declared_type is None:
-            raise self.fail("param type unknown: build it with ParamOp.of(module, name)")
+            raise self.fail(
+                "param type unknown: build it with ParamOp.of(module, name)"
+            )
         return [self.declared_type]
 
     @classmethod
@@ -42,7 +46,9 @@ class ParamOp(Operation):
 
         op = cls.__new__(cls)
         op.declared_type = module.params[name]
-        Operation.__init__(op, [], {"name": SymbolRef(name)}, [module.params[name]], **kw)
+        Operation.__init__(
+            op, [], {"name": SymbolRef(name)}, [module.params[name]], **kw
+        )
         return op
 
 

@@ -50,7 +50,9 @@ class UnaryOp(Operation):
     def infer_types(self) -> list[TensorType]:
         (t,) = self.operand_types
         if self.FLOAT_ONLY and not t.dtype.is_float:
-            raise self.fail(f"operand must be a float tensor, got {t} (insert cuvil.cast)")
+            raise self.fail(
+                f"operand must be a float tensor, got {t} (insert cuvil.cast)"
+            )
         return [t]
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
@@ -59,7 +61,8 @@ class UnaryOp(Operation):
 
 def _unary(name: str, fn, float_only: bool = True, cls_name: str | None = None):
     cls = type(
-        cls_name or "".join(p.capitalize() for p in name.split(".")[1].split("_")) + "Op",
+        cls_name
+        or "".join(p.capitalize() for p in name.split(".")[1].split("_")) + "Op",
         (UnaryOp,),
         {"name": name, "FN": staticmethod(fn), "FLOAT_ONLY": float_only},
     )
@@ -140,7 +143,9 @@ class BinaryOp(Operation):
     def infer_types(self) -> list[TensorType]:
         a, b = self.operand_types
         if a.dtype is not b.dtype:
-            raise self.fail(f"operand element types differ: {a} vs {b} (insert cuvil.cast)")
+            raise self.fail(
+                f"operand element types differ: {a} vs {b} (insert cuvil.cast)"
+            )
         if self.FLOAT_ONLY and not a.dtype.is_float:
             raise self.fail(f"operands must be float tensors, got {a}")
         shape = broadcast_shapes(a.shape, b.shape)
@@ -171,7 +176,12 @@ class LogicalOp(BinaryOp):
 def _binary(name: str, fn, base=BinaryOp, commutative=False, float_only=False):
     cls_name = "".join(p.capitalize() for p in name.split(".")[1].split("_")) + "Op"
     traits = _BIN | {Trait.COMMUTATIVE} if commutative else _BIN
-    attrs = {"name": name, "FN": staticmethod(fn), "TRAITS": traits, "FLOAT_ONLY": float_only}
+    attrs = {
+        "name": name,
+        "FN": staticmethod(fn),
+        "TRAITS": traits,
+        "FLOAT_ONLY": float_only,
+    }
     return register_op(type(cls_name, (base,), attrs))
 
 
@@ -229,7 +239,10 @@ class ClampOp(Operation):
     OPERANDS = ("x",)
     TRAITS = _EW
     LAYOUTS = ANY_LAYOUT
-    ATTRS = {"min": AttrSpec("scalar", default=None), "max": AttrSpec("scalar", default=None)}
+    ATTRS = {
+        "min": AttrSpec("scalar", default=None),
+        "max": AttrSpec("scalar", default=None),
+    }
 
     def infer_types(self) -> list[TensorType]:
         lo, hi = self.attrs.get("min"), self.attrs.get("max")

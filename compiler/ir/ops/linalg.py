@@ -9,7 +9,15 @@ from ..attributes import AttrSpec
 from ..core import Operation, Trait, register_op
 from ..types import Dim, SymDim, TensorType, broadcast_shapes
 
-__all__ = ["MatmulOp", "LinearOp", "ConvOp", "Conv1dOp", "Conv2dOp", "conv_out_size", "window_attrs"]
+__all__ = [
+    "MatmulOp",
+    "LinearOp",
+    "ConvOp",
+    "Conv1dOp",
+    "Conv2dOp",
+    "conv_out_size",
+    "window_attrs",
+]
 
 _PURE = frozenset({Trait.PURE})
 
@@ -40,7 +48,9 @@ class MatmulOp(Operation):
         if a.rank < 2 or b.rank < 2:
             raise self.fail(f"operands must have rank >= 2, got {a} and {b}")
         if not _dims_match(a.shape[-1], b.shape[-2]):
-            raise self.fail(f"contraction dims differ: {a} @ {b} (K {a.shape[-1]} vs {b.shape[-2]})")
+            raise self.fail(
+                f"contraction dims differ: {a} @ {b} (K {a.shape[-1]} vs {b.shape[-2]})"
+            )
         batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
         if batch is None:
             raise self.fail(f"batch dims do not broadcast: {a} @ {b}")
@@ -64,7 +74,9 @@ class LinearOp(Operation):
         if x.rank < 1 or w.rank != 2:
             raise self.fail(f"needs x of rank >= 1 and a 2-d weight, got {x} and {w}")
         if not _dims_match(x.shape[-1], w.shape[1]):
-            raise self.fail(f"in-features differ: x {x} has {x.shape[-1]}, weight {w} has {w.shape[1]}")
+            raise self.fail(
+                f"in-features differ: x {x} has {x.shape[-1]}, weight {w} has {w.shape[1]}"
+            )
         if rest and rest[0].shape != (w.shape[0],):
             raise self.fail(f"bias must be tensor<{w.shape[0]}x...>, got {rest[0]}")
         return [TensorType(x.shape[:-1] + (w.shape[0],), x.dtype)]
@@ -143,7 +155,9 @@ class ConvOp(Operation):
                 continue
             o = conv_out_size(size, w.shape[2 + i], s[i], p[i], d[i])
             if o < 1:
-                raise self.fail(f"output size {o} in spatial dim {i} is too small for {x}, {w}")
+                raise self.fail(
+                    f"output size {o} in spatial dim {i} is too small for {x}, {w}"
+                )
             out.append(o)
         return tuple(out)
 

@@ -56,7 +56,9 @@ class BatchNormOp(Operation):
             raise self.fail(f"input must have rank >= 2 (N, C, ...), got {x}")
         for name, t in zip(self.OPERANDS[1:], stats, strict=False):
             if t.shape != (x.shape[1],):
-                raise self.fail(f"{name.rstrip('?')} must have shape [{x.shape[1]}], got {t}")
+                raise self.fail(
+                    f"{name.rstrip('?')} must have shape [{x.shape[1]}], got {t}"
+                )
         return [x]
 
     def reference(self, x, mean, var, w=None, b=None) -> torch.Tensor:
@@ -70,14 +72,23 @@ class LayerNormOp(Operation):
     name = "cuvil.layer_norm"
     OPERANDS = ("x", "weight?", "bias?")
     TRAITS = _PURE
-    ATTRS = {"normalized_shape": AttrSpec("ints", min=0), "eps": AttrSpec("float", default=1e-5)}
+    ATTRS = {
+        "normalized_shape": AttrSpec("ints", min=0),
+        "eps": AttrSpec("float", default=1e-5),
+    }
 
     def infer_types(self) -> list[TensorType]:
         x, *affine = self.operand_types
         _float_operands(self)
         norm = tuple(self.attrs["normalized_shape"])
-        if not norm or x.shape[len(x.shape) - len(norm):] != norm or len(norm) > x.rank:
-            raise self.fail(f"normalized_shape {list(norm)} must be the trailing dims of {x}")
+        if (
+            not norm
+            or x.shape[len(x.shape) - len(norm) :] != norm
+            or len(norm) > x.rank
+        ):
+            raise self.fail(
+                f"normalized_shape {list(norm)} must be the trailing dims of {x}"
+            )
         for t in affine:
             if t.shape != norm:
                 raise self.fail(f"weight/bias must have shape {list(norm)}, got {t}")
@@ -104,21 +115,30 @@ class PoolOp(Operation):
 
     def _window(self) -> tuple[tuple, tuple, tuple, tuple]:
         a = self.attrs
-        return a["kernel"], a["stride"], a["padding"], a.get("dilation", (1,) * self.SPATIAL)
+        return (
+            a["kernel"],
+            a["stride"],
+            a["padding"],
+            a.get("dilation", (1,) * self.SPATIAL),
+        )
 
     def _spatial_out(self, x: TensorType) -> tuple[Dim, ...]:
         k, s, p, d = self._window()
         out: list[Dim] = []
         for i in range(self.SPATIAL):
             if p[i] * 2 > k[i]:
-                raise self.fail(f"padding {p[i]} must be at most half the kernel size {k[i]}")
+                raise self.fail(
+                    f"padding {p[i]} must be at most half the kernel size {k[i]}"
+                )
             size = x.shape[x.rank - self.SPATIAL + i]
             if not isinstance(size, int):
                 out.append(SymDim())
                 continue
             o = conv_out_size(size, k[i], s[i], p[i], d[i], self.attrs["ceil_mode"])
             if o < 1:
-                raise self.fail(f"output size {o} in spatial dim {i} is too small for {x}")
+                raise self.fail(
+                    f"output size {o} in spatial dim {i} is too small for {x}"
+                )
             out.append(o)
         return tuple(out)
 
@@ -153,7 +173,13 @@ class AvgPoolOp(PoolOp):
         if self.SPATIAL == 1:
             return F.avg_pool1d(x, k, s, p, a["ceil_mode"], a["count_include_pad"])
         return F.avg_pool2d(
-            x, k, s, p, a["ceil_mode"], a["count_include_pad"], a.get("divisor_override")
+            x,
+            k,
+            s,
+            p,
+            a["ceil_mode"],
+            a["count_include_pad"],
+            a.get("divisor_override"),
         )
 
 

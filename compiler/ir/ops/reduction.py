@@ -18,7 +18,9 @@ def _reduced_shape(op: Operation, t: TensorType, dims: tuple[int, ...], keepdim:
         raise op.fail(f"dims {list(dims)} repeat a dim")
     for d in dims:
         if not 0 <= d < t.rank:
-            raise op.fail(f"dim {d} is out of range for rank {t.rank} (valid: 0..{t.rank - 1})")
+            raise op.fail(
+                f"dim {d} is out of range for rank {t.rank} (valid: 0..{t.rank - 1})"
+            )
     if keepdim:
         return tuple(1 if i in dims else s for i, s in enumerate(t.shape))
     return tuple(s for i, s in enumerate(t.shape) if i not in dims)
@@ -33,7 +35,10 @@ class ReduceOp(Operation):
 
     OPERANDS = ("x",)
     TRAITS = _RED
-    ATTRS = {"dims": AttrSpec("ints", min=0), "keepdim": AttrSpec("bool", default=False)}
+    ATTRS = {
+        "dims": AttrSpec("ints", min=0),
+        "keepdim": AttrSpec("bool", default=False),
+    }
     FLOAT_ONLY = False
 
     def infer_types(self) -> list[TensorType]:
@@ -84,7 +89,9 @@ class VarOp(ReduceOp):
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
         dims = list(self.attrs["dims"])
-        return torch.var(x, dims, correction=self.attrs["correction"], keepdim=self.attrs["keepdim"])
+        return torch.var(
+            x, dims, correction=self.attrs["correction"], keepdim=self.attrs["keepdim"]
+        )
 
 
 @register_op

@@ -17,7 +17,9 @@ _VIEW = frozenset({Trait.PURE, Trait.VIEW})
 
 def _check_dim(op: Operation, dim: int, rank: int) -> None:
     if not 0 <= dim < rank:
-        raise op.fail(f"dim {dim} is out of range for rank {rank} (valid: 0..{rank - 1})")
+        raise op.fail(
+            f"dim {dim} is out of range for rank {rank} (valid: 0..{rank - 1})"
+        )
 
 
 def _static(t: TensorType) -> bool:
@@ -50,16 +52,27 @@ class ReshapeOp(Operation):
             if numel is None or any(isinstance(d, SymDim) for d in shape):
                 shape[i] = SymDim()
             elif known == 0 or numel % known:
-                raise self.fail(f"cannot infer -1 in shape {list(self.attrs['shape'])} for {t}")
+                raise self.fail(
+                    f"cannot infer -1 in shape {list(self.attrs['shape'])} for {t}"
+                )
             else:
                 shape[i] = numel // known
-        elif numel is not None and all(isinstance(d, int) for d in shape) and known != numel:
-            raise self.fail(f"shape {list(shape)} has {known} elements but input {t} has {numel}")
+        elif (
+            numel is not None
+            and all(isinstance(d, int) for d in shape)
+            and known != numel
+        ):
+            raise self.fail(
+                f"shape {list(shape)} has {known} elements but input {t} has {numel}"
+            )
         return [TensorType(tuple(shape), t.dtype)]
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
-        return x.reshape(tuple(self.results[0].type.shape) if _static(self.results[0].type) else
-                         _runtime_shape(self.attrs["shape"], x))
+        return x.reshape(
+            tuple(self.results[0].type.shape)
+            if _static(self.results[0].type)
+            else _runtime_shape(self.attrs["shape"], x)
+        )
 
 
 def _runtime_shape(shape, x: torch.Tensor) -> tuple[int, ...]:
@@ -80,7 +93,9 @@ class PermuteOp(Operation):
         (t,) = self.operand_types
         dims = self.attrs["dims"]
         if sorted(dims) != list(range(t.rank)):
-            raise self.fail(f"dims {list(dims)} is not a permutation of 0..{t.rank - 1}")
+            raise self.fail(
+                f"dims {list(dims)} is not a permutation of 0..{t.rank - 1}"
+            )
         return [TensorType(tuple(t.shape[d] for d in dims), t.dtype)]
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
@@ -105,7 +120,9 @@ class ExpandOp(Operation):
         for i, d in enumerate(t.shape):
             want = shape[lead + i]
             if d != want and d != 1 and not isinstance(want, SymDim):
-                raise self.fail(f"dim {i} of size {d} cannot expand to {want} (only size 1 can)")
+                raise self.fail(
+                    f"dim {i} of size {d} cannot expand to {want} (only size 1 can)"
+                )
         if any(isinstance(d, int) and d < 0 for d in shape):
             raise self.fail(f"negative size in shape {list(shape)}")
         return [TensorType(tuple(shape), t.dtype)]
@@ -166,7 +183,9 @@ class CatOp(Operation):
         total: Dim = 0
         for i, t in enumerate(types):
             if t.rank != first.rank or t.dtype is not first.dtype:
-                raise self.fail(f"input {i} is {t}, expected rank {first.rank} {first.dtype}")
+                raise self.fail(
+                    f"input {i} is {t}, expected rank {first.rank} {first.dtype}"
+                )
             for d in range(t.rank):
                 if d != dim and t.shape[d] != first.shape[d]:
                     raise self.fail(f"input {i} is {t}; dim {d} must match {first}")
