@@ -108,6 +108,8 @@ def test_ir_prints_verifiable_ir_for_each_sample(capsys, name):
     assert (code, err) == (0, "")
     module = verify(parse_module(out))
     assert module.functions and f"{name}.py" in out  # locations point at the model
+    for op in module.main.ops:  # every op: an FX node and a line of the sample file
+        assert op.loc.nodes and f"models/{name}.py:" in (op.loc.source() or "")
 
 
 @pytest.mark.parametrize("name", ["mlp", "transformer_block"])
