@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cuvil.frontend import lower
 from cuvil.interpreter import random_params
-from cuvil.ir import parse_file, parse_module, print_module
+from cuvil.ir import parse_module, print_module
 from cuvil.passes import (
     PassContext,
     PassPipeline,
@@ -29,6 +29,7 @@ from cuvil.passes import (
 
 from .loader import load_model
 from .output import check_output, write_output
+from .validate import read_ir
 
 __all__ = ["add_parser", "run_passes_cmd", "run_opt", "opt_main"]
 
@@ -62,7 +63,7 @@ def _pipeline_args(p: argparse.ArgumentParser, default_help: str) -> None:
     )
     p.add_argument(
         "--bisect-limit",
-        type=int,
+        type=_count,
         metavar="N",
         default=None,
         help="apply only the first N rewrite actions (pass bisection)",
@@ -144,12 +145,23 @@ def run_passes_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a count >= 0, got {text!r}")
+    return n
+
+
 def run_opt(args: argparse.Namespace) -> int:
     check_output(args.output, force=args.force)
     module = (
         parse_module(sys.stdin.read(), "<stdin>")
         if args.file == "-"
-        else parse_file(args.file)
+        else read_ir(args.file)
     )
     if args.random_params:
         random_params(module)

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cuvil_debug.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,3 +45,17 @@ def test_cuvil_opt_script_runs_a_pipeline_on_a_file():
     )
     assert proc.returncode == 0, proc.stderr
     assert "cuvil.relu" in proc.stdout and "cuvil.add" not in proc.stdout
+
+
+def test_opt_on_a_missing_file_is_a_user_error(capsys):
+    assert main(["opt", "no/such/file.cuvilir", "-p", "dce"]) == 2
+    err = capsys.readouterr().err
+    assert "no/such/file.cuvilir: error: cannot read the file" in err
+    assert "Traceback" not in err
+
+
+def test_negative_bisect_limit_is_refused(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["passes", MLP, "--bisect-limit", "-3"])
+    assert exit_.value.code == 2
+    assert "expected a count >= 0" in capsys.readouterr().err
