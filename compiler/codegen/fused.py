@@ -152,7 +152,22 @@ class _Epilogue:
                 )
             return env[id(self.result)]
 
+        epilogue.cache_key = self.signature()
         return epilogue
+
+    def signature(self) -> tuple | None:
+        """What the tail computes, as a value (equal tails share one GEMM function);
+        None when an operand is something other than the start, a constant or the tail."""
+        token = {id(self.start): ("start",)}
+        token.update({key: ("const", x) for key, x in self.scalars.items()})
+        steps = []
+        for i, o in enumerate(self.tail):
+            if any(id(v) not in token for v in o.operands):
+                return None
+            attrs = tuple(sorted((k, str(v)) for k, v in o.attrs.items()))
+            steps.append((o.name, attrs, tuple(token[id(v)] for v in o.operands)))
+            token[id(o.results[0])] = ("tail", i)
+        return (tuple(steps), token.get(id(self.result)))
 
 
 def _split_tail(

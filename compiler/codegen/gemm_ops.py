@@ -69,12 +69,18 @@ def _f32(*types) -> bool:
     return all(t.dtype is DType.f32 for t in types)
 
 
+def _option_key(value):
+    """Epilogue hooks compare by what they compute (``cache_key``) when they can say."""
+    key = getattr(value, "cache_key", None)
+    return ("epilogue", key) if key is not None else value
+
+
 def _gemm_fn(k: Kernel, plan: gemm.GemmPlan, **options) -> ir.Function:
     """One GEMM function per (plan, options) in a module: convolutions of equal shape share
     it (ResNet-18 has 20 convolutions but 11 shapes), which halves the code LLVM compiles."""
     module = k.fn.module
     cache = module.__dict__.setdefault("_cuvil_gemms", {})
-    key = (plan, tuple(sorted(options.items())))
+    key = (plan, tuple(sorted((name, _option_key(v)) for name, v in options.items())))
     if key not in cache:
         cache[key] = gemm.emit_gemm(
             module,
