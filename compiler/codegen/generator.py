@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import torch
 from llvmlite import ir
 
+from .. import faults as _faults
 from ..errors import CodegenError
 from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
@@ -29,9 +30,10 @@ from .pointwise import Access, broadcast_access, emit_pointwise, tensor_access
 from .scalar import BINARY, UNARY, emit_cast, mem_type
 from .target import target_triple
 
-__all__ = ["Program", "KernelInfo", "generate"]
+__all__ = ["Program", "KernelInfo", "Slot", "StepInfo", "generate"]
 
 ENTRY = "cuvil_main"
+STEP_PREFIX = "cuvil_step_"  # cuvil_step_<i>: call i of the entry alone (steps=True)
 PROFILE_SYMBOL = "cuvil_profile"
 
 
@@ -55,6 +57,23 @@ class KernelInfo:
 
 
 @dataclass
+class StepInfo:
+    """Call `index` of the entry, emitted alone as `symbol` (``generate(steps=True)``).
+
+    `op` is the IR op the call computes; None for an output copy (an output that is an
+    input, param, constant or a second alias), whose `operands` are ``[v]``, `results`
+    empty and `output` the index of the output it writes.
+    """
+
+    index: int
+    symbol: str
+    op: Operation | None
+    operands: list[Value]
+    results: list[Value]
+    output: int | None = None
+
+
+@dataclass
 class Program:
     """What the runtime needs: LLVM IR text and the calling contract of the entry."""
 
@@ -68,6 +87,15 @@ class Program:
     derived: dict[str, torch.Tensor] = field(
         default_factory=dict
     )  # e.g. packed weights
+    steps: list[StepInfo] = field(default_factory=list)  # only with steps=True
+    # id(value) -> its buffer, for every value of the main function (aliases resolved)
+    slots: dict[int, Slot] = field(default_factory=dict, repr=False)
+    values: dict[int, Value] = field(default_factory=dict, repr=False)
+
+    def slot_of(self, v: Value) -> Slot | None:
+        """Where `v` lives (a reshape shares its operand's slot; an in-place result its
+        operand's); None when `v` is not a value of the main function."""
+        return self.slots.get(id(v)) if self.values.get(id(v)) is v else None
 
 
 def nbytes(t: TensorType) -> int:
@@ -240,6 +268,8 @@ class Generator:
             except CodegenError as e:
                 e.where = e.where or op.loc.source() or op.loc.describe()
                 raise
+            if _faults.ACTIVE:  # injected bugs for testing tools (docs/FAULTS.md)
+                _faults.emitted(self, op, k)
             self.kernels.append(
                 KernelInfo(
                     k.fn.name, op.name, op.loc.nodes, op.loc.source(), len(self.calls)
@@ -285,6 +315,41 @@ class Generator:
             else:
                 _timed_call(b, callee, args, counters, i)
         b.ret_void()
+
+    def emit_steps(self) -> list[StepInfo]:
+        """``cuvil_step_<i>``: the entry's call i alone, with the entry's signature and
+        the same argument pointers (emitted after the entry: its text is unchanged)."""
+        made_by = {id(r): op for op in self.fn.ops for r in op.results}
+        steps = []
+        for i, (callee, values) in enumerate(self.calls):
+            name = f"{STEP_PREFIX}{i}"
+            fn = ir.Function(
+                self.llmod, ir.FunctionType(ir.VoidType(), [PTR] * 4), name
+            )
+            b = ir.IRBuilder(fn.append_basic_block("entry"))
+            arrays = {"input": fn.args[0], "output": fn.args[1], "param": fn.args[2]}
+            b.call(callee, [self._pointer(b, arrays, fn.args[3], v) for v in values])
+            b.ret_void()
+            first = values[0] if values else None
+            op = made_by.get(id(first)) if isinstance(first, Value) else None
+            if op is not None:
+                steps.append(StepInfo(i, name, op, list(op.operands), list(op.results)))
+                continue
+            vals = [v for v in values[1:] if isinstance(v, Value)]
+            out = self.slots.get(id(first)) if isinstance(first, Value) else None
+            index = out.index if out is not None and out.kind == "output" else None
+            steps.append(StepInfo(i, name, None, vals, [], index))
+        return steps
+
+    def value_slots(self) -> dict[int, tuple[Value, Slot]]:
+        """id(value) -> (value, slot) for the main function's arguments and op results."""
+        values = [*self.fn.args, *(r for op in self.fn.ops for r in op.results)]
+        found = {}
+        for v in values:
+            slot = self.slots.get(id(self.root(v)))
+            if slot is not None:
+                found[id(v)] = (v, slot)
+        return found
 
     def _profile_counters(self) -> ir.GlobalVariable:
         """``i64 cuvil_profile[n_calls]``: cycles spent in each kernel, accumulated."""
@@ -518,10 +583,16 @@ def _check_boundary_layouts(module: Module, fn: Function) -> None:
 
 
 def generate(
-    module: Module, debug: bool = False, profile: bool = False, threads: int = 1
+    module: Module,
+    debug: bool = False,
+    profile: bool = False,
+    threads: int = 1,
+    steps: bool = False,
 ) -> Program:
     """Generate LLVM IR for the module's main function (``profile``: per-kernel cycles;
-    ``threads``: large GEMMs split their rows over that many threads)."""
+    ``threads``: large GEMMs split their rows over that many threads; ``steps``: also
+    emit ``cuvil_step_<i>`` per call of the entry, see `StepInfo`; the entry and the
+    kernels are the same text as without)."""
     fn = module.main
     _check_boundary_layouts(module, fn)
     gen = Generator(module, fn, debug, threads)
@@ -530,6 +601,8 @@ def generate(
     for index, v in copies:
         gen.emit_copy(index, v)
     gen.emit_entry(profile)
+    step_infos = gen.emit_steps() if steps else []
+    located = gen.value_slots()
     return Program(
         str(gen.llmod),
         [a.type for a in fn.args],
@@ -538,4 +611,7 @@ def generate(
         arena,
         gen.kernels,
         derived=gen.derived,
+        steps=step_infos,
+        slots={key: slot for key, (_, slot) in located.items()},
+        values={key: v for key, (v, _) in located.items()},
     )
