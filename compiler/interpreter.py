@@ -82,6 +82,13 @@ class Interpreter:
                 out.setdefault(i, []).append(v)
         return out
 
+    def execute(
+        self, op: Operation, args: Sequence[torch.Tensor]
+    ) -> tuple[torch.Tensor, ...]:
+        """The results of one op on the given operand tensors (tools that walk the IR
+        themselves, like the diff, run ops through this)."""
+        return self._execute(op, list(args))
+
     def _execute(
         self, op: Operation, args: list[torch.Tensor]
     ) -> tuple[torch.Tensor, ...]:

@@ -14,6 +14,7 @@ import torch
 import torch.fx
 from torch.utils._pytree import tree_flatten, tree_map
 
+from .. import faults as _faults
 from ..errors import CuvilError, FrontendError, UnsupportedOpError
 from ..ir.core import Function, Module, Trait, Value
 from ..ir.types import DType, SymDim, TensorType
@@ -76,6 +77,8 @@ class GraphLowering:
             self.cx.loc, self.cx.node_name = node_loc(node), node.name
             try:
                 self.env[node] = self.lower_node(node)
+                if _faults.ACTIVE:  # injected bugs for testing tools (docs/FAULTS.md)
+                    _faults.lowered(self, node)
             except CuvilError as e:
                 raise self._with_location(e, node) from None
             except Exception as e:  # a rule met arguments it does not handle
@@ -86,6 +89,9 @@ class GraphLowering:
                 )
                 raise self._with_location(err, node) from e
             self._check_type(node)
+        # what each FX node became (an IR Value, a Python value, a LazyTensor or a
+        # tuple of those): the diff maps FX nodes to IR values through it
+        self.cx.module.meta["fx_values"] = {n.name: v for n, v in self.env.items()}
         return self.fn
 
     def lower_node(self, node: torch.fx.Node) -> Any:
