@@ -15,6 +15,7 @@ from cuvil.errors import CuvilError
 from cuvil.frontend import lower
 from cuvil.ir import print_module
 
+from .diff import cli as diff_cli
 from .loader import load_model
 from .output import check_output, write_output
 from .passes_cmd import add_parser as _add_passes
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_validate(commands)
     triage_cli.add_parser(commands)
     _add_passes(commands)
+    diff_cli.add_parsers(commands)
     return parser
 
 

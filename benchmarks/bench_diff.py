@@ -1,0 +1,135 @@
+"""How fast is `cuvil-debug diff`, and how much memory does it keep?
+
+    python benchmarks/bench_diff.py            # ResNet-18 + synthetic 1000-node graph
+    python benchmarks/bench_diff.py --quick    # smaller synthetic graph
+
+Targets (issue: cuvil-debug diff):
+- full diff of ResNet-18 (all stages, both modes) < 10 s on the 2-core machine;
+- first divergence on a synthetic 1000-node graph < 10 s after compilation;
+- memory: values kept by the diff <= 2x the model's activation memory.
+
+Each case runs in a fresh process, first with an empty object cache (cold: every kernel
+is compiled by LLVM) and then again with the cache the first run filled (warm: what a
+second diff of the same model costs). Timings are printed per phase.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+import torch
+from cuvil import faults
+from cuvil_debug.diff.engine import run_diff
+from cuvil_debug.loader import load_model
+
+case, nodes, fault = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if case == "resnet18":
+    loaded = load_model({root!r} + "/samples/models/resnet18.py")
+    model, inputs = loaded.model, loaded.inputs
+else:
+    class Chain(torch.nn.Module):
+        # three FX nodes per step: mul, add, tanh
+        def __init__(self, steps):
+            super().__init__()
+            self.steps = steps
+        def forward(self, x):
+            for i in range(self.steps):
+                x = torch.tanh(x * 0.97 + 0.01 * (i % 7))
+            return x
+    model, inputs = Chain(nodes // 3), (torch.randn(64, 256),)
+t0 = time.perf_counter()
+eager_t = time.perf_counter()
+with torch.no_grad():
+    model(*inputs)
+eager_t = time.perf_counter() - eager_t
+specs = [faults.parse(fault)] if fault != "-" else []
+t0 = time.perf_counter()
+with faults.inject(*specs):
+    report = run_diff(model, inputs)
+total = time.perf_counter() - t0
+print(json.dumps({{
+    "total": total,
+    "eager_forward": eager_t,
+    "timings": report.timings,
+    "memory": report.memory,
+    "rows": len(report.rows),
+    "first": None if report.first is None else [report.first.node, report.first.stage],
+    "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+}}))
+"""
+
+
+def run(case: str, nodes: int, fault: str, cache: str) -> dict:
+    env = dict(os.environ, CUVIL_CACHE_DIR=cache, OMP_NUM_THREADS="2")
+    code = CHILD.format(root=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-c", code, case, str(nodes), fault],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"{case} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+COMPILE = ("lower", "passes", "native-compile")
+
+
+def show(label: str, r: dict) -> None:
+    t = r["timings"]
+    compile_s = sum(t.get(k, 0.0) for k in COMPILE)
+    phases = ", ".join(f"{k} {v:.2f}" for k, v in t.items())
+    mem = r["memory"]
+    eager = max(mem.get("eager", 0), 1)
+    kept = mem.get("eager", 0) + mem.get("peak_live", 0)
+    print(f"{label}")
+    print(
+        f"  total {r['total']:.2f} s   after compilation {r['total'] - compile_s:.2f} s"
+    )
+    print(f"  phases: {phases}")
+    print(f"  first divergence: {r['first']}   FX nodes: {r['rows']}")
+    print(
+        f"  memory: activations (eager values) {eager / 2**20:.1f} MiB, peak live "
+        f"stage values {mem.get('peak_live', 0) / 2**20:.1f} MiB -> kept "
+        f"{kept / eager:.2f}x activations; native arenas "
+        f"{mem.get('arena', 0) / 2**20:.1f} MiB; process max RSS {r['maxrss_mb']:.0f} MiB"
+    )
+    print(f"  eager forward alone: {r['eager_forward'] * 1e3:.1f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    nodes = 300 if args.quick else 1000
+    cases = [
+        ("resnet18", 0, "-", "ResNet-18, clean compile"),
+        ("resnet18", 0, "kernel:layer3_0_relu", "ResNet-18, wrong fused kernel"),
+        (
+            "chain",
+            nodes,
+            f"kernel:tanh_{nodes // 3 - 20}",
+            f"synthetic {nodes}-node chain",
+        ),
+    ]
+    for case, n, fault, label in cases:
+        with tempfile.TemporaryDirectory() as cache:
+            show(f"{label} [cold cache]", run(case, n, fault, cache))
+            show(f"{label} [warm cache]", run(case, n, fault, cache))
+
+
+if __name__ == "__main__":
+    main()

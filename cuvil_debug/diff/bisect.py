@@ -1,0 +1,555 @@
+"""``cuvil-debug bisect``: the first pass action that makes a compiled model diverge.
+
+The model is lowered once; every check deep-copies that module, runs the pass pipeline
+with ``bisect_limit=N`` and compares the result with PyTorch eager. D(N) = "the output
+with the first N pass actions applied diverges" is monotone for a single bug, so a binary
+search over N in [0, actions] finds the culprit action in ceil(log2(actions)) checks, plus
+the full pipeline and N = 0::
+
+    r = bisect(model, inputs, {"opt_level": "O3"})
+    print(format_result(r))
+
+How a check runs depends on where the divergence shows:
+
+- the IR straight from the frontend already diverges under the reference interpreter:
+  verdict ``frontend`` (no pass is needed to break it);
+- the IR after the full pipeline diverges under the interpreter: the checks interpret the
+  IR (no code generation, fast);
+- only native code diverges: every check compiles (``compile_module``); if even N = 0
+  diverges the passes are innocent and, with ``llvm=True``, LLVM's ``-opt-bisect-limit``
+  is bisected the same way over LLVM's pass indices (verdict ``llvm``), else ``codegen``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+import os
+import re
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import torch
+from torch.utils._pytree import tree_leaves
+
+from cuvil.frontend import lower
+from cuvil.interpreter import Interpreter
+from cuvil.ir import print_module
+from cuvil.ir.core import Module
+from cuvil.passes import Action, PassContext, PassPipeline, default_pipeline, ir_diff
+from cuvil.pipeline import Options, compile_module
+
+__all__ = [
+    "BisectResult",
+    "bisect",
+    "format_result",
+    "compile_bound",
+    "VERDICTS",
+    "LLVM_PASS_LINE",
+]
+
+VERDICTS = {
+    "pass": "a Cuvil pass action makes the output diverge",
+    "llvm": "an LLVM optimization pass makes the output diverge",
+    "codegen": "the output diverges with every pass off: code generation (or a part "
+    "of LLVM that -opt-bisect-limit cannot skip)",
+    "frontend": "the IR straight from the frontend already diverges",
+    "clean": "nothing diverges from eager",
+}
+
+# LLVM's opt-bisect log line (stderr): "BISECT: running pass (12) instcombine on fn"
+LLVM_PASS_LINE = re.compile(r"^BISECT: (NOT )?running pass \((\d+)\) (.*) on (.*)$")
+_LLVM_NO_LIMIT = 2**31 - 1  # -opt-bisect-limit is an int: "run all, but print them"
+
+
+@dataclass
+class BisectResult:
+    """What `bisect` found; `format_result` renders it."""
+
+    verdict: str  # a key of VERDICTS
+    actions: int  # Cuvil pass actions of the full pipeline
+    compiles: int  # pipeline runs checked for the Cuvil-pass search (see compile_bound)
+    action: Action | None  # the culprit action (verdict "pass")
+    pass_spec: str | None  # the pass that asked for it, as pipeline text
+    ir_diff: str | None  # IR with limit N-1 vs limit N (the culprit action alone)
+    llvm_limit: int | None  # verdict "llvm": first -opt-bisect-limit that diverges
+    llvm_pass: str | None  # verdict "llvm": that LLVM pass's name
+    detail: str  # one line: what diverges and by how much
+    log: list[str] = field(default_factory=list)  # one line per check
+    llvm_passes: int | None = None  # LLVM passes counted (the LLVM search's range)
+    llvm_function: str | None = None  # what the culprit LLVM pass ran on
+    llvm_compiles: int = 0  # compiles of the LLVM search (not in `compiles`)
+    checker: str = ""  # "interpreter" or "native": how the Cuvil checks ran
+    pipeline: str = ""  # the pass pipeline bisected
+
+
+def compile_bound(actions: int) -> int:
+    """The most checks the Cuvil-pass search needs: ceil(log2(actions)) + 2."""
+    return math.ceil(math.log2(actions)) + 2 if actions > 1 else 2
+
+
+@dataclass
+class _Check:
+    diverges: bool
+    error: float  # max abs error (inf: a shape mismatch, NaN mismatch or a failure)
+    what: str  # e.g. "output 0: max abs error 3.1e-01" or "failed: CodegenError: ..."
+
+
+def bisect(
+    model: torch.nn.Module,
+    inputs,
+    options: dict[str, Any] | None = None,
+    *,
+    rtol: float = 1e-4,
+    atol: float = 1e-5,
+    llvm: bool = True,
+    log: Callable[[str], Any] | None = None,
+) -> BisectResult:
+    """Find what makes ``cuvil.compile(model, options=options)`` diverge from eager.
+
+    `options` are ``cuvil.compile``'s (``bisect_limit`` / ``llvm_bisect_limit`` are set
+    by the search and ignored); `log` is called with each check's line as it happens.
+    """
+    opts = Options.parse(options)
+    opts = replace(opts, bisect_limit=None, llvm_bisect_limit=None)
+    inputs = tuple(inputs)
+    was_training = model.training
+    model.eval()
+    try:
+        module = lower(model, list(inputs), opts.frontend)
+        with torch.no_grad():
+            reference = _tensors(model(*inputs))
+    finally:
+        model.train(was_training)
+    return _Bisector(module, inputs, reference, opts, rtol, atol, llvm, log).run()
+
+
+class _Bisector:
+    def __init__(self, module, inputs, reference, opts, rtol, atol, llvm, log) -> None:
+        self.module: Module = module
+        self.inputs = inputs
+        self.reference = reference
+        self.opts: Options = opts
+        self.rtol, self.atol = rtol, atol
+        self.llvm = llvm
+        self.sink = log
+        self.log: list[str] = []
+        self.compiles = 0
+        self.llvm_compiles = 0
+        self.texts: dict[int, str] = {}  # bisect limit -> IR after the passes
+        self.contexts: dict[int, PassContext] = {}
+        self.pipeline = (
+            opts.pipeline
+            if opts.pipeline is not None
+            else default_pipeline(opts.opt_level, opts.enable_fusion)
+        )
+        self.checker = "interpreter"
+
+    # ---- the search -----------------------------------------------------------------
+
+    def run(self) -> BisectResult:
+        front = self._compare(lambda: Interpreter(self._copy()).run(*self.inputs))
+        self._note("frontend IR (interpreter)", front)
+        if front.diverges:
+            return self._result("frontend", 0, f"the IR before passes: {front.what}")
+
+        full_module, full, failed = self._passes(None)
+        actions = len(full.actions)  # up to the failure, if the pipeline raised
+        self.contexts[actions] = full
+        self.compiles += 1
+        checked = failed or self._compare(
+            lambda: Interpreter(full_module).run(*self.inputs)
+        )
+        self._note(f"limit {actions} (all actions, interpreter)", checked)
+        if not checked.diverges:
+            self.checker = "native"
+            checked = self._compare(lambda: self._native(full_module)(*self.inputs))
+            self._note(f"limit {actions} (all actions, native)", checked)
+        if not checked.diverges:
+            return self._result(
+                "clean", actions, f"the compiled model matches eager ({checked.what})"
+            )
+        where = "in the IR" if self.checker == "interpreter" else "only in native code"
+        full_what = f"with all {actions} actions {checked.what} ({where})"
+
+        if actions == 0:
+            zero = checked
+        else:
+            zero = self._check(0)
+        if zero.diverges:
+            if self.checker == "interpreter":  # not an action's doing
+                return self._result(
+                    "pass",
+                    actions,
+                    f"diverges with no action applied but not before the passes (a "
+                    f"pass that fails, or rewrites without ctx.allow_action): "
+                    f"{zero.what}",
+                )
+            return self._llvm_or_codegen(actions, zero)
+
+        lo, hi = 0, actions  # D(lo) false, D(hi) true
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if self._check(mid).diverges:
+                hi = mid
+            else:
+                lo = mid
+        asked = self.contexts[hi].actions  # short if that run's passes raised
+        action = (asked if len(asked) >= hi else full.actions)[hi - 1]
+        before, after = self.texts.get(hi - 1), self.texts.get(hi)
+        diff = (
+            ir_diff(before, after, f"#{hi} {action.pass_name}")
+            if before is not None and after is not None
+            else None
+        )
+        detail = f"action #{hi} of {actions} makes it diverge; {full_what}"
+        return self._result(
+            "pass",
+            actions,
+            detail,
+            action=action,
+            pass_spec=action.pass_name,
+            ir_diff=diff,
+        )
+
+    def _llvm_or_codegen(self, actions: int, zero: _Check) -> BisectResult:
+        what = f"diverges with every Cuvil pass action off: {zero.what}"
+        if not self.llvm:
+            return self._result("codegen", actions, what)
+        module, _, _ = self._passes(0)
+        counter = _LlvmCounter()
+        top_passes: list[tuple[int, str, str]] = []
+
+        def check(limit: int | None) -> _Check:
+            """D_llvm(limit): compile with LLVM's passes 1..limit (None: all)."""
+            for _ in range(2):  # a second try when the counter's base was mispredicted
+                self.llvm_compiles += 1
+                listed: list[tuple[int, str, str]] = []
+                absolute = _LLVM_NO_LIMIT if limit is None else counter.base + limit
+
+                def run(absolute=absolute, listed=listed):
+                    compiled = self._native(
+                        _deepcopy(module), llvm_limit=absolute, passes=listed
+                    )
+                    return compiled(*self.inputs)
+
+                result = self._compare(run)
+                base, ok = counter.update([i for i, _, _ in listed])
+                if limit is None:
+                    top_passes.extend((i - base, n, f) for i, n, f in listed)
+                if ok or limit is None:
+                    break
+            shown = "all" if limit is None else str(limit)
+            self._note(f"llvm limit {shown}", result)
+            return result
+
+        # Passes 1..k run alike under every limit >= k, so the run without a limit
+        # names them all.
+        top = check(None)
+        total = max((i for i, _, _ in top_passes), default=0)
+        if not top.diverges or total == 0:
+            return self._result(
+                "codegen",
+                actions,
+                f"{what}; LLVM's opt-bisect found no pass ({total} passes listed, "
+                f"diverges with all of them: {top.diverges})",
+                llvm_passes=total,
+            )
+        low = check(0)
+        if low.diverges:
+            return self._result(
+                "codegen",
+                actions,
+                f"{what}; also with LLVM's -opt-bisect-limit=0 ({low.what})",
+                llvm_passes=total,
+            )
+        lo, hi = 0, total  # D(lo) false, D(hi) true
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if check(mid).diverges:
+                hi = mid
+            else:
+                lo = mid
+        name, function = next(((n, f) for i, n, f in top_passes if i == hi), ("?", "?"))
+        return self._result(
+            "llvm",
+            actions,
+            f"LLVM pass ({hi}) {name} on {function} makes it diverge "
+            f"(-opt-bisect-limit={hi - 1} is right); {what}",
+            llvm_limit=hi,
+            llvm_pass=name,
+            llvm_function=function,
+            llvm_passes=total,
+        )
+
+    # ---- checks -----------------------------------------------------------------------
+
+    def _check(self, limit: int) -> _Check:
+        """D(limit): run the passes with the limit, then interpret or compile."""
+        self.compiles += 1
+        module, ctx, failed = self._passes(limit)
+        self.contexts[limit] = ctx
+        if failed is not None:  # a broken rewrite may break the passes after it
+            result = failed
+        elif self.checker == "interpreter":
+            result = self._compare(lambda: Interpreter(module).run(*self.inputs))
+        else:
+            result = self._compare(lambda: self._native(module)(*self.inputs))
+        self._note(f"limit {limit} ({self.checker})", result)
+        return result
+
+    def _passes(self, limit: int | None) -> tuple[Module, PassContext, _Check | None]:
+        """A copy of the lowered module after the pipeline with bisect limit `limit`,
+        the pass context (actions asked for) and, if the pipeline raised, that failure.
+
+        The pipeline is what ``run_passes`` builds from the options, without its
+        instrumentation (and without its bisect line on stderr)."""
+        module = self._copy()
+        pipeline = PassPipeline(
+            self.pipeline, None, verify_each=self.opts.verify_each or self.opts.debug
+        )
+        ctx = PassContext(limit)
+        failed = None
+        try:
+            pipeline.run(module, ctx)
+        except Exception as e:
+            failed = _Check(True, math.inf, f"failed: the passes raised {_one_line(e)}")
+        module.meta["passes"] = pipeline.infos
+        key = len(ctx.actions) if limit is None else limit
+        with contextlib.suppress(Exception):  # a broken module may not print
+            self.texts[key] = print_module(module)
+        return module, ctx, failed
+
+    def _native(
+        self,
+        module: Module,
+        llvm_limit: int | None = None,
+        passes: list[tuple[int, str, str]] | None = None,
+    ):
+        """``compile_module`` of a module whose passes already ran.
+
+        LLVM's opt-bisect lines on fd 2 go to `passes` (once a process has used
+        ``-opt-bisect-limit``, LLVM prints them for every compile); other output on
+        fd 2 is passed on."""
+        opts = replace(
+            self.opts, pipeline="", bisect_limit=None, llvm_bisect_limit=llvm_limit
+        )
+        table = module.meta.get("passes")
+        with _capture_fd2() as err:
+            try:
+                compiled = compile_module(module, opts)
+            finally:
+                err.keep()
+        listed, rest = _split_llvm_stderr(err.saved)
+        if passes is not None:
+            passes.extend(listed)
+        if rest:
+            sys.stderr.write(rest)
+        if table is not None:  # keep the real pass table, not the empty pipeline's
+            module.meta["passes"] = table
+        return compiled
+
+    def _copy(self) -> Module:
+        return _deepcopy(self.module)
+
+    def _compare(self, run: Callable[[], Any]) -> _Check:
+        try:
+            got = _tensors(run())
+        except Exception as e:  # a failing stage diverges too
+            return _Check(True, math.inf, f"failed: {_one_line(e)}")
+        return compare(got, self.reference, self.rtol, self.atol)
+
+    def _note(self, what: str, check: _Check) -> None:
+        verdict = "diverges" if check.diverges else "matches"
+        err = "inf" if math.isinf(check.error) else f"{check.error:.3g}"
+        line = f"{what}: {verdict}, max abs error {err}"
+        if check.diverges and "failed" in check.what:
+            line += f" ({check.what})"
+        self.log.append(line)
+        if self.sink is not None:
+            self.sink(line)
+
+    def _result(self, verdict: str, actions: int, detail: str, **kw) -> BisectResult:
+        kw.setdefault("action", None)
+        kw.setdefault("pass_spec", None)
+        kw.setdefault("ir_diff", None)
+        kw.setdefault("llvm_limit", None)
+        kw.setdefault("llvm_pass", None)
+        return BisectResult(
+            verdict=verdict,
+            actions=actions,
+            compiles=self.compiles,
+            detail=detail,
+            log=self.log,
+            llvm_compiles=self.llvm_compiles,
+            checker=self.checker,
+            pipeline=self.pipeline,
+            **kw,
+        )
+
+
+# ---- comparing outputs ---------------------------------------------------------------
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def compare(
+    got: list[torch.Tensor], want: list[torch.Tensor], rtol: float, atol: float
+) -> _Check:
+    """Diverges when any output differs beyond rtol/atol (NaN equals NaN)."""
+    if len(got) != len(want):
+        return _Check(True, math.inf, f"{len(got)} outputs, eager has {len(want)}")
+    worst = _Check(False, 0.0, "max abs error 0")
+    for i, (g, w) in enumerate(zip(got, want)):
+        name = f"output {i}" if len(want) > 1 else "output"
+        if tuple(g.shape) != tuple(w.shape):
+            return _Check(
+                True,
+                math.inf,
+                f"{name} has shape {tuple(g.shape)}, eager {tuple(w.shape)}",
+            )
+        g64, w64 = g.detach().double(), w.detach().double()
+        close = torch.isclose(g64, w64, rtol=rtol, atol=atol, equal_nan=True)
+        bad = int((~close).sum())
+        diff = (g64 - w64).abs()
+        both_nan = g64.isnan() & w64.isnan()
+        diff = torch.where(both_nan, torch.zeros_like(diff), diff)
+        diff = torch.where(diff.isnan(), torch.full_like(diff, math.inf), diff)
+        err = float(diff.max()) if diff.numel() else 0.0
+        if bad and (not worst.diverges or err > worst.error):
+            worst = _Check(
+                True,
+                err,
+                f"{name}: {bad} of {g.numel()} elements differ, "
+                f"max abs error {err:.3g}",
+            )
+        elif not worst.diverges and err >= worst.error:
+            worst = _Check(False, err, f"max abs error {err:.3g}")
+    return worst
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"
+
+
+# ---- LLVM's stderr ---------------------------------------------------------------------
+
+
+class _Captured:
+    def __init__(self, file) -> None:
+        self.file = file
+        self.saved = ""
+
+    def keep(self) -> None:
+        """Read what was written so far into `saved` (before the file goes away)."""
+        self.file.flush()
+        self.file.seek(0)
+        self.saved = self.file.read().decode("utf-8", "replace")
+
+
+@contextlib.contextmanager
+def _capture_fd2() -> Iterator[_Captured]:
+    """Redirect file descriptor 2 (where LLVM writes) to a temporary file."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield _Captured(tmp)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+class _LlvmCounter:
+    """Where LLVM's opt-bisect counter stands between compiles.
+
+    LLVM numbers passes with one process-wide counter that setting
+    ``-opt-bisect-limit`` does not reset (LLVM 22 via llvmlite): a compile's passes are
+    numbered from where the last bisected compile stopped. A limit meant for passes
+    1..k of a compile is therefore ``base + k``. If a compile's first pass number shows
+    the prediction was wrong (an LLVM whose counter resets: it starts at 1), the base is
+    corrected and the caller compiles again.
+    """
+
+    def __init__(self) -> None:
+        self.base = 0  # the counter before the next compile
+        self.resets = False  # learned: the counter restarts at 1 for every compile
+
+    def update(self, indices: list[int]) -> tuple[int, bool]:
+        """After a compile that printed `indices`: (its base, was the base predicted?)."""
+        if not indices:
+            return self.base, True
+        base = min(indices) - 1
+        ok = base == self.base
+        if not ok:
+            self.resets = base == 0
+        self.base = 0 if self.resets else max(indices)
+        return base, ok
+
+
+def _split_llvm_stderr(text: str) -> tuple[list[tuple[int, str, str]], str]:
+    """LLVM's opt-bisect lines as (index, pass name, what it ran on), and the rest."""
+    passes, rest = [], []
+    for line in text.splitlines(keepends=True):
+        m = LLVM_PASS_LINE.match(line.strip())
+        if m:
+            passes.append((int(m.group(2)), m.group(3), m.group(4)))
+        else:
+            rest.append(line)
+    return passes, "".join(rest)
+
+
+def _deepcopy(module: Module) -> Module:
+    """Passes rewrite in place, so every check starts from its own copy."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pytree's LeafSpec deprecation on copy
+        return copy.deepcopy(module)
+
+
+# ---- the report ------------------------------------------------------------------------
+
+
+def format_result(r: BisectResult) -> str:
+    """What ``cuvil-debug bisect`` prints."""
+    lines = [f"verdict: {r.verdict} ({VERDICTS.get(r.verdict, '?')})"]
+    lines.append(f"detail: {r.detail}")
+    if r.pipeline:
+        lines.append(f"pipeline: {r.pipeline}")
+    if r.action is not None:
+        lines.append(f"pass: {r.pass_spec}")
+        lines.append(
+            f"action: #{r.action.index} of {r.actions}: {r.action.description}"
+        )
+    if r.llvm_pass is not None:
+        on = f" on {r.llvm_function}" if r.llvm_function else ""
+        lines.append(
+            f"llvm pass: ({r.llvm_limit}) {r.llvm_pass}{on} "
+            f"(of {r.llvm_passes}; -opt-bisect-limit={r.llvm_limit - 1} is right)"
+        )
+    if r.verdict != "frontend":
+        lines.append(
+            f"compiles: {r.compiles} for {r.actions} actions "
+            f"(bound ceil(log2(actions))+2 = {compile_bound(r.actions)}; "
+            f"checks by {r.checker or 'interpreter'})"
+        )
+    if r.llvm_compiles:
+        lines.append(
+            f"llvm compiles: {r.llvm_compiles} for {r.llvm_passes} LLVM passes "
+            f"(bound {compile_bound(r.llvm_passes or 0)})"
+        )
+    lines.append("checks:")
+    lines.extend(f"  {line}" for line in r.log)
+    if r.ir_diff:
+        lines.append(f"IR diff of action #{r.action.index}:")
+        lines.append(r.ir_diff.rstrip("\n"))
+    return "\n".join(lines) + "\n"

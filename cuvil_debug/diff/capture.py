@@ -1,0 +1,132 @@
+"""Capture: trace the model the way Cuvil does, run it eagerly, describe every FX node.
+
+The eager values are the reference of every stage. They are the only tensors the diff keeps
+for the whole run (one copy of the model's activations); every stage's values are
+compared as they are produced and dropped.
+"""
+
+from __future__ import annotations
+
+import linecache
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.fx
+
+from cuvil.errors import FrontendError
+from cuvil.frontend.fx import trace
+from cuvil.frontend.provenance import display_path, node_loc
+from cuvil.frontend.registry import target_name
+
+from .metrics import RefStats, dtype_name
+from .model import NodeRow
+
+__all__ = ["Capture", "capture", "eager_values"]
+
+
+@dataclass
+class Capture:
+    """The traced graph, its eager values (by node name) and one row per node."""
+
+    model: torch.nn.Module
+    inputs: tuple[torch.Tensor, ...]
+    gm: torch.fx.GraphModule
+    eager: dict[str, Any]
+    rows: list[NodeRow]
+
+    def tensor(self, node: str) -> torch.Tensor | None:
+        v = self.eager.get(node)
+        return v if isinstance(v, torch.Tensor) else None
+
+    def nbytes(self) -> int:
+        """Bytes of the eager values kept (tensor nodes; params are the model's own)."""
+        seen: dict[int, int] = {}
+        for row in self.rows:
+            t = self.tensor(row.name)
+            if t is not None and row.op not in ("get_attr", "output"):
+                seen[t.data_ptr()] = t.untyped_storage().nbytes()
+        return sum(seen.values())
+
+    def pointers(self) -> set[int]:
+        return {
+            t.data_ptr() for t in self.eager.values() if isinstance(t, torch.Tensor)
+        }
+
+    def stats(self, node: str) -> RefStats:
+        """Scale and energy of a node's eager value (every stage compares against it)."""
+        cache = self.__dict__.setdefault("_stats", {})
+        if node not in cache:
+            cache[node] = RefStats.of(self.eager[node])
+        return cache[node]
+
+
+def capture(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> Capture:
+    """Trace `model` with Cuvil's tracer and record every node's eager value."""
+    model.eval()
+    try:
+        gm = trace(model)
+    except Exception as e:
+        raise FrontendError(
+            f"torch.fx could not trace {type(model).__name__}: {type(e).__name__}: {e}"
+        ) from e
+    eager = eager_values(gm, inputs)
+    rows = [_row(i, n, gm, eager.get(n.name)) for i, n in enumerate(gm.graph.nodes)]
+    return Capture(model, tuple(inputs), gm, eager, rows)
+
+
+class _Recorder(torch.fx.Interpreter):
+    def __init__(self, gm: torch.fx.GraphModule) -> None:
+        super().__init__(gm)
+        self.values: dict[str, Any] = {}
+
+    def run_node(self, n: torch.fx.Node) -> Any:
+        out = super().run_node(n)
+        # a copy: a later in-place op (x += y) must not change the recorded value
+        self.values[n.name] = torch.utils._pytree.tree_map(
+            lambda x: x.detach().clone() if isinstance(x, torch.Tensor) else x, out
+        )
+        return out
+
+
+def eager_values(
+    gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]
+) -> dict[str, Any]:
+    """Every node's eager value (tensors copied), by node name."""
+    rec = _Recorder(gm)
+    try:
+        with torch.no_grad():
+            rec.run(*inputs)
+    except Exception as e:
+        raise FrontendError(
+            f"the model failed to run eagerly on its inputs: {type(e).__name__}: {e}",
+            hint="check the example inputs' shapes and dtypes",
+        ) from e
+    return rec.values
+
+
+def _row(index: int, n: torch.fx.Node, gm: torch.fx.GraphModule, value) -> NodeRow:
+    loc = node_loc(n)
+    source = f"{display_path(loc.file)}:{loc.line}" if loc.file and loc.line else None
+    code = linecache.getline(loc.file, loc.line).strip() if source else None
+    if n.op == "call_module":
+        target = type(gm.get_submodule(str(n.target))).__name__
+    elif n.op in ("call_function", "call_method"):
+        target = target_name(n.target)
+    else:
+        target = str(n.target)
+    inputs = tuple(a.name for a in n.all_input_nodes)
+    tensor = value if isinstance(value, torch.Tensor) else None
+    return NodeRow(
+        index=index,
+        name=n.name,
+        op=n.op,
+        target=target,
+        module=loc.module,
+        source=source,
+        code=code or None,
+        shape=tuple(tensor.shape) if tensor is not None else None,
+        dtype=dtype_name(tensor.dtype) if tensor is not None else None,
+        inputs=inputs,
+    )

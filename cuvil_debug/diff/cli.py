@@ -1,0 +1,401 @@
+"""``cuvil-debug diff | bisect | reduce``: the command lines over the diff engine.
+
+Exit codes (shared with the rest of cuvil-debug): 0 no divergence (or below every
+``--fail-on`` threshold); 1 a divergence (``diff``/``bisect``: found one; ``reduce``: wrote
+a repro); 2 a user mistake; 3 an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from cuvil.errors import CuvilError
+
+from ..loader import load_model
+from ..output import check_output, write_output
+from .engine import DiffOptions, run_diff
+from .metrics import parse_tolerances
+from .model import STAGES, DiffReport
+
+__all__ = ["add_parsers", "check_fail_on"]
+
+EXIT_OK, EXIT_DIVERGED = 0, 1
+_THRESHOLD = re.compile(r"^(max_abs|max_rel|max_ulp|sqnr_db|cosine)\s*([<>])\s*(\S+)$")
+
+
+def add_parsers(commands) -> None:
+    _add_diff(commands)
+    _add_bisect(commands)
+    _add_reduce(commands)
+
+
+# ---- shared options ------------------------------------------------------------------------
+def _model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "model",
+        metavar="MODEL",
+        help="path/to/model.py (defining Model and example_inputs()) "
+        "or package.module:attr",
+    )
+    p.add_argument(
+        "--entry",
+        metavar="NAME",
+        help="the model class or zero-argument factory (default: Model)",
+    )
+    p.add_argument(
+        "-O",
+        dest="opt_level",
+        choices=["0", "1", "2", "3"],
+        default="3",
+        help="optimization level of the compile being checked (default: 3)",
+    )
+    p.add_argument("--no-fusion", action="store_true", help="leave out fusion passes")
+    p.add_argument(
+        "-p",
+        "--pipeline",
+        metavar="PIPELINE",
+        help="the pass pipeline instead of the opt level's default",
+    )
+    p.add_argument(
+        "--threads", type=int, default=1, metavar="N", help="kernel threads (default 1)"
+    )
+    p.add_argument(
+        "--inject",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="inject a deliberate bug, STAGE:NODE[:EFFECT] (docs/FAULTS.md); repeatable",
+    )
+    p.add_argument(
+        "--rtol", type=float, help="relative tolerance for every float dtype"
+    )
+    p.add_argument(
+        "--atol", type=float, help="absolute tolerance for every float dtype"
+    )
+
+
+def _compile_options(args) -> dict:
+    opts = {"opt_level": f"O{args.opt_level}", "num_threads": args.threads}
+    if args.no_fusion:
+        opts["enable_fusion"] = False
+    if args.pipeline is not None:
+        opts["pipeline"] = args.pipeline
+    return opts
+
+
+@contextlib.contextmanager
+def _faults(specs: list[str]):
+    if not specs:
+        yield
+        return
+    from cuvil import faults
+
+    with faults.inject(*[faults.parse(s) for s in specs]):
+        yield
+
+
+# ---- diff ----------------------------------------------------------------------------------
+def _add_diff(commands) -> None:
+    p = commands.add_parser(
+        "diff",
+        help="compare every FX node across eager, IR, optimized IR and native code",
+        description="Run a model through every compiler stage and compare each FX "
+        "node's value with PyTorch eager, propagated and isolated; report the first "
+        "node whose error is introduced, the stage and the pass or kernel behind it.",
+    )
+    _model_args(p)
+    p.add_argument(
+        "--stages",
+        default=",".join(STAGES),
+        metavar="LIST",
+        help=f"stages to run, from {','.join(STAGES)} (default: all)",
+    )
+    p.add_argument(
+        "--tol",
+        action="append",
+        default=[],
+        metavar="DTYPE=RTOL,ATOL",
+        help="tolerance of one dtype, e.g. f16=1e-3,1e-3; repeatable",
+    )
+    p.add_argument(
+        "--elementwise",
+        action="store_true",
+        help="hold every element to atol + rtol*|eager| (default: normwise, "
+        "max error <= atol + rtol*max|eager|)",
+    )
+    p.add_argument(
+        "--no-members",
+        action="store_true",
+        help="do not recompute the members of fused kernels natively (faster)",
+    )
+    p.add_argument(
+        "--format",
+        choices=["table", "json", "html", "dot"],
+        default="table",
+        help="table (terminal), json (versioned, docs/DIFF.md), html (one "
+        "self-contained file) or dot (the FX graph coloured by error)",
+    )
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE, not stdout"
+    )
+    p.add_argument(
+        "--dot", metavar="FILE", help="also write the FX graph, coloured by error"
+    )
+    p.add_argument("--force", action="store_true", help="let -o/--dot overwrite files")
+    p.add_argument(
+        "--all", action="store_true", help="table: also show non-tensor nodes"
+    )
+    p.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        metavar="WHEN",
+        help="exit 1 when: 'divergence' (default: a node introduces an error), "
+        "'output' (a stage's model output is off), 'never', or a threshold on any "
+        "compared value such as 'max_abs>1e-3', 'sqnr_db<40', 'cosine<0.999'",
+    )
+    p.set_defaults(run=_cmd_diff)
+
+
+def _diff_options(args) -> DiffOptions:
+    stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown or not stages:
+        raise CuvilError(
+            f"unknown stage(s) {', '.join(unknown) or '(none)'}",
+            hint=f"--stages takes a comma-separated list of {', '.join(STAGES)}",
+        )
+    if "native" in stages and "opt" not in stages:
+        stages = (*stages, "opt")
+    try:
+        tolerances = parse_tolerances(args.rtol, args.atol, args.tol)
+    except ValueError as e:
+        raise CuvilError(str(e)) from None
+    return DiffOptions(
+        opt_level=f"O{args.opt_level}",
+        enable_fusion=not args.no_fusion,
+        pipeline=args.pipeline,
+        num_threads=args.threads,
+        stages=tuple(s for s in STAGES if s in stages),
+        tolerances=tolerances,
+        members=not args.no_members,
+        normwise=not args.elementwise,
+    )
+
+
+def _cmd_diff(args) -> int:
+    check_output(args.output, force=args.force)
+    check_output(args.dot, force=args.force)
+    for when in args.fail_on:
+        _parse_fail_on(when)
+    options = _diff_options(args)
+    loaded = load_model(args.model, args.entry)
+    with _faults(args.inject):
+        report = run_diff(
+            loaded.model, loaded.inputs, options, label=args.model, faults=args.inject
+        )
+    from .render import render_dot, render_html, render_table, report_json
+
+    if args.format == "json":
+        write_output(
+            json.dumps(report_json(report), indent=2), args.output, force=args.force
+        )
+    elif args.format == "html":
+        write_output(render_html(report), args.output, force=args.force)
+    elif args.format == "dot":
+        write_output(render_dot(report), args.output, force=args.force)
+    elif args.output and args.output != "-":
+        console = Console(record=True, width=160, no_color=True, file=_Null())
+        render_table(report, console, all_rows=args.all)
+        write_output(console.export_text(), args.output, force=args.force)
+    else:
+        # a pipe or CI log gets a wide table rather than rich's 80-column default
+        wide = None if sys.stdout.isatty() else 160
+        render_table(report, Console(width=wide), all_rows=args.all)
+    if args.dot:
+        write_output(render_dot(report), args.dot, force=args.force)
+    return EXIT_DIVERGED if check_fail_on(report, args.fail_on) else EXIT_OK
+
+
+class _Null:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def _parse_fail_on(when: str):
+    if when in ("divergence", "output", "never"):
+        return when
+    m = _THRESHOLD.match(when.replace(" ", ""))
+    if m is None:
+        raise CuvilError(
+            f"--fail-on {when!r} is not understood",
+            hint="use divergence, output, never, or METRIC>VALUE / METRIC<VALUE with "
+            "METRIC one of max_abs, max_rel, max_ulp (>), sqnr_db, cosine (<)",
+        )
+    try:
+        value = float(m.group(3))
+    except ValueError:
+        raise CuvilError(
+            f"--fail-on {when!r}: {m.group(3)!r} is not a number"
+        ) from None
+    return m.group(1), m.group(2), value
+
+
+def check_fail_on(report: DiffReport, conditions: list[str]) -> bool:
+    """True when the report trips any condition (default: 'divergence')."""
+    for when in conditions or ["divergence"]:
+        rule = _parse_fail_on(when)
+        if rule == "never":
+            continue
+        if rule == "divergence" and report.first is not None:
+            return True
+        if rule == "output" and not all(report.outputs_ok.values()):
+            return True
+        if isinstance(rule, tuple) and _over_threshold(report, *rule):
+            return True
+    return False
+
+
+def _over_threshold(report: DiffReport, metric: str, sign: str, value: float) -> bool:
+    for row in report.rows:
+        for s in row.stages.values():
+            m = s.propagated
+            x = getattr(m, metric, None) if m is not None else None
+            if x is None or (isinstance(x, float) and math.isnan(x)):
+                continue
+            if (sign == ">" and x > value) or (sign == "<" and x < value):
+                return True
+    return False
+
+
+# ---- bisect --------------------------------------------------------------------------------
+def _add_bisect(commands) -> None:
+    p = commands.add_parser(
+        "bisect",
+        help="find the pass action (or LLVM pass) that makes the output diverge",
+        description="Binary-search the pass pipeline's rewrite actions (bisect limit) "
+        "for the first one after which the compiled model's output differs from eager; "
+        "when every Cuvil pass is innocent, continue into LLVM's passes "
+        "(-opt-bisect-limit).",
+    )
+    _model_args(p)
+    p.add_argument("--no-llvm", action="store_true", help="do not bisect LLVM's passes")
+    p.set_defaults(run=_cmd_bisect)
+
+
+def _cmd_bisect(args) -> int:
+    from .bisect import bisect, format_result
+
+    loaded = load_model(args.model, args.entry)
+    tol = {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None}
+    with _faults(args.inject):
+        result = bisect(
+            loaded.model,
+            loaded.inputs,
+            _compile_options(args),
+            llvm=not args.no_llvm,
+            log=lambda line: print(line, file=sys.stderr),
+            **tol,
+        )
+    print(format_result(result))
+    return EXIT_OK if result.verdict == "clean" else EXIT_DIVERGED
+
+
+# ---- reduce --------------------------------------------------------------------------------
+def _add_reduce(commands) -> None:
+    p = commands.add_parser(
+        "reduce",
+        help="shrink a diverging (or failing) model to a minimal repro.py",
+        description="Delta-debug the model's FX graph down to a small subgraph that "
+        "still diverges from eager (or still fails to compile) and write a standalone "
+        "repro.py (+ repro.pt with its inputs and weights).",
+    )
+    _model_args(p)
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        default="cuvil-repro",
+        help="folder for repro.py and repro.pt (default: ./cuvil-repro)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite an existing repro")
+    p.add_argument(
+        "--node",
+        metavar="NAME",
+        help="start from this FX node (default: the diff's first divergence)",
+    )
+    p.add_argument(
+        "--max-checks",
+        type=int,
+        default=200,
+        metavar="N",
+        help="at most N candidate compiles (default 200)",
+    )
+    p.set_defaults(run=_cmd_reduce)
+
+
+def _cmd_reduce(args) -> int:
+    from .reduce import reduce_model, write_repro
+
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        raise CuvilError(f"-o {out} is a file; give a folder for repro.py")
+    loaded = load_model(args.model, args.entry)
+    options = _compile_options(args)
+    tol = {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None}
+    with _faults(args.inject):
+        node = args.node
+        if node is None:
+            report = run_diff(
+                loaded.model,
+                loaded.inputs,
+                DiffOptions(
+                    opt_level=options["opt_level"],
+                    enable_fusion=options.get("enable_fusion", True),
+                    pipeline=options.get("pipeline"),
+                    num_threads=args.threads,
+                    attribute_pass=False,
+                    members=False,
+                ),
+            )
+            node = report.first.node if report.first else None
+            if node:
+                print(
+                    f"first divergence: {node} ({report.first.stage})", file=sys.stderr
+                )
+        result = reduce_model(
+            loaded.model,
+            loaded.inputs,
+            options,
+            target_node=node,
+            max_checks=args.max_checks,
+            log=lambda line: print(line, file=sys.stderr),
+            **tol,
+        )
+        out.mkdir(parents=True, exist_ok=True)
+        paths = write_repro(
+            result,
+            out / "repro.py",
+            options=options,
+            faults=args.inject,
+            force=args.force,
+        )
+    print(
+        f"reduced {result.original_nodes} nodes to {result.nodes} ({result.kind}: "
+        f"{result.detail}) in {result.checks} checks"
+    )
+    for path in paths:
+        print(f"wrote {path}")
+    print(f"run it: python {out / 'repro.py'}")
+    return EXIT_DIVERGED

@@ -1,0 +1,257 @@
+"""Comparing one stage's tensor with the eager tensor of the same FX node.
+
+Floats: max abs / max rel error, ULP distance, cosine similarity, SQNR, NaN/Inf that the
+reference does not have; a value passes when ``|a - b| <= atol + rtol * |b|`` everywhere
+(NaN equal to NaN) and it brings no new NaN or Inf. Integers and bools must match exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from .model import Metrics, Tolerance
+
+__all__ = [
+    "DEFAULT_TOLERANCES",
+    "RefStats",
+    "compare",
+    "tolerance_for",
+    "parse_tolerances",
+]
+
+# float32 is the project's documented tolerance (rtol 1e-4, atol 1e-5); the others scale
+# with the dtype's precision the way torch.testing does
+DEFAULT_TOLERANCES = {
+    "f64": Tolerance(1e-7, 1e-7),
+    "f32": Tolerance(1e-4, 1e-5),
+    "f16": Tolerance(1e-3, 1e-3),
+    "bf16": Tolerance(1.6e-2, 1e-3),
+}
+
+_DTYPE_NAMES = {
+    torch.float64: "f64",
+    torch.float32: "f32",
+    torch.float16: "f16",
+    torch.bfloat16: "bf16",
+    torch.int64: "i64",
+    torch.int32: "i32",
+    torch.int16: "i16",
+    torch.int8: "i8",
+    torch.uint8: "u8",
+    torch.bool: "i1",
+}
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return _DTYPE_NAMES.get(dtype, str(dtype).replace("torch.", ""))
+
+
+def tolerance_for(dtype: torch.dtype, table: dict[str, Tolerance]) -> Tolerance:
+    return table.get(dtype_name(dtype), Tolerance(0.0, 0.0))
+
+
+def parse_tolerances(
+    rtol: float | None = None, atol: float | None = None, specs: list[str] = ()
+) -> dict[str, Tolerance]:
+    """The default table with overrides: ``rtol``/``atol`` for every float dtype, then
+    ``specs`` like ``"f16=1e-2,1e-3"`` (rtol, atol) for one dtype."""
+    table = dict(DEFAULT_TOLERANCES)
+    if rtol is not None or atol is not None:
+        table = {
+            k: Tolerance(
+                rtol if rtol is not None else t.rtol,
+                atol if atol is not None else t.atol,
+            )
+            for k, t in table.items()
+        }
+    for spec in specs:
+        name, _, values = spec.partition("=")
+        parts = values.split(",")
+        if name not in table or len(parts) != 2:
+            raise ValueError(
+                f"tolerance {spec!r} must look like f32=RTOL,ATOL "
+                f"(dtypes: {', '.join(table)})"
+            )
+        table[name] = Tolerance(float(parts[0]), float(parts[1]))
+    return table
+
+
+def compare(
+    actual: torch.Tensor,
+    expected: torch.Tensor,
+    tol: Tolerance,
+    normwise: bool = True,
+    stats: RefStats | None = None,
+) -> Metrics:
+    """Metrics of `actual` (a stage's value) against `expected` (eager).
+
+    ``normwise`` (the default): a float value passes when ``max|a - b| <= atol + rtol *
+    max|b|`` — the error measured against the tensor's scale, so an element that is the
+    difference of large terms (a conv output near zero) is not held to a tolerance no
+    summation order could meet. ``normwise=False`` is torch.allclose, element by element.
+    Elements outside the elementwise tolerance are counted either way (``mismatched``).
+    """
+    dtype = dtype_name(expected.dtype)
+    if tuple(actual.shape) != tuple(expected.shape):
+        return Metrics(
+            numel=expected.numel(),
+            dtype=dtype,
+            ok=False,
+            shape_ok=False,
+            max_abs=math.inf,
+            max_rel=math.inf,
+            max_ulp=math.inf,
+            mismatched=expected.numel(),
+        )
+    if not expected.dtype.is_floating_point:
+        return _compare_exact(actual, expected, dtype)
+    return _compare_float(actual, expected, tol, dtype, normwise, stats)
+
+
+def _compare_exact(a: torch.Tensor, b: torch.Tensor, dtype: str) -> Metrics:
+    a64, b64 = a.to(torch.int64), b.to(torch.int64)
+    differ = a64 != b64
+    mismatched = int(differ.sum())
+    max_abs = float((a64 - b64).abs().max()) if mismatched else 0.0
+    worst = _index(differ.flatten().nonzero(), b.shape) if mismatched else None
+    return Metrics(
+        numel=b.numel(),
+        dtype=dtype,
+        ok=mismatched == 0,
+        max_abs=max_abs,
+        max_rel=max_abs,
+        mismatched=mismatched,
+        worst_index=worst,
+    )
+
+
+@dataclass
+class RefStats:
+    """What every comparison against one reference tensor needs (computed once)."""
+
+    scale: float  # max |b| over finite elements
+    finite: bool  # no NaN/Inf in b
+    energy: float  # sum b*b (finite elements)
+
+    @staticmethod
+    def of(b: torch.Tensor) -> RefStats:
+        b = b.to(torch.float64 if b.dtype == torch.float64 else torch.float32)
+        finite = bool(torch.isfinite(b).all())
+        if not finite:
+            b = torch.where(torch.isfinite(b), b, torch.zeros_like(b))
+        flat = b.flatten()
+        scale = float(flat.abs().max()) if flat.numel() else 0.0
+        return RefStats(
+            scale, finite, float(torch.dot(flat, flat)) if flat.numel() else 0.0
+        )
+
+
+def _compare_float(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    tol: Tolerance,
+    dtype: str,
+    normwise: bool,
+    stats: RefStats | None = None,
+):
+    """Few passes over the data: the error tensor once, reductions on it; the extras
+    (ULP, relative error, cosine, SQNR) only when the values differ at all."""
+    work = torch.float64 if b.dtype == torch.float64 else torch.float32
+    a, b = a.to(work), b.to(work)
+    stats = stats or RefStats.of(b)
+    if not b.numel():
+        return Metrics(numel=0, dtype=dtype, ok=True)
+    diff = (a - b).abs()
+    max_abs = float(diff.max())
+    if stats.finite and math.isfinite(max_abs):
+        new_nan = new_inf = 0
+        special_bad = None
+    else:  # NaN/Inf somewhere: the careful path
+        fa, fb = torch.isfinite(a), torch.isfinite(b)
+        nan_a, nan_b = a.isnan(), b.isnan()
+        new_nan = int((nan_a & ~nan_b).sum())
+        new_inf = int((a.isinf() & ~b.isinf()).sum())
+        finite = fa & fb
+        agree = (nan_a & nan_b) | (a.isinf() & (a == b))  # same NaN/Inf: agreement
+        special_bad = ~(finite | agree)
+        a = torch.where(finite, a, torch.zeros_like(a))
+        b = torch.where(finite, b, torch.zeros_like(b))
+        diff = (a - b).abs()
+        max_abs = math.inf if bool(special_bad.any()) else float(diff.max())
+    if max_abs == 0.0 and special_bad is None:
+        return Metrics(
+            numel=b.numel(),
+            dtype=dtype,
+            ok=True,
+            cosine=1.0 if stats.energy > 0 else None,
+            sqnr_db=math.inf,
+        )
+    babs = b.abs()
+    outside = diff > tol.atol + tol.rtol * babs
+    if special_bad is not None:
+        outside |= special_bad
+    mismatched = int(outside.sum())
+    if special_bad is not None and bool(special_bad.any()):
+        worst = _index(special_bad.flatten().nonzero()[0], b.shape)
+    else:
+        worst = _index(diff.flatten().argmax().reshape(1), b.shape)
+    rel = diff / babs.clamp_min(max(tol.atol, 1e-30))
+    if normwise:
+        within = max_abs <= tol.atol + tol.rtol * stats.scale
+    else:
+        within = mismatched == 0
+    flat_a, flat_b, flat_d = a.flatten(), b.flatten(), diff.flatten()
+    noise = float(torch.dot(flat_d, flat_d))
+    energy_a = float(torch.dot(flat_a, flat_a))
+    cross = float(torch.dot(flat_a, flat_b))
+    return Metrics(
+        numel=b.numel(),
+        dtype=dtype,
+        ok=within and new_nan == 0 and new_inf == 0,
+        max_abs=max_abs,
+        max_rel=float(rel.max()),
+        max_ulp=_max_ulp(diff, babs, _UNIT[dtype]),
+        cosine=cross / math.sqrt(energy_a * stats.energy)
+        if energy_a > 0 and stats.energy > 0
+        else None,
+        sqnr_db=_sqnr(stats.energy, noise),
+        mismatched=mismatched,
+        nan=new_nan,
+        inf=new_inf,
+        worst_index=worst,
+    )
+
+
+# (mantissa bits, smallest subnormal exponent) of each float type: one ULP of x is
+# 2**(exponent(x) - mantissa bits), never below the smallest subnormal
+_UNIT = {"f64": (53, -1074), "f32": (24, -149), "f16": (11, -24), "bf16": (8, -133)}
+
+
+def _index(flat: torch.Tensor, shape) -> tuple[int, ...] | None:
+    if flat.numel() == 0:
+        return None
+    i = int(flat.flatten()[0])
+    out = []
+    for d in reversed(tuple(shape)):
+        out.append(i % d if d else 0)
+        i //= max(d, 1)
+    return tuple(reversed(out))
+
+
+def _max_ulp(diff: torch.Tensor, babs: torch.Tensor, unit: tuple[int, int]) -> float:
+    """The largest error in units in the last place of the reference value."""
+    bits, tiny = unit
+    _, exponent = torch.frexp(babs)
+    spacing = torch.ldexp(torch.ones_like(babs), (exponent - bits).clamp_min(tiny))
+    return float((diff / spacing).max())
+
+
+def _sqnr(signal: float, noise: float) -> float:
+    if noise == 0:
+        return math.inf
+    if signal == 0:
+        return -math.inf
+    return 10 * math.log10(signal / noise)

@@ -1,0 +1,174 @@
+"""cuvil-debug diff on every sample: clean compiles raise no alarm; a bug injected at each
+stage (frontend lowering, pass, kernel, and one hidden by a later ReLU/softmax) is found at
+the right FX node, in the right stage, with the right pass."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+import torch
+
+from cuvil import faults
+from cuvil_debug.diff.engine import DiffOptions, run_diff
+from cuvil_debug.diff.mapping import fx_value_names, map_stage
+from cuvil_debug.diff.model import STATUSES
+from cuvil_debug.loader import load_model
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "models"
+NAMES = ["mlp", "small_cnn", "transformer_block", "resnet18"]
+
+# (fault spec, node the diff must name, stage, damped: the model output stays right)
+CASES = {
+    "mlp": [
+        ("lowering:relu_1", "relu_1", "ir", False),
+        ("pass:relu", "relu", "opt", False),
+        ("kernel:fc3", "fc3", "native", False),
+        ("pass:fc1:negative", "fc1", "opt", True),  # ReLU hides it
+    ],
+    "small_cnn": [
+        ("lowering:block2_pool", "block2_pool", "ir", False),
+        ("pass:block1_relu", "block1_relu", "opt", False),
+        ("kernel:block1_pool", "block1_pool", "native", False),
+        ("pass:block1_bn:negative", "block1_bn", "opt", True),  # ReLU hides it
+    ],
+    "transformer_block": [
+        ("lowering:ffn_act", "ffn_act", "ir", False),
+        ("pass:attn_out_proj", "attn_out_proj", "opt", False),  # inside a fused kernel
+        ("kernel:softmax", "softmax", "native", False),
+        ("kernel:truediv:shift", "truediv", "native", True),  # softmax hides it
+    ],
+    "resnet18": [
+        ("lowering:layer3_1_relu", "layer3_1_relu", "ir", False),
+        ("pass:layer1_1_relu_1", "layer1_1_relu_1", "opt", False),
+        ("kernel:maxpool", "maxpool", "native", False),
+        ("kernel:layer2_0_relu", "layer2_0_relu", "native", False),  # a fused kernel
+        ("pass:layer2_0_bn1:negative", "layer2_0_bn1", "opt", True),  # ReLU hides it
+    ],
+}
+
+
+@cache
+def sample(name: str):
+    loaded = load_model(str(SAMPLES / f"{name}.py"))
+    return loaded.model, loaded.inputs
+
+
+@cache
+def clean(name: str):
+    model, inputs = sample(name)
+    return run_diff(model, inputs)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_clean_compile_reports_no_divergence(name):
+    report = clean(name)
+    assert report.first is None, report.first
+    assert report.outputs_ok == {"ir": True, "opt": True, "native": True}
+    bad = [
+        (r.name, st)
+        for r in report.rows
+        for st, s in r.stages.items()
+        if s.diverges or s.introduced
+    ]
+    assert bad == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_fx_node_is_accounted_for_in_every_stage(name):
+    report = clean(name)
+    model, inputs = sample(name)
+    from cuvil.frontend.fx import trace
+
+    nodes = [n.name for n in trace(model).graph.nodes]
+    assert [r.name for r in report.rows] == nodes
+    for r in report.rows:
+        assert set(r.stages) == {"ir", "opt", "native"}
+        for stage, s in r.stages.items():
+            assert s.status in STATUSES, (r.name, stage, s.status)
+            if s.status in ("value", "alias", "fused") and r.is_tensor:
+                assert s.propagated is not None, (r.name, stage, "not measured")
+                assert s.isolated is not None
+            if s.status == "folded":
+                assert s.value and s.op, (r.name, stage)
+
+
+def test_fused_and_folded_nodes_are_reported_as_such():
+    report = clean("resnet18")
+    conv1 = report.row("layer1_0_conv1").stages["opt"]
+    assert conv1.status == "folded" and conv1.value == "layer1_0_bn1"
+    bn1 = report.row("layer1_0_bn1").stages["native"]
+    assert bn1.status == "fused" and bn1.propagated is not None  # recomputed natively
+    assert bn1.kernel.startswith("cuvil_k")
+    relu = report.row("layer1_0_relu").stages["native"]
+    assert relu.status == "value" and relu.layout == "nhwc"
+    assert report.row("layer1_0_conv1").stages["ir"].status == "value"
+
+
+@pytest.mark.parametrize(
+    "name,spec,node,stage,damped",
+    [(n, *case) for n, cases in CASES.items() for case in cases],
+    ids=[f"{n}-{c[0]}" for n, cases in CASES.items() for c in cases],
+)
+def test_injected_fault_is_found_at_its_node_stage_and_pass(
+    name, spec, node, stage, damped
+):
+    model, inputs = sample(name)
+    with faults.inject(faults.parse(spec)):
+        report = run_diff(model, inputs)
+    first = report.first
+    assert first is not None, f"{spec}: no divergence found"
+    assert (first.node, first.stage) == (node, stage), first
+    assert first.source and first.source.startswith("samples/models/")
+    if stage == "opt":
+        assert first.pass_name and first.pass_name.startswith("inject-fault"), first
+    elif stage == "ir":
+        assert first.culprit.startswith("frontend")
+    else:
+        assert "kernel cuvil_k" in first.culprit
+    assert first.output_affected is not damped
+    # nothing before the faulty node is blamed
+    index = report.row(node).index
+    for r in report.rows[:index]:
+        assert not any(s.introduced for s in r.stages.values()), r.name
+    # later stages inherit the error without being blamed for it in stage order
+    for later in report.stages[report.stages.index(stage) + 1 :]:
+        assert report.row(node).stages[later].diverges
+
+
+def test_propagated_and_isolated_modes_tell_introduced_from_inherited():
+    model, inputs = sample("mlp")
+    with faults.inject(faults.parse("lowering:relu")):
+        report = run_diff(model, inputs, DiffOptions(stages=("ir",)))
+    relu = report.row("relu").stages["ir"]
+    fc2 = report.row("fc2").stages["ir"]
+    assert relu.introduced and relu.propagated.max_abs > 0
+    assert fc2.diverges and fc2.inherited and fc2.isolated.ok
+
+
+def test_static_check_lists_shape_and_dtype_mismatches():
+    from cuvil.frontend.fx import from_fx
+    from cuvil.ir.types import DType, TensorType
+
+    model, inputs = sample("mlp")
+    report = clean("mlp")
+    module = from_fx(model, inputs)
+    v = module.meta["fx_values"]["relu"]
+    v.type = TensorType((1, 7), DType.f16)  # what a frontend bug would produce
+    smap = map_stage(module, report.rows, fx_value_names(module))
+    problems = smap.results["relu"].static
+    assert any("shape" in p for p in problems) and any("dtype" in p for p in problems)
+
+
+def test_nan_in_a_stage_is_a_divergence():
+    from cuvil_debug.diff.metrics import compare
+    from cuvil_debug.diff.model import Tolerance
+
+    ref = torch.ones(4)
+    got = ref.clone()
+    got[2] = float("nan")
+    m = compare(got, ref, Tolerance(1e-4, 1e-5))
+    assert not m.ok and m.nan == 1
+    ints = compare(torch.tensor([1, 2]), torch.tensor([1, 3]), Tolerance(0, 0))
+    assert not ints.ok and ints.mismatched == 1
