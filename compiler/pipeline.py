@@ -103,8 +103,14 @@ class Options:
         return OPT_LEVELS[self.opt_level]
 
 
-def compile_module(module: Module, options: Options) -> CompiledModule:
-    """Cuvil IR -> native code: the stages after capture, each one line."""
+def compile_module(
+    module: Module, options: Options, *, echo_llvm_bisect: bool = True
+) -> CompiledModule:
+    """Cuvil IR -> native code: the stages after capture, each one line.
+
+    With ``llvm_bisect_limit`` LLVM runs in a child process (runtime/llvm_worker.py);
+    its ``BISECT:`` lines are in ``compiled.jit.bisect_log`` and, with
+    `echo_llvm_bisect`, on stderr."""
     verify(module)
     module = run_passes(module, options)
     program = generate(
@@ -114,7 +120,9 @@ def compile_module(module: Module, options: Options) -> CompiledModule:
         threads=options.num_threads,
     )
     with llvm_bisect_limit(options.llvm_bisect_limit):
-        jit = JitModule(program, options.opt, debug=options.debug)
+        jit = JitModule(
+            program, options.opt, debug=options.debug, echo_bisect=echo_llvm_bisect
+        )
     return CompiledModule(module, program, jit, options.__dict__)
 
 

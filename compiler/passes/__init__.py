@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from pathlib import Path
 
@@ -102,21 +101,20 @@ def describe_bisect(ctx: PassContext) -> str:
 
 @contextlib.contextmanager
 def llvm_bisect_limit(limit: int | None):
-    """LLVM's ``-opt-bisect-limit`` for the code compiled inside (a process-wide option,
-    reset to 'no limit' afterwards). LLVM prints each pass it runs or skips on stderr."""
+    """LLVM's ``-opt-bisect-limit`` for the JIT modules built inside (``JitModule``
+    without a limit of its own; ``cuvil.compile`` sets it from ``llvm_bisect_limit``).
+
+    Each such module is optimized and compiled in a short-lived child process with a
+    fresh pass counter (``runtime/llvm_worker.py``), never cached: this process's LLVM
+    options are not touched (LLVM cannot undo the option once set). LLVM's ``BISECT:``
+    lines are in ``JitModule.bisect_log`` and written on stderr. None: no change."""
     if limit is None:
         yield
         return
-    import llvmlite.binding as llvm
+    from ..runtime import llvm_worker
 
-    saved = os.environ.get("CUVIL_CACHE")
-    os.environ["CUVIL_CACHE"] = "0"  # a bisected object must not be cached (or reused)
-    llvm.set_option("", f"-opt-bisect-limit={int(limit)}")
+    token = llvm_worker.LIMIT.set(int(limit))
     try:
         yield
     finally:
-        llvm.set_option("", "-opt-bisect-limit=-1")
-        if saved is None:
-            os.environ.pop("CUVIL_CACHE", None)
-        else:
-            os.environ["CUVIL_CACHE"] = saved
+        llvm_worker.LIMIT.reset(token)

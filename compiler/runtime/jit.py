@@ -3,18 +3,24 @@
 With ``debug`` the engine registers its objects through the GDB JIT interface, so GDB and
 LLDB resolve breakpoints on kernels and on model lines (registration costs debugger time, so
 it is off otherwise).
+
+With a ``bisect_limit`` (LLVM's ``-opt-bisect-limit``) the module is optimized and
+compiled in a child process (``llvm_worker``: the option is process-global and cannot be
+undone, so this process never sets it); the engine loads the child's object like a
+cached one.
 """
 
 from __future__ import annotations
 
 import ctypes
+import sys
 
 import llvmlite.binding as llvm
 
 from ..codegen.generator import Program
 from ..codegen.target import init_llvm, optimize, target_machine
 from ..errors import CodegenError
-from . import objcache
+from . import llvm_worker, objcache
 
 __all__ = ["JitModule", "EntryFn"]
 
@@ -44,14 +50,44 @@ def parse_and_optimize(program: Program, opt: int) -> llvm.ModuleRef:
 
 
 class JitModule:
-    """Owns the execution engine (keep it alive as long as the entry is used)."""
+    """Owns the execution engine (keep it alive as long as the entry is used).
 
-    def __init__(self, program: Program, opt: int, debug: bool = False) -> None:
-        # debug builds skip the object cache: their objects must go through JIT registration
-        key = None if debug else objcache.cache_key(program.llvm_ir, opt)
+    `bisect_limit` (None: ``llvm_worker.LIMIT``, set by ``passes.llvm_bisect_limit``)
+    compiles with LLVM's ``-opt-bisect-limit`` in a child process, never cached; LLVM's
+    ``BISECT: ...`` lines are kept in `bisect_log` and, with `echo_bisect`, also written
+    on stderr (where LLVM itself would write them).
+    """
+
+    def __init__(
+        self,
+        program: Program,
+        opt: int,
+        debug: bool = False,
+        bisect_limit: int | None = None,
+        echo_bisect: bool = True,
+    ) -> None:
+        if bisect_limit is None:
+            bisect_limit = llvm_worker.LIMIT.get()
+        self.bisect_log: list[str] = []
+        # debug and bisected builds skip the object cache: debug objects must go
+        # through JIT registration, bisected ones are not the module's real code
+        use_cache = not debug and bisect_limit is None
+        key = objcache.cache_key(program.llvm_ir, opt) if use_cache else None
         cached = objcache.load_object(key) if key else None
         self.cache_hit = cached is not None
-        self.module = _parse(program) if cached else parse_and_optimize(program, opt)
+        if bisect_limit is not None:
+            self.module = _parse(program)  # invalid IR fails here, not in the child
+            result = llvm_worker.compile_object(program.llvm_ir, opt, bisect_limit)
+            self.bisect_log = result.bisect_log
+            if echo_bisect and result.bisect_log:
+                sys.stderr.write("".join(f"{ln}\n" for ln in result.bisect_log))
+            if result.stderr:
+                sys.stderr.write(result.stderr)
+            cached = result.object
+        else:
+            self.module = (
+                _parse(program) if cached else parse_and_optimize(program, opt)
+            )
         self.engine = llvm.create_mcjit_compiler(self.module, target_machine(opt))
         if debug:
             self.engine.enable_jit_events()
@@ -60,6 +96,8 @@ class JitModule:
                 notify_func=lambda _mod, data: objcache.store_object(key, data),
                 getbuffer_func=lambda _mod: cached,
             )
+        elif cached is not None:  # the child's object
+            self.engine.set_object_cache(getbuffer_func=lambda _mod: cached)
         self.engine.finalize_object()
         self.engine.run_static_constructors()
         self.entry = EntryFn(self.engine.get_function_address(program.entry))

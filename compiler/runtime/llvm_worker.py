@@ -1,0 +1,137 @@
+"""LLVM's ``-opt-bisect-limit`` in a short-lived child process.
+
+LLVM's opt-bisect state is process-global, and with LLVM 22 (llvmlite 0.50) it cannot
+be undone: once set, every later compile in the process prints each pass it counts on
+stderr, and the pass counter is never reset. So Cuvil never sets the option in its own
+process. A compile with a limit runs here instead::
+
+    result = compile_object(program.llvm_ir, opt=3, limit=28)
+    result.object       # the ELF object, loadable by MCJIT like a cached object
+    result.bisect_log   # LLVM's "BISECT: [NOT ]running pass (N) NAME on WHAT" lines
+
+The child (``python -S -P llvm_worker.py OPT LIMIT LLVMLITE_DIR``, LLVM IR on stdin,
+the object on stdout) imports only llvmlite and ``codegen/target.py`` (loaded by its
+path: importing the ``cuvil`` package would import torch), sets the limit (a fresh
+counter), optimizes the module exactly as ``JitModule`` does (``optimize(mod, opt)``)
+and emits its object code with ``target_machine(opt)`` (the same bytes MCJIT hands its
+object cache). LLVM's BISECT lines go to a file (fd 2 redirected in the child), then to
+the child's stderr, a pipe the parent reads.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import sys
+
+# (the child runs this file too: it imports nothing else at the top, to start fast)
+
+__all__ = ["LIMIT", "WorkerResult", "compile_object", "is_bisect_line"]
+
+# The limit for JitModules built without their own (see passes.llvm_bisect_limit).
+LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "cuvil_llvm_bisect_limit", default=None
+)
+
+_BISECT_PREFIX = "BISECT: "
+_SCRIPT = os.path.abspath(__file__)
+
+
+def is_bisect_line(line: str) -> bool:
+    return line.startswith(_BISECT_PREFIX)
+
+
+class WorkerResult:
+    """What a child compiled: `object` (an ELF object of the optimized module),
+    `bisect_log` (LLVM's BISECT lines), `stderr` (its other output: warnings, ...)."""
+
+    __slots__ = ("object", "bisect_log", "stderr")
+
+    def __init__(self, object: bytes, bisect_log: list[str], stderr: str = "") -> None:
+        self.object, self.bisect_log, self.stderr = object, bisect_log, stderr
+
+
+def compile_object(llvm_ir: str, opt: int, limit: int) -> WorkerResult:
+    """Optimize and compile `llvm_ir` at `opt` (0..3) with ``-opt-bisect-limit=limit``
+    in a child process. Raises ``CodegenError`` if the child fails."""
+    import subprocess
+
+    import llvmlite
+
+    # -S (no site: faster) with llvmlite's own folder on the path; -P: not this folder
+    site = os.path.dirname(os.path.dirname(os.path.abspath(llvmlite.__file__)))
+    cmd = [sys.executable, "-S", "-P", _SCRIPT, str(int(opt)), str(int(limit)), site]
+    proc = subprocess.run(cmd, input=llvm_ir.encode(), capture_output=True, check=False)
+    err = proc.stderr.decode("utf-8", "replace")
+    log, rest = [], []
+    for line in err.splitlines():
+        (log if is_bisect_line(line) else rest).append(line)
+    if proc.returncode != 0 or not proc.stdout.startswith(b"\x7fELF"):
+        from ..errors import CodegenError
+
+        tail = "\n".join(rest[-6:]) or "(no output)"
+        raise CodegenError(
+            f"the LLVM bisect worker failed (exit status {proc.returncode}): {tail}",
+            hint="compile without llvm_bisect_limit to see if LLVM fails there too",
+        )
+    return WorkerResult(proc.stdout, log, "".join(f"{ln}\n" for ln in rest))
+
+
+# ---- the child -----------------------------------------------------------------
+
+
+def _load_target():
+    """``cuvil.codegen.target`` without importing the cuvil package (and torch)."""
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(os.path.dirname(here), "codegen", "target.py")
+    spec = importlib.util.spec_from_file_location("_cuvil_codegen_target", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _log_file():
+    if hasattr(os, "memfd_create"):
+        return open(os.memfd_create("cuvil-opt-bisect"), "w+b")
+    import tempfile
+
+    return tempfile.TemporaryFile()
+
+
+def _main(argv: list[str]) -> int:
+    opt, limit, site = int(argv[0]), int(argv[1]), argv[2]
+    sys.path.append(site)
+    llvm_ir = sys.stdin.buffer.read().decode()
+    import llvmlite.binding as llvm
+
+    target = _load_target()
+    target.init_llvm()
+    out = os.dup(1)
+    err = os.dup(2)
+    with _log_file() as log:
+        # LLVM writes its BISECT lines unbuffered, a few writes per line: to a file,
+        # not a pipe (fast); and nothing but the object goes to the real stdout
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            llvm.set_option("cuvil-llvm-worker", f"-opt-bisect-limit={limit}")
+            mod = llvm.parse_assembly(llvm_ir)
+            mod.verify()
+            target.optimize(mod, opt)
+            data = target.target_machine(opt).emit_object(mod)
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(err, 2)
+            log.seek(0)
+            with os.fdopen(err, "wb") as f:
+                f.write(log.read())
+    with os.fdopen(out, "wb") as f:
+        f.write(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
