@@ -190,6 +190,21 @@ class Operation:
             f"'{self.name}' ({self.loc.describe()}): {rule}", where=where
         )
 
+    def clone(self, vmap: dict[int, Value]) -> Operation:
+        """A copy of this op reading ``vmap[id(operand)]``; its results are added to
+        `vmap` (attributes are copied shallowly, locations and names kept)."""
+        new = type(self)(
+            [vmap[id(v)] for v in self.operands],
+            dict(self.attrs),
+            [r.type for r in self.results],
+            self.loc,
+            [r.name for r in self.results],
+        )
+        new.src_pos = self.src_pos
+        for r, nr in zip(self.results, new.results):
+            vmap[id(r)] = nr
+        return new
+
     def operand_range(self) -> tuple[int, int | None]:
         """(min, max) operand counts; max None = unbounded."""
         required = sum(1 for n in self.OPERANDS if not n.endswith(("?", "*")))
@@ -329,6 +344,30 @@ class Module:
         if not self.functions:
             raise VerifyError(f"module @{self.name} has no function")
         return self.lookup("forward") or self.functions[0]
+
+    def clone(self) -> Module:
+        """An independent copy to rewrite (passes work in place): new functions, ops and
+        values; param data and attribute values are shared, not copied. The frontend's
+        ``meta["fx_values"]`` follows the values into the copy."""
+        new = Module(self.name)
+        new.params = dict(self.params)
+        new.param_data = dict(self.param_data)
+        new.meta = dict(self.meta)
+        vmap: dict[int, Value] = {}
+        for fn in self.functions:
+            copy = Function(fn.name)
+            for a, loc in zip(fn.args, fn.arg_locs):
+                vmap[id(a)] = copy.add_arg(a.type, a.name, loc)
+            for op in fn.ops:
+                copy.append(op.clone(vmap))
+            copy.set_outputs([vmap[id(v)] for v in fn.outputs])
+            new.add_function(copy)
+        if "fx_values" in self.meta:
+            new.meta["fx_values"] = {
+                node: vmap.get(id(v), v) if isinstance(v, Value) else v
+                for node, v in self.meta["fx_values"].items()
+            }
+        return new
 
     def lookup(self, name: str) -> Function | None:
         return next((f for f in self.functions if f.name == name), None)

@@ -23,14 +23,9 @@ How a check runs depends on where the divergence shows:
 from __future__ import annotations
 
 import contextlib
-import copy
 import math
-import os
 import re
-import sys
-import tempfile
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -62,9 +57,10 @@ VERDICTS = {
     "clean": "nothing diverges from eager",
 }
 
-# LLVM's opt-bisect log line (stderr): "BISECT: running pass (12) instcombine on fn"
+# LLVM's opt-bisect log line (in JitModule.bisect_log):
+# "BISECT: running pass (12) instcombine on fn"
 LLVM_PASS_LINE = re.compile(r"^BISECT: (NOT )?running pass \((\d+)\) (.*) on (.*)$")
-_LLVM_NO_LIMIT = 2**31 - 1  # -opt-bisect-limit is an int: "run all, but print them"
+_LLVM_NO_LIMIT = 2**31 - 1  # -opt-bisect-limit is an int: "run all, but list them"
 
 
 @dataclass
@@ -222,28 +218,24 @@ class _Bisector:
         if not self.llvm:
             return self._result("codegen", actions, what)
         module, _, _ = self._passes(0)
-        counter = _LlvmCounter()
         top_passes: list[tuple[int, str, str]] = []
 
         def check(limit: int | None) -> _Check:
             """D_llvm(limit): compile with LLVM's passes 1..limit (None: all)."""
-            for _ in range(2):  # a second try when the counter's base was mispredicted
-                self.llvm_compiles += 1
-                listed: list[tuple[int, str, str]] = []
-                absolute = _LLVM_NO_LIMIT if limit is None else counter.base + limit
+            self.llvm_compiles += 1
+            listed: list[tuple[int, str, str]] = []
 
-                def run(absolute=absolute, listed=listed):
-                    compiled = self._native(
-                        _deepcopy(module), llvm_limit=absolute, passes=listed
-                    )
-                    return compiled(*self.inputs)
+            def run():
+                compiled = self._native(
+                    _deepcopy(module),
+                    llvm_limit=_LLVM_NO_LIMIT if limit is None else limit,
+                    passes=listed,
+                )
+                return compiled(*self.inputs)
 
-                result = self._compare(run)
-                base, ok = counter.update([i for i, _, _ in listed])
-                if limit is None:
-                    top_passes.extend((i - base, n, f) for i, n, f in listed)
-                if ok or limit is None:
-                    break
+            result = self._compare(run)
+            if limit is None:
+                top_passes.extend(listed)
             shown = "all" if limit is None else str(limit)
             self._note(f"llvm limit {shown}", result)
             return result
@@ -333,23 +325,15 @@ class _Bisector:
     ):
         """``compile_module`` of a module whose passes already ran.
 
-        LLVM's opt-bisect lines on fd 2 go to `passes` (once a process has used
-        ``-opt-bisect-limit``, LLVM prints them for every compile); other output on
-        fd 2 is passed on."""
+        With `llvm_limit` LLVM compiles in a child process with a fresh pass counter;
+        the passes it counted go to `passes` (not to stderr)."""
         opts = replace(
             self.opts, pipeline="", bisect_limit=None, llvm_bisect_limit=llvm_limit
         )
         table = module.meta.get("passes")
-        with _capture_fd2() as err:
-            try:
-                compiled = compile_module(module, opts)
-            finally:
-                err.keep()
-        listed, rest = _split_llvm_stderr(err.saved)
+        compiled = compile_module(module, opts, echo_llvm_bisect=False)
         if passes is not None:
-            passes.extend(listed)
-        if rest:
-            sys.stderr.write(rest)
+            passes.extend(_llvm_passes(compiled.jit.bisect_log))
         if table is not None:  # keep the real pass table, not the empty pipeline's
             module.meta["passes"] = table
         return compiled
@@ -440,80 +424,22 @@ def _one_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[0] if text else ''}"
 
 
-# ---- LLVM's stderr ---------------------------------------------------------------------
+# ---- LLVM's opt-bisect log -----------------------------------------------------------
 
 
-class _Captured:
-    def __init__(self, file) -> None:
-        self.file = file
-        self.saved = ""
-
-    def keep(self) -> None:
-        """Read what was written so far into `saved` (before the file goes away)."""
-        self.file.flush()
-        self.file.seek(0)
-        self.saved = self.file.read().decode("utf-8", "replace")
-
-
-@contextlib.contextmanager
-def _capture_fd2() -> Iterator[_Captured]:
-    """Redirect file descriptor 2 (where LLVM writes) to a temporary file."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    with tempfile.TemporaryFile() as tmp:
-        os.dup2(tmp.fileno(), 2)
-        try:
-            yield _Captured(tmp)
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-
-
-class _LlvmCounter:
-    """Where LLVM's opt-bisect counter stands between compiles.
-
-    LLVM numbers passes with one process-wide counter that setting
-    ``-opt-bisect-limit`` does not reset (LLVM 22 via llvmlite): a compile's passes are
-    numbered from where the last bisected compile stopped. A limit meant for passes
-    1..k of a compile is therefore ``base + k``. If a compile's first pass number shows
-    the prediction was wrong (an LLVM whose counter resets: it starts at 1), the base is
-    corrected and the caller compiles again.
-    """
-
-    def __init__(self) -> None:
-        self.base = 0  # the counter before the next compile
-        self.resets = False  # learned: the counter restarts at 1 for every compile
-
-    def update(self, indices: list[int]) -> tuple[int, bool]:
-        """After a compile that printed `indices`: (its base, was the base predicted?)."""
-        if not indices:
-            return self.base, True
-        base = min(indices) - 1
-        ok = base == self.base
-        if not ok:
-            self.resets = base == 0
-        self.base = 0 if self.resets else max(indices)
-        return base, ok
-
-
-def _split_llvm_stderr(text: str) -> tuple[list[tuple[int, str, str]], str]:
-    """LLVM's opt-bisect lines as (index, pass name, what it ran on), and the rest."""
-    passes, rest = [], []
-    for line in text.splitlines(keepends=True):
+def _llvm_passes(lines: list[str]) -> list[tuple[int, str, str]]:
+    """LLVM's opt-bisect lines as (index, pass name, what it ran on)."""
+    passes = []
+    for line in lines:
         m = LLVM_PASS_LINE.match(line.strip())
         if m:
             passes.append((int(m.group(2)), m.group(3), m.group(4)))
-        else:
-            rest.append(line)
-    return passes, "".join(rest)
+    return passes
 
 
 def _deepcopy(module: Module) -> Module:
     """Passes rewrite in place, so every check starts from its own copy."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # pytree's LeafSpec deprecation on copy
-        return copy.deepcopy(module)
+    return module.clone()
 
 
 # ---- the report ------------------------------------------------------------------------
