@@ -37,7 +37,7 @@ test:
 	$(VENV)/bin/python -m pytest
 
 demo:
-	$(VENV)/bin/cuvil-debug ir samples/models/resnet18.py
+	$(VENV)/bin/cuvil-debug diff samples/models/resnet18.py
 
 lint:
 	$(VENV)/bin/ruff check .

@@ -91,6 +91,30 @@ def _compile_options(args) -> dict:
     return opts
 
 
+def _check_faults(loaded, specs: list[str]) -> None:
+    """A fault naming no FX node of the model is a typo: say so before any work."""
+    if not specs:
+        return
+    import difflib
+
+    from cuvil import faults
+    from cuvil.frontend.fx import trace
+
+    parsed = [faults.parse(s) for s in specs]
+    try:
+        names = [n.name for n in trace(loaded.model).graph.nodes]
+    except Exception:
+        return  # the diff reports the capture failure itself
+    for f in parsed:
+        if f.node not in names:
+            close = difflib.get_close_matches(f.node, names, n=1)
+            raise CuvilError(
+                f"--inject {f.spec}: the model has no FX node '{f.node}'",
+                hint=(f"did you mean '{close[0]}'? " if close else "")
+                + '`cuvil-debug ir MODEL` shows the node names (loc("NODE" ...))',
+            )
+
+
 @contextlib.contextmanager
 def _faults(specs: list[str]):
     if not specs:
@@ -198,6 +222,7 @@ def _cmd_diff(args) -> int:
         _parse_fail_on(when)
     options = _diff_options(args)
     loaded = load_model(args.model, args.entry)
+    _check_faults(loaded, args.inject)
     with _faults(args.inject):
         report = run_diff(
             loaded.model, loaded.inputs, options, label=args.model, faults=args.inject
@@ -258,7 +283,8 @@ def check_fail_on(report: DiffReport, conditions: list[str]) -> bool:
         rule = _parse_fail_on(when)
         if rule == "never":
             continue
-        if rule == "divergence" and report.first is not None:
+        failed = not all(report.outputs_ok.values())  # a stage that failed to run
+        if rule == "divergence" and (report.first is not None or failed):
             return True
         if rule == "output" and not all(report.outputs_ok.values()):
             return True
@@ -298,6 +324,7 @@ def _cmd_bisect(args) -> int:
     from .bisect import bisect, format_result
 
     loaded = load_model(args.model, args.entry)
+    _check_faults(loaded, args.inject)
     tol = {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None}
     with _faults(args.inject):
         result = bisect(
@@ -352,6 +379,7 @@ def _cmd_reduce(args) -> int:
     if out.exists() and not out.is_dir():
         raise CuvilError(f"-o {out} is a file; give a folder for repro.py")
     loaded = load_model(args.model, args.entry)
+    _check_faults(loaded, args.inject)
     options = _compile_options(args)
     tol = {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None}
     with _faults(args.inject):

@@ -113,7 +113,7 @@ def run_diff(
         lap("ir")
     after = None
     if "opt" in opts.stages or "native" in opts.stages:
-        after = _optimize(model, inputs, cap, opts, report)
+        after = _optimize(before, opts, report)
         lap("passes")
     if "opt" in opts.stages:
         maps["opt"] = map_stage(after, cap.rows, names)
@@ -127,7 +127,7 @@ def run_diff(
             row.stages[stage] = maps[stage].results[row.name]
     report.first = _first_divergence(report)
     if report.first is not None:
-        _explain(report, report.first, model, inputs, cap, names, opts, maps)
+        _explain(report, report.first, before, cap, names, opts)
     lap("analysis")
     report.timings = timings
     report.memory["eager"] = cap.nbytes()
@@ -140,11 +140,10 @@ def _output_value(cap: Capture):
     return cap.eager[out.name]
 
 
-def _optimize(model, inputs, cap: Capture, opts: DiffOptions, report) -> Module:
+def _optimize(before: Module, opts: DiffOptions, report) -> Module:
     from cuvil.passes import run_passes
 
-    after = verify(from_fx(model, inputs, gm=cap.gm))
-    after = run_passes(after, opts.compile_options())
+    after = run_passes(before.clone(), opts.compile_options())
     report.passes = [
         {
             "name": p.name,
@@ -283,7 +282,7 @@ def _reason(s: StageResult, tolerances: dict[str, Tolerance], dtype: str | None)
     return "; ".join(bits)
 
 
-def _explain(report, first: Divergence, model, inputs, cap, names, opts, maps) -> None:
+def _explain(report, first: Divergence, before, cap, names, opts) -> None:
     """Name the culprit: the lowering rule, the pass, or the kernel."""
     row = report.row(first.node)
     s = row.stages[first.stage]
@@ -291,7 +290,7 @@ def _explain(report, first: Divergence, model, inputs, cap, names, opts, maps) -
         first.culprit = f"frontend: the lowering of {row.target} ({_rule(cap, row)})"
     elif first.stage == "opt":
         name = (
-            _find_pass(model, inputs, cap, names, opts, first.node)
+            _find_pass(before, cap, names, opts, first.node)
             if (opts.attribute_pass)
             else None
         )
@@ -320,10 +319,10 @@ def _rule(cap: Capture, row) -> str:
     )
 
 
-def _find_pass(model, inputs, cap, names, opts, node: str) -> str | None:
+def _find_pass(before, cap, names, opts, node: str) -> str | None:
     """Re-run the pipeline pass by pass; after each pass that changed the IR, measure
     `node` in isolation: the first pass after which it diverges introduced the error."""
-    module = verify(from_fx(model, inputs, gm=cap.gm))
+    module = before.clone()
     text = opts.pipeline or default_pipeline(opts.opt_level, opts.enable_fusion)
     found: list[str] = []
 

@@ -247,7 +247,12 @@ def walk_native(
     _check_inputs(fn, inputs)
     stepper.bind(*inputs)
     run = _Native(stepper, module)
-    on_fused = None
+
+    def kernel_only(op: FusedOp, ps, is_):  # the fused kernel's output, no members
+        p_out = run(op, ps)
+        return p_out, (p_out if _same(ps, is_) else run(op, is_))
+
+    on_fused = kernel_only
     if twin is not None:
         t_stepper, t_module, members = twin
         t_stepper.bind(*inputs)
@@ -323,16 +328,7 @@ def inline_fused(module: Module) -> tuple[Module, dict[int, tuple[Function, dict
 
 
 def _clone(op: Operation, vmap: dict[int, Value]) -> Operation:
-    new = type(op)(
-        [vmap[id(v)] for v in op.operands],
-        dict(op.attrs),
-        [r.type for r in op.results],
-        op.loc,
-        [r.name for r in op.results],
-    )
-    for r, nr in zip(op.results, new.results):
-        vmap[id(r)] = nr
-    return new
+    return op.clone(vmap)
 
 
 Execute = Callable[[Operation, Sequence[torch.Tensor]], Tensors]

@@ -172,3 +172,46 @@ def test_nan_in_a_stage_is_a_divergence():
     assert not m.ok and m.nan == 1
     ints = compare(torch.tensor([1, 2]), torch.tensor([1, 3]), Tolerance(0, 0))
     assert not ints.ok and ints.mismatched == 1
+
+
+@pytest.mark.parametrize(
+    "name,node", [("resnet18", "layer3_0_relu"), ("transformer_block", "ffn_act")]
+)
+def test_bisect_finds_the_injected_pass_action_within_the_bound(name, node):
+    from cuvil_debug.diff.bisect import bisect, compile_bound, format_result
+
+    model, inputs = sample(name)
+    with faults.inject(faults.parse(f"pass:{node}")):
+        r = bisect(model, inputs, llvm=False)
+    assert r.verdict == "pass", format_result(r)
+    assert r.pass_spec.startswith("inject-fault") and node in r.pass_spec
+    assert r.actions >= 3  # the real passes' actions are searched too
+    assert r.compiles <= compile_bound(r.actions), format_result(r)
+
+
+def test_resnet18_reduces_to_a_repro_that_reproduces_on_its_own(tmp_path):
+    """The acceptance case: an injected divergence in ResNet-18, reduced to at most 10
+    nodes; the written repro.py, run alone, reproduces it (exit 1)."""
+    import subprocess
+    import sys
+
+    from cuvil_debug.diff.reduce import reduce_model, write_repro
+
+    model, inputs = sample("resnet18")
+    spec = "kernel:layer3_0_relu"
+    with faults.inject(faults.parse(spec)):
+        report = run_diff(model, inputs, DiffOptions(members=False))
+        assert report.first.node == "layer3_0_relu"
+        result = reduce_model(model, inputs, {}, target_node=report.first.node)
+    assert result.kind == "diverges"
+    assert 1 <= result.nodes <= 10, result.summary()
+    write_repro(result, tmp_path, options={}, faults=[spec])
+    proc = subprocess.run(
+        [sys.executable, "repro.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "REPRODUCED" in proc.stdout

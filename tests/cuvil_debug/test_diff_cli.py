@@ -1,0 +1,125 @@
+"""The diff/bisect/reduce command lines: exit codes, formats, files, CI thresholds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cuvil_debug.cli import main
+from cuvil_debug.diff.render import validate_json
+
+ROOT = Path(__file__).resolve().parents[2]
+MLP = str(ROOT / "samples" / "models" / "mlp.py")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_clean_diff_exits_0_with_a_table(capsys):
+    code, out, err = run(capsys, "diff", MLP)
+    assert code == 0, err
+    assert "no divergence" in out
+    for node in ("fc1", "relu", "fc2", "fc3"):
+        assert node in out
+
+
+def test_injected_bug_exits_1_and_names_node_stage_and_kernel(capsys):
+    code, out, _ = run(capsys, "diff", MLP, "--inject", "kernel:fc3")
+    assert code == 1
+    assert "fc3" in out and "native" in out and "cuvil_k" in out
+
+
+def test_json_html_and_dot_files(capsys, tmp_path):
+    j, h, d = tmp_path / "d.json", tmp_path / "d.html", tmp_path / "g.dot"
+    args = ["diff", MLP, "--inject", "pass:relu"]
+    code, _, err = run(capsys, *args, "--format", "json", "-o", str(j), "--dot", str(d))
+    assert code == 1, err
+    doc = json.loads(j.read_text())
+    validate_json(doc)
+    assert doc["schema_version"] == 1 and doc["first"]["node"] == "relu"
+    assert doc["first"]["stage"] == "opt"
+    assert doc["first"]["pass_name"].startswith("inject-fault")
+    assert d.read_text().startswith("digraph")
+    code, _, _ = run(capsys, *args, "--format", "html", "-o", str(h))
+    page = h.read_text()
+    assert code == 1 and "<svg" in page and "relu" in page and "https://" not in page
+
+
+def test_existing_output_is_never_overwritten(capsys, tmp_path):
+    target = tmp_path / "report.json"
+    target.write_text("mine")
+    code, _, err = run(capsys, "diff", MLP, "--format", "json", "-o", str(target))
+    assert code == 2 and "--force" in err and "Traceback" not in err
+    assert target.read_text() == "mine"
+
+
+@pytest.mark.parametrize(
+    "fail_on,fault,expected",
+    [
+        (["never"], "kernel:fc3", 0),
+        (["output"], "pass:fc1:negative", 0),  # damped: the output is still right
+        (["divergence"], "pass:fc1:negative", 1),
+        (["max_abs>1e9"], "kernel:fc3", 0),
+        (["max_abs>1e-3"], "kernel:fc3", 1),
+        (["cosine<0.5"], None, 0),
+    ],
+)
+def test_fail_on_thresholds(capsys, fail_on, fault, expected):
+    argv = ["diff", MLP, "--stages", "ir,opt,native"]
+    if fault:
+        argv += ["--inject", fault]
+    for when in fail_on:
+        argv += ["--fail-on", when]
+    code, _, err = run(capsys, *argv)
+    assert code == expected, err
+
+
+@pytest.mark.parametrize(
+    "argv,words",
+    [
+        (["diff", MLP, "--inject", "kernel"], "STAGE:NODE"),
+        (["diff", MLP, "--inject", "kernel:nosuchnode"], "nosuchnode"),
+        (["diff", MLP, "--fail-on", "speed>3"], "--fail-on"),
+        (["diff", MLP, "--stages", "ir,bogus"], "bogus"),
+        (["diff", MLP, "--tol", "f32=abc"], "f32"),
+        (["diff", str(ROOT / "no_such_model.py")], "no_such_model.py"),
+    ],
+)
+def test_user_mistakes_exit_2_without_traceback(capsys, argv, words):
+    code, _, err = run(capsys, *argv)
+    assert code == 2, err
+    assert words in err and "Traceback" not in err
+
+
+def test_bisect_names_the_injected_pass_action(capsys):
+    code, out, _ = run(capsys, "bisect", MLP, "--inject", "pass:relu", "--no-llvm")
+    assert code == 1
+    assert "inject-fault" in out
+
+
+def test_reduce_writes_a_repro_that_reproduces_on_its_own(capsys, tmp_path):
+    out_dir = tmp_path / "repro"
+    code, out, err = run(
+        capsys, "reduce", MLP, "--inject", "kernel:fc3", "-o", str(out_dir)
+    )
+    assert code == 1, err
+    assert (out_dir / "repro.py").exists() and (out_dir / "repro.pt").exists()
+    proc = subprocess.run(
+        [sys.executable, "repro.py"],
+        cwd=out_dir,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    code, _, err = run(
+        capsys, "reduce", MLP, "--inject", "kernel:fc3", "-o", str(out_dir)
+    )
+    assert code == 2 and "--force" in err
