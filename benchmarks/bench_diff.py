@@ -85,7 +85,7 @@ def run(case: str, nodes: int, fault: str, cache: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-COMPILE = ("lower", "passes", "native-compile")
+COMPILE = ("lower", "passes", "native-codegen", "native-compile")
 
 
 def show(label: str, r: dict) -> None:

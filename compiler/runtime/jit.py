@@ -65,7 +65,10 @@ class JitModule:
         debug: bool = False,
         bisect_limit: int | None = None,
         echo_bisect: bool = True,
+        prebuilt: llvm_worker.Pending | None = None,
     ) -> None:
+        """`prebuilt`: the same program being compiled by a background child
+        (`JitModule.start`); its object is used and cached like MCJIT's own."""
         if bisect_limit is None:
             bisect_limit = llvm_worker.LIMIT.get()
         self.bisect_log: list[str] = []
@@ -84,6 +87,11 @@ class JitModule:
             if result.stderr:
                 sys.stderr.write(result.stderr)
             cached = result.object
+        elif prebuilt is not None and cached is None:
+            self.module = _parse(program)
+            cached = prebuilt.result().object
+            if key:
+                objcache.store_object(key, cached)
         else:
             self.module = (
                 _parse(program) if cached else parse_and_optimize(program, opt)
@@ -101,6 +109,18 @@ class JitModule:
         self.engine.finalize_object()
         self.engine.run_static_constructors()
         self.entry = EntryFn(self.engine.get_function_address(program.entry))
+
+    @staticmethod
+    def start(program: Program, opt: int) -> llvm_worker.Pending | None:
+        """Start optimizing `program` in a background child process, unless its object
+        is cached or bisection is on (None then): pass the result as `prebuilt` to use
+        two cores for two modules."""
+        if llvm_worker.LIMIT.get() is not None:
+            return None
+        key = objcache.cache_key(program.llvm_ir, opt)
+        if key and objcache.load_object(key) is not None:
+            return None
+        return llvm_worker.start_object(program.llvm_ir, opt)
 
     def symbol_address(self, name: str) -> int:
         return self.engine.get_function_address(name)

@@ -26,7 +26,14 @@ import sys
 
 # (the child runs this file too: it imports nothing else at the top, to start fast)
 
-__all__ = ["LIMIT", "WorkerResult", "compile_object", "is_bisect_line"]
+__all__ = [
+    "LIMIT",
+    "WorkerResult",
+    "Pending",
+    "compile_object",
+    "start_object",
+    "is_bisect_line",
+]
 
 # The limit for JitModules built without their own (see passes.llvm_bisect_limit).
 LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar(
@@ -51,30 +58,60 @@ class WorkerResult:
         self.object, self.bisect_log, self.stderr = object, bisect_log, stderr
 
 
-def compile_object(llvm_ir: str, opt: int, limit: int) -> WorkerResult:
+def compile_object(llvm_ir: str, opt: int, limit: int | None) -> WorkerResult:
     """Optimize and compile `llvm_ir` at `opt` (0..3) with ``-opt-bisect-limit=limit``
-    in a child process. Raises ``CodegenError`` if the child fails."""
-    import subprocess
+    (None: no limit) in a child process. Raises ``CodegenError`` if the child fails."""
+    return start_object(llvm_ir, opt, limit).result()
 
-    import llvmlite
 
-    # -S (no site: faster) with llvmlite's own folder on the path; -P: not this folder
-    site = os.path.dirname(os.path.dirname(os.path.abspath(llvmlite.__file__)))
-    cmd = [sys.executable, "-S", "-P", _SCRIPT, str(int(opt)), str(int(limit)), site]
-    proc = subprocess.run(cmd, input=llvm_ir.encode(), capture_output=True, check=False)
-    err = proc.stderr.decode("utf-8", "replace")
-    log, rest = [], []
-    for line in err.splitlines():
-        (log if is_bisect_line(line) else rest).append(line)
-    if proc.returncode != 0 or not proc.stdout.startswith(b"\x7fELF"):
-        from ..errors import CodegenError
+class Pending:
+    """A child compiling in the background; `result()` waits for its object."""
 
-        tail = "\n".join(rest[-6:]) or "(no output)"
-        raise CodegenError(
-            f"the LLVM bisect worker failed (exit status {proc.returncode}): {tail}",
-            hint="compile without llvm_bisect_limit to see if LLVM fails there too",
+    def __init__(self, llvm_ir: str, opt: int, limit: int | None) -> None:
+        import subprocess
+        import threading
+
+        import llvmlite
+
+        # -S (no site: faster) with llvmlite's own folder on the path; -P: not this folder
+        site = os.path.dirname(os.path.dirname(os.path.abspath(llvmlite.__file__)))
+        arg = "none" if limit is None else str(int(limit))
+        cmd = [sys.executable, "-S", "-P", _SCRIPT, str(int(opt)), arg, site]
+        self._proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
-    return WorkerResult(proc.stdout, log, "".join(f"{ln}\n" for ln in rest))
+        self._out: tuple[bytes, bytes] = (b"", b"")
+        # a thread feeds stdin and drains the pipes, so the caller is free meanwhile
+        self._thread = threading.Thread(
+            target=self._communicate, args=(llvm_ir.encode(),), daemon=True
+        )
+        self._thread.start()
+
+    def _communicate(self, data: bytes) -> None:
+        self._out = self._proc.communicate(data)
+
+    def result(self) -> WorkerResult:
+        self._thread.join()
+        stdout, stderr = self._out
+        err = stderr.decode("utf-8", "replace")
+        log, rest = [], []
+        for line in err.splitlines():
+            (log if is_bisect_line(line) else rest).append(line)
+        if self._proc.returncode != 0 or not stdout.startswith(b"\x7fELF"):
+            from ..errors import CodegenError
+
+            tail = "\n".join(rest[-6:]) or "(no output)"
+            raise CodegenError(
+                f"the LLVM worker failed (exit status {self._proc.returncode}): {tail}",
+                hint="compile in-process (without llvm_bisect_limit or background "
+                "compilation) to see if LLVM fails there too",
+            )
+        return WorkerResult(stdout, log, "".join(f"{ln}\n" for ln in rest))
+
+
+def start_object(llvm_ir: str, opt: int, limit: int | None = None) -> Pending:
+    """Start compiling `llvm_ir` in a child process (see `compile_object`)."""
+    return Pending(llvm_ir, opt, limit)
 
 
 # ---- the child -----------------------------------------------------------------
@@ -101,7 +138,8 @@ def _log_file():
 
 
 def _main(argv: list[str]) -> int:
-    opt, limit, site = int(argv[0]), int(argv[1]), argv[2]
+    opt, site = int(argv[0]), argv[2]
+    limit = None if argv[1] == "none" else int(argv[1])
     sys.path.append(site)
     llvm_ir = sys.stdin.buffer.read().decode()
     import llvmlite.binding as llvm
@@ -116,7 +154,8 @@ def _main(argv: list[str]) -> int:
         os.dup2(log.fileno(), 1)
         os.dup2(log.fileno(), 2)
         try:
-            llvm.set_option("cuvil-llvm-worker", f"-opt-bisect-limit={limit}")
+            if limit is not None:
+                llvm.set_option("cuvil-llvm-worker", f"-opt-bisect-limit={limit}")
             mod = llvm.parse_assembly(llvm_ir)
             mod.verify()
             target.optimize(mod, opt)

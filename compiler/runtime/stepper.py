@@ -75,7 +75,15 @@ class Stepper:
     """The normal build of `module` (no passes are run here: pass an optimized module),
     callable kernel by kernel. See the module docstring for when values can be read."""
 
-    def __init__(self, module: Module, opt_level: str = "O3", threads: int = 1) -> None:
+    def __init__(
+        self,
+        module: Module,
+        opt_level: str = "O3",
+        threads: int = 1,
+        background: bool = False,
+    ) -> None:
+        """`background`: LLVM optimizes the program in a child process while the caller
+        goes on (another build, other work); the first `bind` waits for it."""
         if opt_level not in OPT_LEVELS:
             raise CuvilError(
                 f"opt_level={opt_level!r} is not one of {', '.join(OPT_LEVELS)}"
@@ -83,12 +91,16 @@ class Stepper:
         self.module = module
         self.fn = module.main
         self.program: Program = generate(module, threads=threads, steps=True)
-        self.jit = JitModule(self.program, OPT_LEVELS[opt_level])
+        self._opt = OPT_LEVELS[opt_level]
+        self._pending = JitModule.start(self.program, self._opt) if background else None
+        self._jit: JitModule | None = None
         self.steps: list[Step] = [
             Step(s.index, s.symbol, s.op, s.operands, s.results, s.output)
             for s in self.program.steps
         ]
-        self._fns = [EntryFn(self.jit.symbol_address(s.symbol)) for s in self.steps]
+        self._fns_: list[EntryFn] | None = None
+        if not background:
+            self._finish()
         data = {**module.param_data, **self.program.derived}
         missing = [n for n in self.program.params if n not in data]
         if missing:
@@ -105,6 +117,24 @@ class Stepper:
             if isinstance(op, ops.ConstantOp)
         }
         self._bound = False
+
+    def _finish(self) -> JitModule:
+        if self._jit is None:
+            self._jit = JitModule(self.program, self._opt, prebuilt=self._pending)
+            self._pending = None
+            self._fns_ = [
+                EntryFn(self._jit.symbol_address(s.symbol)) for s in self.steps
+            ]
+        return self._jit
+
+    @property
+    def jit(self) -> JitModule:
+        return self._finish()
+
+    @property
+    def _fns(self) -> list[EntryFn]:
+        self._finish()
+        return self._fns_
 
     # ---- running -------------------------------------------------------------------------
     def bind(self, *inputs: torch.Tensor) -> None:

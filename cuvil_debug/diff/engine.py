@@ -12,6 +12,7 @@ capture (trace + eager values)
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -107,21 +108,30 @@ def run_diff(
 
     maps: dict[str, StageMap] = {}
     meter = Meter(cap.pointers())
-    if "ir" in opts.stages:
-        maps["ir"] = map_stage(before, cap.rows, names, exact=before.meta["fx_values"])
-        _run_stage(report, "ir", maps["ir"], expected, cap, opts, before, meter)
-        lap("ir")
-    after = None
+    after = builds = None
     if "opt" in opts.stages or "native" in opts.stages:
         after = _optimize(before, opts, report)
         lap("passes")
-    if "opt" in opts.stages:
-        maps["opt"] = map_stage(after, cap.rows, names)
-        _run_stage(report, "opt", maps["opt"], expected, cap, opts, after, meter)
-        lap("opt")
+    if "native" in opts.stages:
+        # LLVM works on the native builds in child processes while the IR stages run
+        builds = _start_builds(after, opts)
+        lap("native-codegen")
+    with _share_cores(builds is not None):
+        if "ir" in opts.stages:
+            maps["ir"] = map_stage(
+                before, cap.rows, names, exact=before.meta["fx_values"]
+            )
+            _run_stage(report, "ir", maps["ir"], expected, cap, opts, before, meter)
+            lap("ir")
+        if "opt" in opts.stages:
+            maps["opt"] = map_stage(after, cap.rows, names)
+            _run_stage(report, "opt", maps["opt"], expected, cap, opts, after, meter)
+            lap("opt")
     if "native" in opts.stages:
         maps["native"] = map_stage(after, cap.rows, names)
-        _run_native(report, maps["native"], expected, cap, opts, after, lap, meter)
+        _run_native(
+            report, maps["native"], expected, cap, opts, after, lap, meter, builds
+        )
     for row in cap.rows:
         for stage in opts.stages:
             row.stages[stage] = maps[stage].results[row.name]
@@ -133,6 +143,21 @@ def run_diff(
     report.memory["eager"] = cap.nbytes()
     report.memory["peak_live"] = meter.peak
     return report
+
+
+@contextlib.contextmanager
+def _share_cores(busy: bool):
+    """While LLVM children compile, torch gets one thread: two OpenMP threads spinning
+    on cores the children use run many times slower than one."""
+    if not busy:
+        yield
+        return
+    saved = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved)
 
 
 def _output_value(cap: Capture):
@@ -169,22 +194,35 @@ def _run_stage(report, stage, smap, expected, cap, opts, module, meter) -> None:
     report.outputs_ok[stage] = _outputs_ok(outs, expected, opts)
 
 
-def _run_native(report, smap, expected, cap, opts, after, lap, meter) -> None:
+def _start_builds(after: Module, opts: DiffOptions):
+    """The steppable build of the optimized module and, when it has fused kernels, of
+    its unfused twin (members recomputed natively); LLVM runs in the background."""
     from cuvil.runtime.stepper import Stepper
 
-    rec = Recorder(cap, smap, opts.tolerances, normwise=opts.normwise)
     try:
-        stepper = Stepper(after, opts.opt_level, opts.num_threads)
-        lap("native-compile")
+        stepper = Stepper(after, opts.opt_level, opts.num_threads, background=True)
         twin = None
         if opts.members and any(op.name == "cuvil.fused" for op in after.main.ops):
             t_module, members = inline_fused(after)
-            twin = (
-                Stepper(t_module, opts.opt_level, opts.num_threads),
-                t_module,
-                members,
+            t_stepper = Stepper(
+                t_module, opts.opt_level, opts.num_threads, background=True
             )
-            lap("native-compile")
+            twin = (t_stepper, t_module, members)
+    except CuvilError as e:
+        return e
+    return stepper, twin
+
+
+def _run_native(report, smap, expected, cap, opts, after, lap, meter, builds) -> None:
+    rec = Recorder(cap, smap, opts.tolerances, normwise=opts.normwise)
+    try:
+        if isinstance(builds, CuvilError):
+            raise builds
+        stepper, twin = builds
+        stepper.jit  # noqa: B018  (wait for the background builds)
+        if twin:
+            twin[0].jit  # noqa: B018
+        lap("native-compile")
         report.memory["arena"] = stepper.program.arena_bytes + (
             twin[0].program.arena_bytes if twin else 0
         )

@@ -145,5 +145,5 @@ def test_bisected_objects_are_not_cached(mlp, monkeypatch, tmp_path):
 
 
 def test_a_failing_child_is_a_codegen_error():
-    with pytest.raises(CodegenError, match="LLVM bisect worker failed"):
+    with pytest.raises(CodegenError, match="LLVM worker failed"):
         llvm_worker.compile_object("this is not LLVM IR", 3, 0)
