@@ -373,7 +373,8 @@ def _add_reduce(commands) -> None:
 
 
 def _cmd_reduce(args) -> int:
-    from .reduce import reduce_model, write_repro
+    from .reduce import reduce_model
+    from .repro import write_repro
 
     out = Path(args.output)
     if out.exists() and not out.is_dir():

@@ -195,7 +195,8 @@ def test_resnet18_reduces_to_a_repro_that_reproduces_on_its_own(tmp_path):
     import subprocess
     import sys
 
-    from cuvil_debug.diff.reduce import reduce_model, write_repro
+    from cuvil_debug.diff.reduce import reduce_model
+    from cuvil_debug.diff.repro import write_repro
 
     model, inputs = sample("resnet18")
     spec = "kernel:layer3_0_relu"

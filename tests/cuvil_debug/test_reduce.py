@@ -24,7 +24,8 @@ from cuvil.errors import CuvilError
 from cuvil.frontend import lower, registry
 from cuvil.frontend import modules as frontend_modules
 from cuvil.pipeline import Options, compile_module
-from cuvil_debug.diff.reduce import ReduceResult, compare, reduce_model, write_repro
+from cuvil_debug.diff.reduce import ReduceResult, compare, reduce_model
+from cuvil_debug.diff.repro import write_repro
 from cuvil_debug.loader import load_model
 
 ROOT = Path(__file__).resolve().parents[2]
