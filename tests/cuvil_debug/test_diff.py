@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cuvil import faults
 from cuvil_debug.diff.engine import DiffOptions, run_diff
@@ -73,6 +75,23 @@ def test_clean_compile_reports_no_divergence(name):
         if s.diverges or s.introduced
     ]
     assert bad == []
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [
+        DiffOptions(opt_level="O0"),
+        DiffOptions(opt_level="O2", num_threads=2),
+        DiffOptions(enable_fusion=False),
+    ],
+    ids=["O0", "O2-2threads", "no-fusion"],
+)
+@pytest.mark.parametrize("name", ["small_cnn", "transformer_block"])
+def test_no_false_alarm_at_other_settings(name, opts):
+    model, inputs = sample(name)
+    report = run_diff(model, inputs, opts)
+    assert report.first is None, report.first
+    assert all(report.outputs_ok.values())
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -216,3 +235,42 @@ def test_resnet18_reduces_to_a_repro_that_reproduces_on_its_own(tmp_path):
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "REPRODUCED" in proc.stdout
+
+
+class _Drawn(torch.nn.Module):
+    def __init__(self, c: int, h: int, k: int) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(c, h, k, padding=k // 2)
+        self.bn = torch.nn.BatchNorm2d(h)
+        self.fc = torch.nn.Linear(h, 5)
+
+    def forward(self, x):
+        y = torch.relu(self.bn(self.conv(x)))
+        y = torch.nn.functional.adaptive_avg_pool2d(y, 1).flatten(1)
+        return torch.softmax(self.fc(y), dim=-1)
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    c=st.integers(1, 4),
+    h=st.integers(2, 12),
+    k=st.sampled_from([1, 3]),
+    size=st.integers(4, 12),
+    spec=st.sampled_from(
+        [None, "lowering:fc", "pass:relu", "kernel:fc", "pass:bn:negative"]
+    ),
+)
+def test_drawn_shapes_clean_or_faulty(c, h, k, size, spec):
+    torch.manual_seed(0)
+    model = _Drawn(c, h, k).eval()
+    with torch.no_grad():  # running stats away from the defaults
+        model.bn.running_mean.uniform_(-0.5, 0.5)
+        model.bn.running_var.uniform_(0.5, 2.0)
+    inputs = (torch.randn(2, c, size, size),)
+    with faults.inject(*([faults.parse(spec)] if spec else [])):
+        report = run_diff(model, inputs)
+    if spec is None:
+        assert report.first is None, report.first
+        return
+    stage = {"lowering": "ir", "pass": "opt", "kernel": "native"}[spec.split(":")[0]]
+    assert (report.first.node, report.first.stage) == (spec.split(":")[1], stage)
