@@ -73,6 +73,10 @@ class GraphLowering:
 
     # ---- the walk ------------------------------------------------------------------------
     def run(self) -> Function:
+        # what each FX node became when it was lowered (an IR Value, a Python value, a
+        # LazyTensor or a tuple of those; a later in-place op rebinds the env, not this):
+        # the diff maps FX nodes to IR values through it
+        values = self.cx.module.meta["fx_values"] = {}
         for node in self.graph.nodes:
             self.cx.loc, self.cx.node_name = node_loc(node), node.name
             try:
@@ -89,9 +93,7 @@ class GraphLowering:
                 )
                 raise self._with_location(err, node) from e
             self._check_type(node)
-        # what each FX node became (an IR Value, a Python value, a LazyTensor or a
-        # tuple of those): the diff maps FX nodes to IR values through it
-        self.cx.module.meta["fx_values"] = {n.name: v for n, v in self.env.items()}
+            values[node.name] = self.env[node]
         return self.fn
 
     def lower_node(self, node: torch.fx.Node) -> Any:

@@ -35,6 +35,7 @@ class Capture:
     gm: torch.fx.GraphModule
     eager: dict[str, Any]
     rows: list[NodeRow]
+    exported: Any = None  # the ExportedProgram (frontend "export")
 
     def tensor(self, node: str) -> torch.Tensor | None:
         v = self.eager.get(node)
@@ -62,9 +63,15 @@ class Capture:
         return cache[node]
 
 
-def capture(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> Capture:
-    """Trace `model` with Cuvil's tracer and record every node's eager value."""
+def capture(
+    model: torch.nn.Module, inputs: Sequence[torch.Tensor], frontend: str = "fx"
+) -> Capture:
+    """Capture `model` the way the chosen frontend does (fx: Cuvil's tracer; export:
+    torch.export's ATen graph, run with its params lifted to inputs) and record every
+    node's eager value. The node names are the ones the frontend's IR locs carry."""
     model.eval()
+    if frontend == "export":
+        return _capture_export(model, inputs)
     try:
         gm = trace(model)
     except Exception as e:
@@ -74,6 +81,35 @@ def capture(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> Capture:
     eager = eager_values(gm, inputs)
     rows = [_row(i, n, gm, eager.get(n.name)) for i, n in enumerate(gm.graph.nodes)]
     return Capture(model, tuple(inputs), gm, eager, rows)
+
+
+def _capture_export(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> Capture:
+    from torch.export.graph_signature import InputKind
+
+    from cuvil.frontend.export import export
+
+    try:
+        ep = export(model, inputs, None)
+    except Exception as e:
+        raise FrontendError(
+            f"torch.export could not export {type(model).__name__}: "
+            f"{type(e).__name__}: {e}"
+        ) from e
+    user = iter(inputs)
+    args = []
+    for spec in ep.graph_signature.input_specs:
+        if spec.kind == InputKind.USER_INPUT:
+            args.append(next(user))
+        elif spec.target in ep.state_dict:
+            args.append(ep.state_dict[spec.target])
+        else:
+            args.append(ep.constants[spec.target])
+    gm = ep.graph_module
+    eager = eager_values(gm, args)
+    rows = [_row(i, n, gm, eager.get(n.name)) for i, n in enumerate(gm.graph.nodes)]
+    cap = Capture(model, tuple(inputs), gm, eager, rows)
+    cap.exported = ep
+    return cap
 
 
 class _Recorder(torch.fx.Interpreter):

@@ -59,6 +59,13 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-fusion", action="store_true", help="leave out fusion passes")
     p.add_argument(
+        "--frontend",
+        choices=["fx", "export"],
+        default="fx",
+        help="capture with torch.fx tracing or torch.export (ATen graph; node names "
+        "are export's) (default: fx)",
+    )
+    p.add_argument(
         "-p",
         "--pipeline",
         metavar="PIPELINE",
@@ -83,7 +90,11 @@ def _model_args(p: argparse.ArgumentParser) -> None:
 
 
 def _compile_options(args) -> dict:
-    opts = {"opt_level": f"O{args.opt_level}", "num_threads": args.threads}
+    opts = {
+        "opt_level": f"O{args.opt_level}",
+        "num_threads": args.threads,
+        "frontend": args.frontend,
+    }
     if args.no_fusion:
         opts["enable_fusion"] = False
     if args.pipeline is not None:
@@ -91,18 +102,23 @@ def _compile_options(args) -> dict:
     return opts
 
 
-def _check_faults(loaded, specs: list[str]) -> None:
+def _check_faults(loaded, specs: list[str], frontend: str = "fx") -> None:
     """A fault naming no FX node of the model is a typo: say so before any work."""
     if not specs:
         return
     import difflib
 
     from cuvil import faults
+    from cuvil.frontend.export import export
     from cuvil.frontend.fx import trace
 
     parsed = [faults.parse(s) for s in specs]
     try:
-        names = [n.name for n in trace(loaded.model).graph.nodes]
+        if frontend == "export":
+            graph = export(loaded.model, loaded.inputs, None).graph
+        else:
+            graph = trace(loaded.model).graph
+        names = [n.name for n in graph.nodes]
     except Exception:
         return  # the diff reports the capture failure itself
     for f in parsed:
@@ -204,6 +220,7 @@ def _diff_options(args) -> DiffOptions:
     except ValueError as e:
         raise CuvilError(str(e)) from None
     return DiffOptions(
+        frontend=args.frontend,
         opt_level=f"O{args.opt_level}",
         enable_fusion=not args.no_fusion,
         pipeline=args.pipeline,
@@ -222,7 +239,7 @@ def _cmd_diff(args) -> int:
         _parse_fail_on(when)
     options = _diff_options(args)
     loaded = load_model(args.model, args.entry)
-    _check_faults(loaded, args.inject)
+    _check_faults(loaded, args.inject, args.frontend)
     with _faults(args.inject):
         report = run_diff(
             loaded.model, loaded.inputs, options, label=args.model, faults=args.inject
@@ -324,7 +341,7 @@ def _cmd_bisect(args) -> int:
     from .bisect import bisect, format_result
 
     loaded = load_model(args.model, args.entry)
-    _check_faults(loaded, args.inject)
+    _check_faults(loaded, args.inject, args.frontend)
     tol = {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None}
     with _faults(args.inject):
         result = bisect(
@@ -379,6 +396,11 @@ def _cmd_reduce(args) -> int:
     out = Path(args.output)
     if out.exists() and not out.is_dir():
         raise CuvilError(f"-o {out} is a file; give a folder for repro.py")
+    if args.frontend != "fx":
+        raise CuvilError(
+            "reduce works on torch.fx graphs only",
+            hint="run it without --frontend export (the node names are fx's then)",
+        )
     loaded = load_model(args.model, args.entry)
     _check_faults(loaded, args.inject)
     options = _compile_options(args)

@@ -21,6 +21,7 @@ import torch
 from torch.utils._pytree import tree_flatten
 
 from cuvil.errors import CuvilError
+from cuvil.frontend.export import from_export
 from cuvil.frontend.fx import from_fx
 from cuvil.frontend.modules import MODULE_LOWERINGS
 from cuvil.frontend.registry import lookup
@@ -45,6 +46,7 @@ class DiffOptions:
 
     opt_level: str = "O3"
     enable_fusion: bool = True
+    frontend: str = "fx"  # fx (torch.fx tracing) | export (torch.export, ATen graph)
     pipeline: str | None = None
     num_threads: int = 1
     stages: tuple[str, ...] = STAGES
@@ -57,6 +59,7 @@ class DiffOptions:
 
     def compile_options(self) -> Options:
         return Options(
+            frontend=self.frontend,
             opt_level=self.opt_level,
             enable_fusion=self.enable_fusion,
             pipeline=self.pipeline,
@@ -82,9 +85,12 @@ def run_diff(
         timings[name] = timings.get(name, 0.0) + now - clock
         clock = now
 
-    cap = capture(model, inputs)
+    cap = capture(model, inputs, opts.frontend)
     lap("capture")
-    before = verify(from_fx(model, inputs, gm=cap.gm))
+    if cap.exported is not None:
+        before = verify(from_export(cap.exported))
+    else:
+        before = verify(from_fx(model, inputs, gm=cap.gm))
     names = fx_value_names(before)
     report = DiffReport(
         model=label or type(model).__name__,
@@ -95,7 +101,7 @@ def run_diff(
             "pipeline": opts.pipeline
             or default_pipeline(opts.opt_level, opts.enable_fusion),
             "num_threads": opts.num_threads,
-            "frontend": "fx",
+            "frontend": opts.frontend,
         },
         tolerances=dict(opts.tolerances),
         rows=cap.rows,

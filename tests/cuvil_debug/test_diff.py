@@ -274,3 +274,53 @@ def test_drawn_shapes_clean_or_faulty(c, h, k, size, spec):
         return
     stage = {"lowering": "ir", "pass": "opt", "kernel": "native"}[spec.split(":")[0]]
     assert (report.first.node, report.first.stage) == (spec.split(":")[1], stage)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_export_frontend_clean(name):
+    model, inputs = sample(name)
+    report = run_diff(model, inputs, DiffOptions(frontend="export"))
+    assert report.first is None, report.first
+    assert report.options["frontend"] == "export"
+    assert all(report.outputs_ok.values())
+
+
+@pytest.mark.parametrize(
+    "spec,node,stage",
+    [
+        ("lowering:relu_1", "relu_1", "ir"),
+        ("pass:relu", "relu", "opt"),
+        ("kernel:linear_2", "linear_2", "native"),
+    ],
+)
+def test_export_frontend_finds_faults_by_aten_node_names(spec, node, stage):
+    model, inputs = sample("mlp")
+    with faults.inject(faults.parse(spec)):
+        report = run_diff(model, inputs, DiffOptions(frontend="export"))
+    assert (report.first.node, report.first.stage) == (node, stage)
+    assert report.row(node).target.startswith("aten.")
+
+
+class _InPlace(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(6, 6)
+
+    def forward(self, x):
+        y = self.fc(x)
+        z = y * 2.0  # reads y before it is mutated
+        y += 1.0
+        y = torch.relu(y)
+        return y + z
+
+
+@pytest.mark.parametrize("frontend", ["fx", "export"])
+def test_inplace_ops_compare_each_node_at_its_own_time(frontend):
+    """A node mutated later by an in-place op is compared with its value when it was
+    computed (eager records a copy then; the IR maps the node to the value it had)."""
+    report = run_diff(
+        _InPlace().eval(), (torch.randn(3, 6),), DiffOptions(frontend=frontend)
+    )
+    assert report.first is None, report.first
+    fc = next(r for r in report.rows if r.name in ("fc", "linear"))
+    assert fc.stages["ir"].status == "value" and fc.stages["ir"].propagated.exact
