@@ -16,7 +16,7 @@ from cuvil.frontend import lower
 from cuvil.ir import print_module
 
 from .diff import cli as diff_cli
-from .loader import load_model
+from .loader import add_model_arguments, load_model
 from .output import check_output, write_output
 from .passes_cmd import add_parser as _add_passes
 from .triage import cli as triage_cli
@@ -74,23 +74,7 @@ def _add_ir(commands) -> None:
         help="print a model's Cuvil IR",
         description="Load a model, lower it and print its Cuvil IR.",
     )
-    p.add_argument(
-        "model",
-        metavar="MODEL",
-        help="path/to/model.py (defining Model and example_inputs()) "
-        "or package.module:attr",
-    )
-    p.add_argument(
-        "--frontend",
-        choices=["fx", "export"],
-        default="fx",
-        help="capture with torch.fx symbolic tracing or torch.export (default: fx)",
-    )
-    p.add_argument(
-        "--entry",
-        metavar="NAME",
-        help="the model class or zero-argument factory (default: Model)",
-    )
+    add_model_arguments(p)
     p.add_argument(
         "-o", "--output", metavar="FILE", help="write the IR to FILE instead of stdout"
     )

@@ -27,7 +27,7 @@ from cuvil.passes import (
     format_table,
 )
 
-from .loader import load_model
+from .loader import add_model_arguments, load_model
 from .output import check_output, write_output
 from .validate import read_ir
 
@@ -83,15 +83,7 @@ def add_parser(commands) -> None:
         description="Lower a model, run a pass pipeline and print what "
         "each pass did (changed, actions, time).",
     )
-    p.add_argument(
-        "model",
-        metavar="MODEL",
-        help="path/to/model.py (defining Model and example_inputs()) or module:attr",
-    )
-    p.add_argument("--frontend", choices=["fx", "export"], default="fx")
-    p.add_argument(
-        "--entry", metavar="NAME", help="the model class or factory (default: Model)"
-    )
+    add_model_arguments(p)
     _pipeline_args(p, "default: -O3")
     p.set_defaults(run=run_passes_cmd)
 

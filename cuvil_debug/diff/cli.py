@@ -19,7 +19,7 @@ from rich.console import Console
 
 from cuvil.errors import CuvilError
 
-from ..loader import load_model
+from ..loader import add_model_arguments, load_model
 from ..output import check_output, write_output
 from .engine import DiffOptions, run_diff
 from .metrics import parse_tolerances
@@ -39,17 +39,7 @@ def add_parsers(commands) -> None:
 
 # ---- shared options ------------------------------------------------------------------------
 def _model_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "model",
-        metavar="MODEL",
-        help="path/to/model.py (defining Model and example_inputs()) "
-        "or package.module:attr",
-    )
-    p.add_argument(
-        "--entry",
-        metavar="NAME",
-        help="the model class or zero-argument factory (default: Model)",
-    )
+    add_model_arguments(p)
     p.add_argument(
         "-O",
         dest="opt_level",
@@ -58,13 +48,6 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         help="optimization level of the compile being checked (default: 3)",
     )
     p.add_argument("--no-fusion", action="store_true", help="leave out fusion passes")
-    p.add_argument(
-        "--frontend",
-        choices=["fx", "export"],
-        default="fx",
-        help="capture with torch.fx tracing or torch.export (ATen graph; node names "
-        "are export's) (default: fx)",
-    )
     p.add_argument(
         "-p",
         "--pipeline",

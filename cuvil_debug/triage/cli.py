@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..loader import add_model_arguments
 from .api import expand_specs, load_baseline, new_failures, report_doc, triage
 from .collect import STAGES
 from .report_junit import to_junit
@@ -38,15 +39,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Capture each model, classify failures, trace them to the line "
         "to change, and report (see docs/TRIAGE.md).",
     )
-    p.add_argument(
-        "models",
-        nargs="+",
-        metavar="MODEL",
-        help="a .py file (Model + example_inputs()), a directory of them, "
-        "or package.module:attr",
-    )
-    p.add_argument("--frontend", choices=["fx", "export"], default="fx")
-    p.add_argument("--entry", help="model class or factory name (default: Model)")
+    add_model_arguments(p, many=True)
     p.add_argument(
         "--stage",
         choices=STAGES,
