@@ -20,7 +20,14 @@ from .ir.ops.constant import ParamOp
 from .ir.ops.fused import FusedOp, body_of
 from .ir.types import SymDim, TensorType
 
-__all__ = ["Interpreter", "interpret", "Listener", "random_params"]
+__all__ = [
+    "Interpreter",
+    "interpret",
+    "Listener",
+    "random_params",
+    "check_input",
+    "check_inputs",
+]
 
 Listener = Callable[[Operation, tuple[torch.Tensor, ...]], None]
 
@@ -61,12 +68,7 @@ class Interpreter:
 
     def _bind_inputs(self, inputs: Sequence[torch.Tensor]) -> dict[int, torch.Tensor]:
         args = self.fn.args
-        if len(inputs) != len(args):
-            raise CuvilRuntimeError(
-                f"@{self.fn.name} takes {len(args)} inputs, got {len(inputs)}"
-            )
-        for i, (v, x) in enumerate(zip(args, inputs)):
-            check_input(i, v.name, v.type, x)
+        check_inputs([(v.name, v.type) for v in args], inputs, f"@{self.fn.name}")
         return {id(v): x for v, x in zip(args, inputs)}
 
     def _last_uses(self) -> dict[int, list]:
@@ -122,6 +124,20 @@ class Interpreter:
                 "cuvil.interpreter.random_params(module)",
             )
         return data
+
+
+def check_inputs(
+    expected: Sequence[tuple[str | None, TensorType]],
+    inputs: Sequence[torch.Tensor],
+    who: str = "the compiled model",
+) -> None:
+    """Clear errors for the wrong number of inputs, or one of the wrong kind."""
+    if len(inputs) != len(expected):
+        raise CuvilRuntimeError(
+            f"{who} takes {len(expected)} inputs, got {len(inputs)}"
+        )
+    for i, ((name, t), x) in enumerate(zip(expected, inputs)):
+        check_input(i, name, t, x)
 
 
 def check_input(i: int, name: str | None, t: TensorType, x: torch.Tensor) -> None:

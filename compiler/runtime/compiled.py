@@ -10,8 +10,7 @@ import torch
 from torch.utils._pytree import tree_unflatten
 
 from ..codegen.generator import Program
-from ..errors import CuvilRuntimeError
-from ..interpreter import check_input
+from ..interpreter import check_inputs
 from ..ir.core import Module
 from ..ir.types import TensorType
 
@@ -66,12 +65,7 @@ class NativeModule:
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _check(self, inputs: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-        if len(inputs) != len(self._inputs):
-            raise CuvilRuntimeError(
-                f"the compiled model takes {len(self._inputs)} inputs, got {len(inputs)}"
-            )
-        for i, ((name, t), x) in enumerate(zip(self._inputs, inputs)):
-            check_input(i, name, t, x)
+        check_inputs(self._inputs, inputs)
         return [x if x.is_contiguous() else x.contiguous() for x in inputs]
 
 

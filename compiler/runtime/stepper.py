@@ -46,7 +46,7 @@ from ..codegen.generator import Program, Slot, generate, nbytes
 from ..codegen.kernel import physical_strides
 from ..codegen.target import OPT_LEVELS
 from ..errors import CodegenError, CuvilError, CuvilRuntimeError
-from ..interpreter import check_input
+from ..interpreter import check_inputs
 from ..ir import ops
 from ..ir.core import Module, Operation, Value
 from ..ir.types import TensorType
@@ -140,13 +140,7 @@ class Stepper:
     def bind(self, *inputs: torch.Tensor) -> None:
         """Copy `inputs` into buffers the stepper owns; allocate outputs and the arena
         (zero-filled). Binding again starts over."""
-        args = self.fn.args
-        if len(inputs) != len(args):
-            raise CuvilRuntimeError(
-                f"the compiled model takes {len(args)} inputs, got {len(inputs)}"
-            )
-        for i, (a, x) in enumerate(zip(args, inputs)):
-            check_input(i, a.name, a.type, x)
+        check_inputs([(a.name, a.type) for a in self.fn.args], inputs)
         self._inputs = [
             torch.empty(tuple(x.shape), dtype=x.dtype).copy_(x.detach()) for x in inputs
         ]

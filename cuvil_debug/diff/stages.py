@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from cuvil.errors import CuvilError, CuvilRuntimeError
-from cuvil.interpreter import Interpreter, check_input
+from cuvil.errors import CuvilError
+from cuvil.interpreter import Interpreter, check_inputs
 from cuvil.ir.core import Function, Module, Operation, Value
 from cuvil.ir.ops import ConstantOp, ParamOp, ReshapeOp
 from cuvil.ir.ops.fused import FusedOp, body_of
@@ -189,12 +189,7 @@ def walk_ir(
 
 
 def _check_inputs(fn: Function, inputs: Sequence[torch.Tensor]) -> None:
-    if len(inputs) != len(fn.args):
-        raise CuvilRuntimeError(
-            f"@{fn.name} takes {len(fn.args)} inputs, got {len(inputs)}"
-        )
-    for i, (a, x) in enumerate(zip(fn.args, inputs)):
-        check_input(i, a.name, a.type, x)
+    check_inputs([(a.name, a.type) for a in fn.args], inputs, f"@{fn.name}")
 
 
 # ---- native ----------------------------------------------------------------------------------
