@@ -39,6 +39,9 @@ from cuvil.ir.core import Module
 from cuvil.passes import Action, PassContext, PassPipeline, default_pipeline, ir_diff
 from cuvil.pipeline import Options, compile_module
 
+from . import metrics
+from .model import Tolerance
+
 __all__ = [
     "BisectResult",
     "bisect",
@@ -387,7 +390,8 @@ def _tensors(value: Any) -> list[torch.Tensor]:
 def compare(
     got: list[torch.Tensor], want: list[torch.Tensor], rtol: float, atol: float
 ) -> _Check:
-    """Diverges when any output differs beyond rtol/atol (NaN equals NaN)."""
+    """Diverges when any output fails the diff's criterion (`metrics.compare`:
+    normwise against the output's scale, NaN equals NaN, integers exact)."""
     if len(got) != len(want):
         return _Check(True, math.inf, f"{len(got)} outputs, eager has {len(want)}")
     worst = _Check(False, 0.0, "max abs error 0")
@@ -399,19 +403,13 @@ def compare(
                 math.inf,
                 f"{name} has shape {tuple(g.shape)}, eager {tuple(w.shape)}",
             )
-        g64, w64 = g.detach().double(), w.detach().double()
-        close = torch.isclose(g64, w64, rtol=rtol, atol=atol, equal_nan=True)
-        bad = int((~close).sum())
-        diff = (g64 - w64).abs()
-        both_nan = g64.isnan() & w64.isnan()
-        diff = torch.where(both_nan, torch.zeros_like(diff), diff)
-        diff = torch.where(diff.isnan(), torch.full_like(diff, math.inf), diff)
-        err = float(diff.max()) if diff.numel() else 0.0
-        if bad and (not worst.diverges or err > worst.error):
+        m = metrics.compare(g.detach(), w.detach(), Tolerance(rtol, atol))
+        err = m.max_abs
+        if not m.ok and (not worst.diverges or err > worst.error):
             worst = _Check(
                 True,
                 err,
-                f"{name}: {bad} of {g.numel()} elements differ, "
+                f"{name}: {m.mismatched} of {m.numel} elements differ, "
                 f"max abs error {err:.3g}",
             )
         elif not worst.diverges and err >= worst.error:

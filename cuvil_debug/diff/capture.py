@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import linecache
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -36,6 +36,7 @@ class Capture:
     eager: dict[str, Any]
     rows: list[NodeRow]
     exported: Any = None  # the ExportedProgram (frontend "export")
+    _stats: dict[str, RefStats] = field(default_factory=dict, repr=False)
 
     def tensor(self, node: str) -> torch.Tensor | None:
         v = self.eager.get(node)
@@ -57,10 +58,9 @@ class Capture:
 
     def stats(self, node: str) -> RefStats:
         """Scale and energy of a node's eager value (every stage compares against it)."""
-        cache = self.__dict__.setdefault("_stats", {})
-        if node not in cache:
-            cache[node] = RefStats.of(self.eager[node])
-        return cache[node]
+        if node not in self._stats:
+            self._stats[node] = RefStats.of(self.eager[node])
+        return self._stats[node]
 
 
 def capture(
@@ -107,9 +107,7 @@ def _capture_export(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> C
     gm = ep.graph_module
     eager = eager_values(gm, args)
     rows = [_row(i, n, gm, eager.get(n.name)) for i, n in enumerate(gm.graph.nodes)]
-    cap = Capture(model, tuple(inputs), gm, eager, rows)
-    cap.exported = ep
-    return cap
+    return Capture(model, tuple(inputs), gm, eager, rows, exported=ep)
 
 
 class _Recorder(torch.fx.Interpreter):

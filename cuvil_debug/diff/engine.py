@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import torch
 from torch.utils._pytree import tree_flatten
@@ -393,7 +393,3 @@ def _find_pass(before, cap, names, opts, node: str) -> str | None:
 
     PassPipeline(text, check).run(module, PassContext())
     return found[0] if found else None
-
-
-def with_stages(options: DiffOptions, stages: Sequence[str]) -> DiffOptions:
-    return replace(options, stages=tuple(s for s in STAGES if s in stages))

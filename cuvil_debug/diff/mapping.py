@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cuvil.frontend.context import LazyTensor
 from cuvil.ir.core import Module, Operation, Value
 from cuvil.ir.ops.fused import FusedOp, body_of
 
@@ -175,7 +174,3 @@ def _constant_note(row: NodeRow) -> str:
     if row.op == "get_attr":
         return "a parameter or buffer (compile-time tensor)"
     return "not a tensor: evaluated at compile time"
-
-
-def is_lazy(v) -> bool:
-    return isinstance(v, LazyTensor)

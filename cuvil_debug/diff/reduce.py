@@ -40,6 +40,9 @@ from cuvil.frontend import lower
 from cuvil.frontend.fx import trace
 from cuvil.pipeline import Options, compile_module
 
+from . import metrics
+from .model import Tolerance
+
 __all__ = ["ReduceResult", "reduce_model", "compare"]
 KINDS = ("diverges", "compile-error")
 _CALLS = ("call_function", "call_method", "call_module")
@@ -557,30 +560,20 @@ def compare(
 
 
 def _difference(g: torch.Tensor, w: torch.Tensor, rtol, atol):
+    """(score, words) when `g` is off from eager by the diff's own criterion (normwise,
+    NaN-aware, exact for integers), else None."""
     if tuple(g.shape) != tuple(w.shape):
         return math.inf, f"shape {tuple(g.shape)} vs eager {tuple(w.shape)}"
-    if not (w.is_floating_point() or w.is_complex()):
-        diff = g.to(w.dtype) != w
-        if diff.any():
-            return math.inf, f"{int(diff.sum())} of {w.numel()} elements differ"
+    m = metrics.compare(g, w, Tolerance(rtol, atol))
+    if m.ok:
         return None
-    g, w = g.to(torch.float64), w.to(torch.float64)
-    g_nan, w_nan = torch.isnan(g), torch.isnan(w)
-    if (g_nan != w_nan).any():
-        n = int((g_nan & ~w_nan).sum())
-        return math.inf, (
-            f"{n} NaN where eager has none" if n else "a number where eager has NaN"
-        )
-    # the diff's criterion: the error against the tensor's scale (normwise), so rounding
-    # differences of long reductions near zero are not mistaken for the bug
-    scale = float(w[~w_nan].abs().max()) if (~w_nan).any() else 0.0
-    if torch.allclose(g, w, rtol=0.0, atol=atol + rtol * scale, equal_nan=True):
-        return None
-    both = ~w_nan
-    err = (g[both] - w[both]).abs()
-    err = torch.where(torch.isnan(err), torch.zeros_like(err), err)  # inf - inf
-    max_abs = float(err.max()) if err.numel() else math.inf
-    return max_abs, f"max abs {max_abs:.3g}"
+    if m.nan:
+        return math.inf, f"{m.nan} NaN where eager has none"
+    if not m.dtype.startswith(("f", "bf")):
+        return math.inf, f"{m.mismatched} of {m.numel} elements differ"
+    if math.isinf(m.max_abs):
+        return math.inf, "a NaN or Inf where eager has another value"
+    return m.max_abs, f"max abs {m.max_abs:.3g}"
 
 
 def _signature(e: BaseException) -> tuple[str, str]:

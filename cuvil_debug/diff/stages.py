@@ -15,7 +15,7 @@ holds only its live values (twice), never all of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import torch
 
@@ -301,7 +301,7 @@ def inline_fused(module: Module) -> tuple[Module, dict[int, tuple[Function, dict
     members: dict[int, tuple[Function, dict]] = {}
     for op in main.ops:
         if not isinstance(op, FusedOp):
-            fn.append(_clone(op, vmap))
+            fn.append(op.clone(vmap))
             continue
         body = body_of(module, op)
         view = Function(body.name, [vmap[id(v)] for v in op.operands])
@@ -310,7 +310,7 @@ def inline_fused(module: Module) -> tuple[Module, dict[int, tuple[Function, dict
             inner[id(arg)] = vmap[id(outer)]
         origin: dict[int, Value] = {}
         for bop in body.ops:
-            new = fn.append(_clone(bop, inner))
+            new = fn.append(bop.clone(inner))
             view.ops.append(new)
             for r, nr in zip(bop.results, new.results):
                 origin[id(nr)] = r
@@ -320,10 +320,3 @@ def inline_fused(module: Module) -> tuple[Module, dict[int, tuple[Function, dict
         members[id(op)] = (view, origin)
     fn.set_outputs([vmap[id(v)] for v in main.outputs])
     return twin, members
-
-
-def _clone(op: Operation, vmap: dict[int, Value]) -> Operation:
-    return op.clone(vmap)
-
-
-Execute = Callable[[Operation, Sequence[torch.Tensor]], Tensors]
