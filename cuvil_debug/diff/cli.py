@@ -55,7 +55,11 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         help="the pass pipeline instead of the opt level's default",
     )
     p.add_argument(
-        "--threads", type=int, default=1, metavar="N", help="kernel threads (default 1)"
+        "--threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="kernel threads (default 1)",
     )
     p.add_argument(
         "--inject",
@@ -73,6 +77,11 @@ def _model_args(p: argparse.ArgumentParser) -> None:
 
 
 def _compile_options(args) -> dict:
+    if args.threads < 1:
+        raise CuvilError(
+            f"--threads {args.threads}: kernels need at least one thread",
+            hint="give --threads N with N >= 1",
+        )
     opts = {
         "opt_level": f"O{args.opt_level}",
         "num_threads": args.threads,
@@ -189,6 +198,7 @@ def _add_diff(commands) -> None:
 
 
 def _diff_options(args) -> DiffOptions:
+    _compile_options(args)  # the checks shared with bisect and reduce
     stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
     unknown = [s for s in stages if s not in STAGES]
     if unknown or not stages:

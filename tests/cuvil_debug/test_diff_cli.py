@@ -89,6 +89,7 @@ def test_fail_on_thresholds(capsys, fail_on, fault, expected):
         (["diff", MLP, "--fail-on", "speed>3"], "--fail-on"),
         (["diff", MLP, "--stages", "ir,bogus"], "bogus"),
         (["diff", MLP, "--tol", "f32=abc"], "f32"),
+        (["diff", MLP, "--threads", "0"], "--threads"),
         (["diff", str(ROOT / "no_such_model.py")], "no_such_model.py"),
     ],
 )
