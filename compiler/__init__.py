@@ -11,11 +11,9 @@ from .errors import (
     UnsupportedOpError,
     VerifyError,
 )
-
-__version__ = "0.1.0"
-
-from .pipeline import Options, compile  # noqa: E402  (needs __version__ for debug info)
-from .runtime.aot import load, save  # noqa: E402
+from .pipeline import Options, compile
+from .runtime.aot import load, save
+from .version import __version__
 
 __all__ = [
     "ir",

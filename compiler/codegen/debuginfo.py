@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
-from .. import __version__
+from ..version import __version__
 from ..ir.location import AnyLoc
 from ..ir.types import DType
 

@@ -31,7 +31,7 @@ import llvmlite.binding as llvm
 import torch
 from torch.utils._pytree import treespec_dumps, treespec_loads
 
-from .. import __version__
+from ..version import __version__
 from ..codegen.target import OPT_LEVELS, host_cpu, target_machine, target_triple
 from ..errors import CuvilError
 from ..ir.types import DType, TensorType

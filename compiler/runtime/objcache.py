@@ -18,7 +18,7 @@ from pathlib import Path
 import llvmlite
 import llvmlite.binding as llvm
 
-from .. import __version__
+from ..version import __version__
 from ..codegen.target import host_cpu, target_triple
 
 __all__ = ["cache_key", "load_object", "store_object", "cache_dir", "enabled"]
