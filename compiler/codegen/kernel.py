@@ -16,7 +16,7 @@ from ..errors import CodegenError
 from ..ir.core import Operation
 from ..ir.types import DType, TensorType
 from .debuginfo import DebugInfo, KernelArg
-from .loops import I64, i64
+from .loops import i64
 from .scalar import mem_type, to_mem, to_reg
 
 __all__ = ["Kernel", "contiguous_strides", "physical_strides", "PTR"]
@@ -155,7 +155,3 @@ class Kernel:
     def finish(self) -> ir.Function:
         self.b.ret_void()
         return self.fn
-
-    @staticmethod
-    def index_type() -> ir.Type:
-        return I64
