@@ -21,8 +21,8 @@ from ..errors import CodegenError
 from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.types import TensorType
-from ..runtime.memory import Interval, plan_arena
 from . import contract, fused, gemm_ops, reduce, window
+from .arena import Interval, plan_arena
 from .debuginfo import DebugInfo
 from .kernel import PTR, Kernel, contiguous_strides, physical_strides
 from .loops import i64
