@@ -34,7 +34,6 @@ Xeon "emeraldrapids", AVX-512, 2 FMA ports): see docs/GEMM.md for the table.
 
 from __future__ import annotations
 
-import ctypes
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,9 +43,7 @@ import torch
 
 __all__ = [
     "Epilogue",
-    "GemmKernel",
     "GemmPlan",
-    "compile_gemm",
     "emit_gemm",
     "pack_a",
     "pack_b",
@@ -561,59 +558,3 @@ class _Emitter:
         if o.residual == "post":
             acc = b.fadd(acc, self.load_vec(self.res, off, lanes))
         return acc
-
-
-# ---- JIT convenience (tests, benchmarks) ----------------------------------
-
-
-class GemmKernel:
-    """A compiled GEMM; call with torch tensors: ``kernel(c, a, b, bias, residual)``."""
-
-    def __init__(self, engine, address: int, plan: GemmPlan, ir_text: str):
-        self.engine, self.plan, self.ir_text = engine, plan, ir_text
-        proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 5)
-        self._fn = proto(address)
-
-    def __call__(self, c, a, b, bias=None, residual=None) -> None:
-        ptrs = [
-            t.data_ptr() if t is not None else None for t in (c, a, b, bias, residual)
-        ]
-        self._fn(*ptrs)
-
-    def raw(self) -> Callable:
-        """The ctypes function itself (5 addresses), for low-overhead timing."""
-        return self._fn
-
-
-def _target_machine():
-    """A fresh host TargetMachine: an MCJIT engine takes ownership of its own."""
-    import llvmlite.binding as llvm
-
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    return llvm.Target.from_default_triple().create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
-        opt=3,
-        jit=True,
-    )
-
-
-def compile_gemm(plan: GemmPlan, name: str = "gemm", **options) -> GemmKernel:
-    """Emit one kernel into a fresh module, optimize at O3 for the host, JIT it."""
-    import llvmlite.binding as llvm
-
-    tm = _target_machine()
-    module = ir.Module(name=name)
-    module.triple = tm.triple
-    module.data_layout = str(tm.target_data)
-    emit_gemm(module, name, plan, **options)
-    text = str(module)
-    mod = llvm.parse_assembly(text)
-    mod.verify()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(mod, pb)
-    engine = llvm.create_mcjit_compiler(mod, tm)
-    engine.finalize_object()
-    return GemmKernel(engine, engine.get_function_address(name), plan, text)
