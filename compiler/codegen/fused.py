@@ -20,7 +20,7 @@ from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.ops.fused import body_of
 from ..ir.types import DType
-from . import gemm, gemm_ops
+from . import gemm_ops
 from .gemm_ops import (
     NULL,
     Prepared,
@@ -31,6 +31,7 @@ from .gemm_ops import (
     conv_nhwc,
     conv_shape,
 )
+from .gemm_plan import pack_a, plan_gemm
 from .kernel import Kernel
 from .loops import i64, loop_nest
 from .parallel import gemm_call
@@ -272,9 +273,9 @@ def _conv(
             residual=ep.residual,
             residual_input=ep.residual_input,
         )
-    plan = gemm.plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
+    plan = plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
     w = data[1].float().reshape(cs.groups, cs.og, cs.k)
-    packed = torch.cat([gemm.pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
+    packed = torch.cat([pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
     per_group = packed.numel() // cs.groups
     scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
 

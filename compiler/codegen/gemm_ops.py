@@ -27,7 +27,8 @@ from llvmlite import ir
 from ..ir.core import Operation, Value
 from ..ir.ops.constant import ConstantOp, ParamOp
 from ..ir.types import DType
-from . import gemm
+from .gemm import emit_gemm
+from .gemm_plan import GemmPlan, pack_a, pack_b, plan_gemm
 from .kernel import PTR, Kernel, contiguous_strides
 from .loops import for_range, i64, linear_offset, loop_nest
 from .parallel import gemm_call
@@ -75,14 +76,14 @@ def _option_key(value):
     return ("epilogue", key) if key is not None else value
 
 
-def _gemm_fn(k: Kernel, plan: gemm.GemmPlan, **options) -> ir.Function:
+def _gemm_fn(k: Kernel, plan: GemmPlan, **options) -> ir.Function:
     """One GEMM function per (plan, options) in a module: convolutions of equal shape share
     it (ResNet-18 has 20 convolutions but 11 shapes), which halves the code LLVM compiles."""
     module = k.fn.module
     cache = module.__dict__.setdefault("_cuvil_gemms", {})
     key = (plan, tuple(sorted((name, _option_key(v)) for name, v in options.items())))
     if key not in cache:
-        cache[key] = gemm.emit_gemm(
+        cache[key] = emit_gemm(
             module,
             f"cuvil_gemm{len(cache)}_{plan.m}x{plan.n}x{plan.k}",
             plan,
@@ -123,8 +124,8 @@ def linear_gemm(
     m = x.numel() // k_dim if k_dim else 0
     if weight is None or 0 in (m, n, k_dim):
         return None
-    plan = gemm.plan_gemm(m, n, k_dim, b_packed=True)
-    packed = gemm.pack_b(weight.t().float(), plan)
+    plan = plan_gemm(m, n, k_dim, b_packed=True)
+    packed = pack_b(weight.t().float(), plan)
     has_bias = len(inputs) > 2
 
     def emit(k: Kernel) -> None:
@@ -165,8 +166,8 @@ def matmul_gemm(
     if 0 in (m, n, k_dim) or to.numel() == 0:
         return None
     weight = weight if tb.rank == 2 else None
-    plan = gemm.plan_gemm(m, n, k_dim, b_packed=weight is not None)
-    extra = [gemm.pack_b(weight.float(), plan)] if weight is not None else []
+    plan = plan_gemm(m, n, k_dim, b_packed=weight is not None)
+    extra = [pack_b(weight.float(), plan)] if weight is not None else []
     batch = list(to.shape[:-2])
     sa = broadcast_access(list(ta.shape[:-2]), batch).strides
     sb = broadcast_access(list(tb.shape[:-2]), batch).strides
@@ -268,9 +269,9 @@ def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None
     cs = conv_shape(op.attrs, tx, tw, to)
     if to.layout == "nhwc":
         return conv_nhwc(cs, weight, threads, bias=2 if len(op.operands) > 2 else None)
-    plan = gemm.plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
+    plan = plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
     w = weight.float().reshape(cs.groups, cs.og, cs.k)
-    packed = torch.cat([gemm.pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
+    packed = torch.cat([pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
     per_group = packed.numel() // cs.groups
     scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
     has_bias = len(op.operands) > 2
@@ -336,12 +337,12 @@ def conv_nhwc(
     """
     rows = cs.spatial_out * (cs.n if cs.direct else 1)
     images = 1 if cs.direct else cs.n
-    plan = gemm.plan_gemm(rows, cs.og, cs.k, b_packed=True)
+    plan = plan_gemm(rows, cs.og, cs.k, b_packed=True)
     if rows > 8 and cs.og % 64 == 0:
         # 6 x 64 tiles: ResNet-18's layer1 3x3 convs 9% faster than 8 x 32 (docs/GEMM.md)
         plan = dataclasses.replace(plan, mr=6, nr=64, mc=0)
     w = weight.float().permute(0, *range(2, weight.dim()), 1).reshape(cs.og, cs.k)
-    packed = gemm.pack_b(w.t(), plan)
+    packed = pack_b(w.t(), plan)
     scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
     opts = {"b_packed": True, "bias": "n" if bias is not None else None}
     opts.update(
