@@ -21,18 +21,9 @@ from ..ir.core import Function, Module, Operation, Value
 from ..ir.ops.fused import body_of
 from ..ir.types import DType
 from . import gemm_ops
-from .gemm_ops import (
-    NULL,
-    Prepared,
-    _gemm_fn,
-    _im2col,
-    _offset,
-    const_data,
-    conv_nhwc,
-    conv_shape,
-)
+from .gemm_ops import NULL, _gemm_fn, _im2col, _offset, conv_nhwc, conv_shape
 from .gemm_plan import pack_a, plan_gemm
-from .kernel import Kernel
+from .kernel import Kernel, Prepared, const_data
 from .loops import i64, loop_nest
 from .parallel import gemm_call
 from .pointwise import emit_pointwise, tensor_access

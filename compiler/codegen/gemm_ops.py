@@ -19,24 +19,21 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 from llvmlite import ir
 
-from ..ir.core import Operation, Value
-from ..ir.ops.constant import ConstantOp, ParamOp
+from ..ir.core import Operation
 from ..ir.types import DType
 from .gemm import emit_gemm
 from .gemm_plan import GemmPlan, pack_a, pack_b, plan_gemm
-from .kernel import PTR, Kernel, contiguous_strides
+from .kernel import PTR, Kernel, Prepared, const_data, contiguous_strides
 from .loops import for_range, i64, linear_offset, loop_nest
 from .parallel import gemm_call
 from .pointwise import broadcast_access
 
 __all__ = [
-    "Prepared",
-    "const_data",
     "prepare_linear",
     "prepare_matmul",
     "prepare_conv",
@@ -45,25 +42,6 @@ __all__ = [
 ]
 
 NULL = ir.Constant(PTR, None)
-
-
-@dataclass
-class Prepared:
-    """How to emit one kernel: extra constant tensors, scratch sizes and the emitter."""
-
-    emit: Callable[[Kernel], None]
-    extra: list[torch.Tensor] = field(default_factory=list)
-    scratch: list[int] = field(default_factory=list)  # bytes
-
-
-def const_data(v: Value, param_data: dict[str, torch.Tensor]) -> torch.Tensor | None:
-    """The compile-time data of a value defined by cuvil.param / cuvil.constant."""
-    op = v.owner
-    if isinstance(op, ParamOp):
-        return param_data.get(op.symbol())
-    if isinstance(op, ConstantOp):
-        return op.attrs["value"]
-    return None
 
 
 def _f32(*types) -> bool:

@@ -24,7 +24,14 @@ from ..ir.types import TensorType
 from . import contract, fused, gemm_ops, reduce, window
 from .arena import Interval, plan_arena
 from .debuginfo import DebugInfo
-from .kernel import PTR, Kernel, contiguous_strides, physical_strides
+from .kernel import (
+    PTR,
+    Kernel,
+    Prepared,
+    const_data,
+    contiguous_strides,
+    physical_strides,
+)
 from .loops import i64
 from .pointwise import Access, broadcast_access, emit_pointwise, tensor_access
 from .scalar import BINARY, UNARY, emit_cast, mem_type
@@ -138,7 +145,7 @@ class Generator:
         self.params: list[str] = []
         self.kernels: list[KernelInfo] = []
         self.calls: list[tuple[ir.Function, list[Value | Slot]]] = []
-        self.prepared: dict[int, gemm_ops.Prepared] = {}
+        self.prepared: dict[int, Prepared] = {}
         self.derived: dict[str, torch.Tensor] = {}
         self.inplace: dict[
             int, int
@@ -394,7 +401,7 @@ def prepare(
     param_data: dict[str, torch.Tensor],
     threads: int = 1,
     module: Module | None = None,
-) -> gemm_ops.Prepared:
+) -> Prepared:
     """The GEMM path for contractions when it applies, else the op's portable kernel."""
     match op:
         case ops.LinearOp():
@@ -409,7 +416,7 @@ def prepare(
             prep = fused.prepare_fused(op, module, param_data, threads)
         case _:
             prep = None
-    return prep or gemm_ops.Prepared(lambda k: lower_op(k, op))
+    return prep or Prepared(lambda k: lower_op(k, op))
 
 
 def lower_op(k: Kernel, op: Operation) -> None:
@@ -495,9 +502,9 @@ def _batch_norm(k: Kernel, op: Operation) -> None:
     emit_pointwise(k, shape, (k.out(), _flat(t), t.dtype), inputs, expr)
 
 
-def _prepare_batch_norm(op: Operation, param_data) -> gemm_ops.Prepared | None:
+def _prepare_batch_norm(op: Operation, param_data) -> Prepared | None:
     """With constant statistics, batch norm is y = x * scale[c] + shift[c] (folded here)."""
-    stats = [gemm_ops.const_data(v, param_data) for v in op.operands[1:]]
+    stats = [const_data(v, param_data) for v in op.operands[1:]]
     if any(s is None for s in stats) or not op.result.type.dtype.is_float:
         return None
     mean, var, *affine = (s.double() for s in stats)
@@ -524,7 +531,7 @@ def _prepare_batch_norm(op: Operation, param_data) -> gemm_ops.Prepared | None:
             lambda b, xs: b.fadd(b.fmul(xs[0], xs[1]), xs[2]),
         )
 
-    return gemm_ops.Prepared(emit, extra=[scale.to(dtype), shift.to(dtype)])
+    return Prepared(emit, extra=[scale.to(dtype), shift.to(dtype)])
 
 
 def _move(k: Kernel, op: Operation) -> None:
