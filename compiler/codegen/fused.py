@@ -21,8 +21,9 @@ from ..ir.core import Function, Module, Operation, Value
 from ..ir.ops.fused import body_of
 from ..ir.types import DType
 from . import gemm_ops
-from .gemm_ops import NULL, _gemm_fn, _im2col, _offset, conv_nhwc, conv_shape
+from .gemm_ops import NULL, _gemm_fn, _offset, conv_nhwc
 from .gemm_plan import pack_a, plan_gemm
+from .im2col import conv_shape, im2col
 from .kernel import Kernel, Prepared, const_data
 from .loops import i64, loop_nest
 from .parallel import gemm_call
@@ -289,7 +290,7 @@ def _conv(
             )
             col = x_ptr if cs.direct else k.scratch(0)
             if not cs.direct:
-                _im2col(k, cs, x_ptr, col)
+                im2col(k, cs, x_ptr, col)
             c_off = k.b.mul(image, i64(cs.og * cs.spatial_out))
             a_ptr = _offset(k, k.extra(0), k.b.mul(g, i64(per_group)))
             bias = (
