@@ -23,7 +23,7 @@ from ..ir.types import DType
 from . import gemm_ops
 from .gemm_ops import NULL, _gemm_fn, _offset, conv_nhwc
 from .gemm_plan import pack_a, plan_gemm
-from .im2col import conv_shape, im2col
+from .im2col import ConvShape, conv_shape, im2col
 from .kernel import Kernel, Prepared, const_data
 from .loops import i64, loop_nest
 from .parallel import gemm_call
@@ -253,23 +253,30 @@ def _conv(
     if data[1] is None or to.numel() == 0 or tx.numel() == 0:
         return None
     cs = conv_shape(c.attrs, tx, tw, to)
-    has_bias = len(inputs) > 2
     if to.layout == "nhwc":
         return conv_nhwc(
             cs,
             data[1],
             threads,
             x=inputs[0],
-            bias=inputs[2] if has_bias else None,
+            bias=inputs[2] if len(inputs) > 2 else None,
             epilogue=ep.hook(),
             residual=ep.residual,
             residual_input=ep.residual_input,
         )
+    return _conv_nchw(cs, data[1], inputs, ep, threads)
+
+
+def _conv_nchw(
+    cs: ConvShape, weight: torch.Tensor, inputs, ep: _Epilogue, threads: int
+) -> Prepared:
+    """Per image and group, out = W_g (packed A) @ im2col(x), then the tail."""
     plan = plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
-    w = data[1].float().reshape(cs.groups, cs.og, cs.k)
+    w = weight.float().reshape(cs.groups, cs.og, cs.k)
     packed = torch.cat([pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
     per_group = packed.numel() // cs.groups
     scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
+    has_bias = len(inputs) > 2
 
     def emit(k: Kernel) -> None:
         def make(p):
