@@ -21,7 +21,7 @@ from ..ir.core import Function, Module, Operation, Value
 from ..ir.ops.fused import body_of
 from ..ir.types import DType
 from . import gemm_ops
-from .gemm_ops import NULL, _gemm_fn, _offset, conv_nhwc
+from .gemm_ops import NULL, conv_nhwc, float_ptr, gemm_fn
 from .gemm_plan import pack_a, plan_gemm
 from .im2col import ConvShape, conv_shape, im2col
 from .kernel import Kernel, Prepared, const_data
@@ -128,7 +128,7 @@ class _Epilogue:
         if self.residual is None:
             return NULL
         p = k.inp(self.residual_input)
-        return p if offset is None else _offset(k, p, offset)
+        return p if offset is None else float_ptr(k, p, offset)
 
     def hook(self):
         if not self.tail and self.result is self.start:
@@ -280,7 +280,7 @@ def _conv_nchw(
 
     def emit(k: Kernel) -> None:
         def make(p):
-            return _gemm_fn(
+            return gemm_fn(
                 k,
                 p,
                 b_packed=False,
@@ -292,16 +292,16 @@ def _conv_nchw(
 
         with loop_nest(k.b, [cs.n, cs.groups], name="ng") as (nb, g):
             image = k.b.add(k.b.mul(nb, i64(cs.groups)), g)
-            x_ptr = _offset(
+            x_ptr = float_ptr(
                 k, k.inp(inputs[0]), k.b.mul(image, i64(cs.cg * cs.spatial_in))
             )
             col = x_ptr if cs.direct else k.scratch(0)
             if not cs.direct:
                 im2col(k, cs, x_ptr, col)
             c_off = k.b.mul(image, i64(cs.og * cs.spatial_out))
-            a_ptr = _offset(k, k.extra(0), k.b.mul(g, i64(per_group)))
+            a_ptr = float_ptr(k, k.extra(0), k.b.mul(g, i64(per_group)))
             bias = (
-                _offset(k, k.inp(inputs[2]), k.b.mul(g, i64(cs.og)))
+                float_ptr(k, k.inp(inputs[2]), k.b.mul(g, i64(cs.og)))
                 if has_bias
                 else NULL
             )
@@ -309,7 +309,7 @@ def _conv_nchw(
                 k,
                 make,
                 plan,
-                _offset(k, k.out(), c_off),
+                float_ptr(k, k.out(), c_off),
                 a_ptr,
                 col,
                 bias,

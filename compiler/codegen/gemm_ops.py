@@ -39,6 +39,12 @@ __all__ = [
     "prepare_matmul",
     "prepare_conv",
     "conv_nhwc",
+    "linear_gemm",
+    "matmul_gemm",
+    "Tail",
+    "gemm_fn",
+    "float_ptr",
+    "NULL",
 ]
 
 NULL = ir.Constant(PTR, None)
@@ -54,7 +60,7 @@ def _option_key(value):
     return ("epilogue", key) if key is not None else value
 
 
-def _gemm_fn(k: Kernel, plan: GemmPlan, **options) -> ir.Function:
+def gemm_fn(k: Kernel, plan: GemmPlan, **options) -> ir.Function:
     """One GEMM function per (plan, options) in a module: convolutions of equal shape share
     it (ResNet-18 has 20 convolutions but 11 shapes), which halves the code LLVM compiles."""
     module = k.fn.module
@@ -70,13 +76,14 @@ def _gemm_fn(k: Kernel, plan: GemmPlan, **options) -> ir.Function:
     return cache[key]
 
 
-def _offset(k: Kernel, ptr: ir.Value, elements) -> ir.Value:
+def float_ptr(k: Kernel, ptr: ir.Value, elements) -> ir.Value:
+    """`ptr` advanced by `elements` floats (an int or an i64 value)."""
     off = i64(elements) if isinstance(elements, int) else elements
     return k.b.gep(ptr, [off], inbounds=True, source_etype=ir.FloatType())
 
 
 def _maker(k: Kernel, **options):
-    return lambda plan: _gemm_fn(k, plan, **options)
+    return lambda plan: gemm_fn(k, plan, **options)
 
 
 # ---- linear and matmul -------------------------------------------------------------------------
@@ -161,13 +168,13 @@ def matmul_gemm(
             c_off = k.b.mul(
                 linear_offset(k.b, idx, contiguous_strides(batch)), i64(m * n)
             )
-            b_arg = b_ptr if weight is not None else _offset(k, b_ptr, b_off)
+            b_arg = b_ptr if weight is not None else float_ptr(k, b_ptr, b_off)
             gemm_call(
                 k,
                 make,
                 plan,
-                _offset(k, k.out(), c_off),
-                _offset(k, k.inp(inputs[0]), a_off),
+                float_ptr(k, k.out(), c_off),
+                float_ptr(k, k.inp(inputs[0]), a_off),
                 b_arg,
                 NULL,
                 tail.ptr(k, c_off),
@@ -218,15 +225,15 @@ def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None
             image = k.b.add(
                 k.b.mul(nb, i64(cs.groups)), g
             )  # (n, g) -> input channel block
-            x_ptr = _offset(k, k.inp(0), k.b.mul(image, i64(cs.cg * cs.spatial_in)))
+            x_ptr = float_ptr(k, k.inp(0), k.b.mul(image, i64(cs.cg * cs.spatial_in)))
             if cs.direct:
                 col = x_ptr
             else:
                 col = k.scratch(0)
                 im2col(k, cs, x_ptr, col)
-            c_ptr = _offset(k, k.out(), k.b.mul(image, i64(cs.og * cs.spatial_out)))
-            a_ptr = _offset(k, k.extra(0), k.b.mul(g, i64(per_group)))
-            bias = _offset(k, k.inp(2), k.b.mul(g, i64(cs.og))) if has_bias else NULL
+            c_ptr = float_ptr(k, k.out(), k.b.mul(image, i64(cs.og * cs.spatial_out)))
+            a_ptr = float_ptr(k, k.extra(0), k.b.mul(g, i64(per_group)))
+            bias = float_ptr(k, k.inp(2), k.b.mul(g, i64(cs.og))) if has_bias else NULL
             gemm_call(
                 k, make, plan, c_ptr, a_ptr, col, bias, NULL, threads, bias_per_row=True
             )
@@ -272,17 +279,17 @@ def conv_nhwc(
         make = _maker(k, **opts)
         bias_ptr = k.inp(bias) if bias is not None else NULL
         with for_range(k.b, images, name="img") as nb:
-            a_ptr = _offset(k, k.inp(x), k.b.mul(nb, i64(cs.cg * cs.spatial_in)))
+            a_ptr = float_ptr(k, k.inp(x), k.b.mul(nb, i64(cs.cg * cs.spatial_in)))
             if not cs.direct:
                 im2col_nhwc(k, cs, a_ptr, k.scratch(0))
                 a_ptr = k.scratch(0)
             c_off = k.b.mul(nb, i64(cs.og * cs.spatial_out))
-            res = _offset(k, k.inp(residual_input), c_off) if residual else NULL
+            res = float_ptr(k, k.inp(residual_input), c_off) if residual else NULL
             gemm_call(
                 k,
                 make,
                 plan,
-                _offset(k, k.out(), c_off),
+                float_ptr(k, k.out(), c_off),
                 a_ptr,
                 k.extra(0),
                 bias_ptr,
