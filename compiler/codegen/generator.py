@@ -28,12 +28,17 @@ from .kernel import (
     PTR,
     Kernel,
     Prepared,
-    const_data,
-    contiguous_strides,
-    physical_strides,
 )
 from .loops import i64
-from .pointwise import Access, broadcast_access, emit_pointwise, tensor_access
+from .pointwise import (
+    emit_batch_norm,
+    emit_cat,
+    emit_elementwise,
+    emit_move,
+    emit_pointwise,
+    prepare_batch_norm,
+    tensor_access,
+)
 from .scalar import BINARY, UNARY, emit_cast, mem_type
 from .target import target_triple
 
@@ -301,8 +306,8 @@ class Generator:
         emit_pointwise(
             k,
             list(v.type.shape),
-            (k.out(), _flat(v.type), v.type.dtype),
-            [(k.inp(0), _flat(v.type), v.type.dtype)],
+            (k.out(), tensor_access(v.type), v.type.dtype),
+            [(k.inp(0), tensor_access(v.type), v.type.dtype)],
             lambda b, xs: xs[0],
         )
         out = Value(v.type)
@@ -390,11 +395,6 @@ def _timed_call(b: ir.IRBuilder, callee, args, counters, i: int) -> None:
     b.store(b.add(b.load(slot), spent), slot)
 
 
-def _flat(t: TensorType) -> Access:
-    """All of `t` in its layout's order (contiguous: row-major)."""
-    return Access(0, physical_strides(t))
-
-
 # ---- dispatch ---------------------------------------------------------------------------------
 def prepare(
     op: Operation,
@@ -411,7 +411,7 @@ def prepare(
         case ops.ConvOp():
             prep = gemm_ops.prepare_conv(op, param_data, threads)
         case ops.BatchNormOp():
-            prep = _prepare_batch_norm(op, param_data)
+            prep = prepare_batch_norm(op, param_data)
         case ops.FusedOp():
             prep = fused.prepare_fused(op, module, param_data, threads)
         case _:
@@ -423,21 +423,21 @@ def lower_op(k: Kernel, op: Operation) -> None:
     match op:
         case ops.ClampOp() | ops.UnaryOp():
             fn = UNARY[op.name]
-            _elementwise(k, op, lambda b, xs: fn(b, xs[0], op.attrs))
+            emit_elementwise(k, op, lambda b, xs: fn(b, xs[0], op.attrs))
         case ops.BinaryOp():
             fn2 = BINARY[op.name]
-            _elementwise(k, op, lambda b, xs: fn2(b, xs[0], xs[1]))
+            emit_elementwise(k, op, lambda b, xs: fn2(b, xs[0], xs[1]))
         case ops.WhereOp():
-            _elementwise(k, op, lambda b, xs: b.select(xs[0], xs[1], xs[2]))
+            emit_elementwise(k, op, lambda b, xs: b.select(xs[0], xs[1], xs[2]))
         case ops.CastOp():
             src, dst = k.in_type(0).dtype, op.attrs["dtype"]
-            _elementwise(k, op, lambda b, xs: emit_cast(b, xs[0], src, dst))
+            emit_elementwise(k, op, lambda b, xs: emit_cast(b, xs[0], src, dst))
         case ops.BatchNormOp():
-            _batch_norm(k, op)
+            emit_batch_norm(k, op)
         case ops.PermuteOp() | ops.SliceOp() | ops.ExpandOp() | ops.RelayoutOp():
-            _move(k, op)
+            emit_move(k, op)
         case ops.CatOp():
-            _cat(k, op)
+            emit_cat(k, op)
         case ops.VarOp() | ops.ReduceOp():
             reduce.emit_reduce(k, op, op.name.split(".")[1])
         case ops.ArgmaxOp():
@@ -464,114 +464,6 @@ def lower_op(k: Kernel, op: Operation) -> None:
             window.emit_embedding(k, op)
         case _:
             raise CodegenError(f"no code generation for '{op.name}'")
-
-
-def _elementwise(k: Kernel, op: Operation, expr) -> None:
-    shape = list(k.out_type.shape)
-    inputs = [
-        (k.inp(i), tensor_access(v.type, shape), v.type.dtype)
-        for i, v in enumerate(op.operands)
-    ]
-    emit_pointwise(
-        k, shape, (k.out(), _flat(k.out_type), k.out_type.dtype), inputs, expr
-    )
-
-
-def _batch_norm(k: Kernel, op: Operation) -> None:
-    t = k.out_type
-    shape, eps = list(t.shape), op.attrs["eps"]
-    per_channel = [1, shape[1]] + [1] * (len(shape) - 2)
-    inputs = [(k.inp(0), _flat(t), t.dtype)]
-    inputs += [
-        (k.inp(i), broadcast_access(per_channel, shape), t.dtype)
-        for i in range(1, len(op.operands))
-    ]
-    has_w, has_b = len(op.operands) > 3, len(op.operands) > 4
-
-    def expr(b, xs):
-        x, mean, var = xs[0], xs[1], xs[2]
-        std = b.call(
-            b.module.declare_intrinsic("llvm.sqrt", [x.type]),
-            [b.fadd(var, ir.Constant(x.type, eps))],
-        )
-        y = b.fdiv(b.fsub(x, mean), std)
-        if has_w:
-            y = b.fmul(y, xs[3])
-        return b.fadd(y, xs[4]) if has_b else y
-
-    emit_pointwise(k, shape, (k.out(), _flat(t), t.dtype), inputs, expr)
-
-
-def _prepare_batch_norm(op: Operation, param_data) -> Prepared | None:
-    """With constant statistics, batch norm is y = x * scale[c] + shift[c] (folded here)."""
-    stats = [const_data(v, param_data) for v in op.operands[1:]]
-    if any(s is None for s in stats) or not op.result.type.dtype.is_float:
-        return None
-    mean, var, *affine = (s.double() for s in stats)
-    scale = 1.0 / torch.sqrt(var + op.attrs["eps"])
-    if affine:
-        scale = scale * affine[0]
-    shift = -mean * scale + (affine[1] if len(affine) > 1 else 0.0)
-    dtype = op.result.type.dtype.torch
-
-    def emit(k: Kernel) -> None:
-        t = k.out_type
-        shape = list(t.shape)
-        per_channel = broadcast_access([1, shape[1]] + [1] * (len(shape) - 2), shape)
-        inputs = [
-            (k.inp(0), _flat(t), t.dtype),
-            (k.extra(0), per_channel, t.dtype),
-            (k.extra(1), per_channel, t.dtype),
-        ]
-        emit_pointwise(
-            k,
-            shape,
-            (k.out(), _flat(t), t.dtype),
-            inputs,
-            lambda b, xs: b.fadd(b.fmul(xs[0], xs[1]), xs[2]),
-        )
-
-    return Prepared(emit, extra=[scale.to(dtype), shift.to(dtype)])
-
-
-def _move(k: Kernel, op: Operation) -> None:
-    tin, tout = k.in_type(0), k.out_type
-    own = physical_strides(tin)
-    if isinstance(op, ops.RelayoutOp):  # same logical index, other memory order
-        acc = Access(0, own)
-    elif isinstance(op, ops.PermuteOp):
-        acc = Access(0, tuple(own[d] for d in op.attrs["dims"]))
-    elif isinstance(op, ops.SliceOp):
-        d = op.attrs["dim"]
-        strides = list(own)
-        strides[d] *= op.attrs["step"]
-        acc = Access(op.attrs["start"] * own[d], tuple(strides))
-    else:
-        acc = broadcast_access(list(tin.shape), list(tout.shape), own)
-    emit_pointwise(
-        k,
-        list(tout.shape),
-        (k.out(), _flat(tout), tout.dtype),
-        [(k.inp(0), acc, tin.dtype)],
-        lambda b, xs: xs[0],
-    )
-
-
-def _cat(k: Kernel, op: Operation) -> None:
-    tout, dim = k.out_type, op.attrs["dim"]
-    out_strides = contiguous_strides(tout.shape)
-    start = 0
-    for i, v in enumerate(op.operands):
-        t = v.type
-        dst = Access(start * out_strides[dim], out_strides)
-        emit_pointwise(
-            k,
-            list(t.shape),
-            (k.out(), dst, tout.dtype),
-            [(k.inp(i), _flat(t), t.dtype)],
-            lambda b, xs: xs[0],
-        )
-        start += t.shape[dim]
 
 
 def _check_boundary_layouts(module: Module, fn: Function) -> None:
