@@ -19,7 +19,8 @@ import llvmlite.binding as llvm
 import llvmlite.ir as ir
 import torch
 
-from cuvil.codegen.gemm import compile_gemm, pack_a, pack_b, plan_gemm
+from cuvil.codegen.gemm import pack_a, pack_b, plan_gemm
+from cuvil.runtime.gemm_jit import compile_gemm
 
 
 @dataclass(frozen=True)

@@ -20,18 +20,11 @@ from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.ops.fused import body_of
 from ..ir.types import DType
-from . import gemm, gemm_ops
-from .gemm_ops import (
-    NULL,
-    Prepared,
-    _gemm_fn,
-    _im2col,
-    _offset,
-    const_data,
-    conv_nhwc,
-    conv_shape,
-)
-from .kernel import Kernel
+from . import gemm_ops
+from .gemm_ops import NULL, conv_nhwc, float_ptr, gemm_fn
+from .gemm_plan import pack_a, plan_gemm
+from .im2col import ConvShape, conv_shape, im2col
+from .kernel import Kernel, Prepared, const_data
 from .loops import i64, loop_nest
 from .parallel import gemm_call
 from .pointwise import emit_pointwise, tensor_access
@@ -135,7 +128,7 @@ class _Epilogue:
         if self.residual is None:
             return NULL
         p = k.inp(self.residual_input)
-        return p if offset is None else _offset(k, p, offset)
+        return p if offset is None else float_ptr(k, p, offset)
 
     def hook(self):
         if not self.tail and self.result is self.start:
@@ -260,27 +253,34 @@ def _conv(
     if data[1] is None or to.numel() == 0 or tx.numel() == 0:
         return None
     cs = conv_shape(c.attrs, tx, tw, to)
-    has_bias = len(inputs) > 2
     if to.layout == "nhwc":
         return conv_nhwc(
             cs,
             data[1],
             threads,
             x=inputs[0],
-            bias=inputs[2] if has_bias else None,
+            bias=inputs[2] if len(inputs) > 2 else None,
             epilogue=ep.hook(),
             residual=ep.residual,
             residual_input=ep.residual_input,
         )
-    plan = gemm.plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
-    w = data[1].float().reshape(cs.groups, cs.og, cs.k)
-    packed = torch.cat([gemm.pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
+    return _conv_nchw(cs, data[1], inputs, ep, threads)
+
+
+def _conv_nchw(
+    cs: ConvShape, weight: torch.Tensor, inputs, ep: _Epilogue, threads: int
+) -> Prepared:
+    """Per image and group, out = W_g (packed A) @ im2col(x), then the tail."""
+    plan = plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
+    w = weight.float().reshape(cs.groups, cs.og, cs.k)
+    packed = torch.cat([pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
     per_group = packed.numel() // cs.groups
     scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
+    has_bias = len(inputs) > 2
 
     def emit(k: Kernel) -> None:
         def make(p):
-            return _gemm_fn(
+            return gemm_fn(
                 k,
                 p,
                 b_packed=False,
@@ -292,16 +292,16 @@ def _conv(
 
         with loop_nest(k.b, [cs.n, cs.groups], name="ng") as (nb, g):
             image = k.b.add(k.b.mul(nb, i64(cs.groups)), g)
-            x_ptr = _offset(
+            x_ptr = float_ptr(
                 k, k.inp(inputs[0]), k.b.mul(image, i64(cs.cg * cs.spatial_in))
             )
             col = x_ptr if cs.direct else k.scratch(0)
             if not cs.direct:
-                _im2col(k, cs, x_ptr, col)
+                im2col(k, cs, x_ptr, col)
             c_off = k.b.mul(image, i64(cs.og * cs.spatial_out))
-            a_ptr = _offset(k, k.extra(0), k.b.mul(g, i64(per_group)))
+            a_ptr = float_ptr(k, k.extra(0), k.b.mul(g, i64(per_group)))
             bias = (
-                _offset(k, k.inp(inputs[2]), k.b.mul(g, i64(cs.og)))
+                float_ptr(k, k.inp(inputs[2]), k.b.mul(g, i64(cs.og)))
                 if has_bias
                 else NULL
             )
@@ -309,7 +309,7 @@ def _conv(
                 k,
                 make,
                 plan,
-                _offset(k, k.out(), c_off),
+                float_ptr(k, k.out(), c_off),
                 a_ptr,
                 col,
                 bias,

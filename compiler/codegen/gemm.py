@@ -28,25 +28,23 @@ Operand layouts (all float32, contiguous):
 Conv-as-GEMM: the weight is A (compile-time constant, ``pack_a``), the im2col
 activation is B (``b_packed=False``); bias per output channel is ``bias="m"``.
 
-Tile choice (plan_gemm) -- measured on this project's machine (1 thread,
-Xeon "emeraldrapids", AVX-512, 2 FMA ports): see docs/GEMM.md for the table.
+Tiles and packed layouts: gemm_plan.py (``plan_gemm``, ``pack_a``, ``pack_b``).
 """
 
 from __future__ import annotations
 
-import ctypes
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import llvmlite.ir as ir
-import torch
+
+from .gemm_plan import GemmPlan, pack_a, pack_b, plan_gemm
+from .simd import F32, I64, PTR, SimdBuilder
 
 __all__ = [
     "Epilogue",
-    "GemmKernel",
     "GemmPlan",
-    "compile_gemm",
     "emit_gemm",
     "pack_a",
     "pack_b",
@@ -54,110 +52,11 @@ __all__ = [
     "relu",
 ]
 
-F32 = ir.FloatType()
-I1 = ir.IntType(1)
-I64 = ir.IntType(64)
-PTR = ir.PointerType()
 
 #: ``epilogue(builder, vec, row, col) -> vec``: ``vec`` is a <vw x float> of
 #: C[row, col : col + vw] (lanes past n are garbage and never stored); ``row``
 #: and ``col`` are i64 values.
 Epilogue = Callable[[ir.IRBuilder, ir.Value, ir.Value, ir.Value], ir.Value]
-
-
-@dataclass(frozen=True)
-class GemmPlan:
-    """Tiling of one C[m x n] = A[m x k] @ B[k x n]; packed layouts depend on it.
-
-    ``mr`` x ``nr`` is the register tile (``nr`` a multiple of ``vector_width``),
-    ``kc`` the k-block length (blocks are rebalanced to equal length, see
-    ``k_blocks``), ``unroll`` the k-loop unroll of the micro-kernel.
-    """
-
-    m: int
-    n: int
-    k: int
-    mr: int
-    nr: int
-    kc: int
-    vector_width: int = 16
-    unroll: int = 4
-    mc: int = 0  # rows per A block (0: all of m); a multiple of mr
-    copy_a: bool = False  # copy unpacked A blocks to a padded stack buffer
-    copy_b: bool = False  # copy plain B panels to a contiguous stack buffer
-
-    def __post_init__(self) -> None:
-        if min(self.m, self.n, self.k, self.mr, self.kc, self.unroll) < 1:
-            raise ValueError(f"GemmPlan needs positive sizes, got {self}")
-        if self.nr < 1 or self.nr % self.vector_width:
-            raise ValueError(f"nr={self.nr} must be a multiple of {self.vector_width}")
-        if self.mc <= 0 or self.mc > self.m:
-            object.__setattr__(self, "mc", self.m)
-        elif self.mc % self.mr:
-            raise ValueError(f"mc={self.mc} must be a multiple of mr={self.mr}")
-
-    @property
-    def nvec(self) -> int:
-        return self.nr // self.vector_width
-
-    @property
-    def k_blocks(self) -> tuple[int, int, int]:
-        """(count, length of all but the last, length of the last)."""
-        count = math.ceil(self.k / self.kc)
-        length = math.ceil(self.k / count)
-        return count, length, self.k - (count - 1) * length
-
-
-def plan_gemm(
-    m: int,
-    n: int,
-    k: int,
-    vector_width: int = 16,
-    *,
-    b_packed: bool = True,
-) -> GemmPlan:
-    """Pick the tile for one shape (rationale and measurements: docs/GEMM.md).
-
-    ``b_packed=False`` says B is a runtime matrix (conv's im2col, attention).
-    """
-    vw = vector_width
-    nv = math.ceil(n / vw)  # vectors needed to cover a row of C
-    kc = k if k <= 384 else 256
-    if m == 1:  # GEMV: bound by B's bandwidth; 8 accumulators hide FMA latency
-        return GemmPlan(m, n, k, 1, min(8, nv) * vw, k, vw, unroll=2)
-    if m <= 8:  # one row tile: no reuse of B across tiles, so no k blocking
-        mr, nvec = m, min(nv, 4 if m <= 5 else 2)
-        return GemmPlan(m, n, k, mr, nvec * vw, min(k, 1024), vw)
-    if nv <= 3:  # narrow C: more rows keep >= 24 accumulators busy
-        mr, nvec = (12 if nv <= 2 else 8), nv
-    elif not b_packed and (n < 64 or n >= 512 or n % 64 == 0):
-        mr, nvec = 6, 4  # conv-as-GEMM / attention: wide runtime B
-    elif not b_packed:
-        mr, nvec = 12, 2  # e.g. 256x196x2304: 12x32 132 vs 6x64 24 GFLOP/s
-    else:
-        mr, nvec = 8, 2
-    copy_b = not b_packed and n * 4 >= 4096 and m >= 2 * mr
-    return GemmPlan(m, n, k, mr, nvec * vw, kc, vw, copy_b=copy_b)
-
-
-def pack_b(b: torch.Tensor, plan: GemmPlan) -> torch.Tensor:
-    """B (k x n, float32, any strides) -> [ceil(n/nr), k, nr] contiguous, zero padded."""
-    k, n = b.shape
-    assert (k, n) == (plan.k, plan.n), f"B is {k}x{n}, plan wants {plan.k}x{plan.n}"
-    panels = math.ceil(n / plan.nr)
-    padded = torch.zeros(k, panels * plan.nr, dtype=torch.float32)
-    padded[:, :n] = b
-    return padded.reshape(k, panels, plan.nr).permute(1, 0, 2).contiguous()
-
-
-def pack_a(a: torch.Tensor, plan: GemmPlan) -> torch.Tensor:
-    """A (m x k, float32, any strides) -> [ceil(m/mr), k, mr] contiguous, zero padded."""
-    m, k = a.shape
-    assert (m, k) == (plan.m, plan.k), f"A is {m}x{k}, plan wants {plan.m}x{plan.k}"
-    tiles = math.ceil(m / plan.mr)
-    padded = torch.zeros(tiles * plan.mr, k, dtype=torch.float32)
-    padded[:m] = a
-    return padded.reshape(tiles, plan.mr, k).permute(0, 2, 1).contiguous()
 
 
 def relu(builder: ir.IRBuilder, vec: ir.Value, row: ir.Value, col: ir.Value):
@@ -235,12 +134,10 @@ class _Panel:
     b_masked: bool  # last vector needs a masked load
 
 
-class _Emitter:
+class _Emitter(SimdBuilder):
     def __init__(self, module: ir.Module, fn: ir.Function, plan: GemmPlan, opts):
-        self.module, self.fn, self.plan, self.opts = module, fn, plan, opts
-        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
-        self.vec = ir.VectorType(F32, plan.vector_width)
-        self.mask_type = ir.VectorType(I1, plan.vector_width)
+        super().__init__(module, fn, plan.vector_width)
+        self.plan, self.opts = plan, opts
         self.C, self.A, self.B, self.bias, self.res = fn.args
         kc = plan.k_blocks[1]
         self.lda_s = math.ceil(kc / 16) * 16 + 16  # +1 cache line: rows off 4K alias
@@ -248,101 +145,6 @@ class _Emitter:
         copy_b = opts.trans_b or (plan.copy_b and not opts.b_packed)
         self.scratch_a = self.alloca(plan.mc * self.lda_s, "apack") if copy_a else None
         self.scratch_b = self.alloca(kc * plan.nr, "bpack") if copy_b else None
-
-    # ---- small IR helpers -------------------------------------------------
-
-    def alloca(self, floats: int, name: str) -> ir.Value:
-        buf = self.b.alloca(ir.ArrayType(F32, floats), name=name)
-        buf.align = 64
-        buf.type = PTR  # llvmlite types allocas as typed pointers; LLVM 22 has ptr
-        return buf
-
-    def i64(self, value) -> ir.Value:
-        return ir.Constant(I64, value) if isinstance(value, int) else value
-
-    def add(self, *terms) -> ir.Value:
-        consts = sum(t for t in terms if isinstance(t, int))
-        values = [t for t in terms if not isinstance(t, int)]
-        if not values:
-            return self.i64(consts)
-        acc = values[0]
-        for v in values[1:]:
-            acc = self.b.add(acc, v)
-        return self.b.add(acc, self.i64(consts)) if consts else acc
-
-    def mul(self, value, factor: int) -> ir.Value:
-        if isinstance(value, int):
-            return self.i64(value * factor)
-        return value if factor == 1 else self.b.mul(value, self.i64(factor))
-
-    def gep(self, ptr, offset) -> ir.Value:
-        return self.b.gep(ptr, [self.i64(offset)], inbounds=True, source_etype=F32)
-
-    def mask(self, lanes: int) -> ir.Constant:
-        bits = [int(i < lanes) for i in range(self.plan.vector_width)]
-        return ir.Constant(self.mask_type, bits)
-
-    def intrinsic(self, name: str, ret, args) -> ir.Function:
-        fn = self.module.globals.get(name)
-        if fn is None:
-            fn = ir.Function(self.module, ir.FunctionType(ret, args), name)
-        return fn
-
-    def call_aligned(self, fn, args, ptr_index: int) -> ir.CallInstr:
-        """Masked memory intrinsics take the alignment as a pointer attribute."""
-        call = self.b.call(fn, args, arg_attrs={ptr_index: ()})
-        call.arg_attributes[ptr_index].align = 4
-        return call
-
-    def load_vec(self, ptr, offset, lanes: int, align: int = 4) -> ir.Value:
-        addr = self.gep(ptr, offset)
-        if lanes >= self.plan.vector_width:
-            return self.b.load(addr, typ=self.vec, align=align)
-        vt = self.vec
-        fn = self.intrinsic("llvm.masked.load.v16f32.p0", vt, [PTR, self.mask_type, vt])
-        return self.call_aligned(fn, [addr, self.mask(lanes), ir.Constant(vt, None)], 0)
-
-    def store_vec(self, value, ptr, offset, lanes: int, align: int = 4) -> None:
-        addr = self.gep(ptr, offset)
-        if lanes >= self.plan.vector_width:
-            self.b.store(value, addr, align=align)
-            return
-        vt = self.vec
-        fn = self.intrinsic(
-            "llvm.masked.store.v16f32.p0", ir.VoidType(), [vt, PTR, self.mask_type]
-        )
-        self.call_aligned(fn, [value, addr, self.mask(lanes)], 1)
-
-    def splat(self, scalar) -> ir.Value:
-        vw = self.plan.vector_width
-        one = ir.VectorType(F32, 1)
-        v = self.b.insert_element(ir.Constant(one, None), scalar, self.i64(0))
-        zeros = ir.Constant(ir.VectorType(ir.IntType(32), vw), [0] * vw)
-        return self.b.shuffle_vector(v, ir.Constant(one, None), zeros)
-
-    def loop(self, count: int, carried: list, body) -> list:
-        """Static-count loop: ``carried = body(iv, carried)`` for iv in range(count)."""
-        if count <= 0:
-            return carried
-        if count == 1:
-            return body(self.i64(0), carried)
-        b = self.b
-        pre, head = b.block, b.append_basic_block("loop")
-        b.branch(head)
-        b.position_at_end(head)
-        iv = b.phi(I64, name="i")
-        phis = [b.phi(v.type) for v in carried]
-        new = body(iv, phis)
-        nxt = b.add(iv, self.i64(1))
-        tail, end = b.block, b.append_basic_block("loop.end")
-        b.cbranch(b.icmp_unsigned("<", nxt, self.i64(count)), head, end)
-        iv.add_incoming(self.i64(0), pre)
-        iv.add_incoming(nxt, tail)
-        for phi, init, out in zip(phis, carried, new, strict=True):
-            phi.add_incoming(init, pre)
-            phi.add_incoming(out, tail)
-        b.position_at_end(end)
-        return new
 
     # ---- the loop nest ------------------------------------------------------
 
@@ -463,13 +265,6 @@ class _Emitter:
         args = [addrs, self.mask(lanes), ir.Constant(self.vec, None)]
         return self.call_aligned(gather, args, 0)
 
-    def splat_i64(self, scalar) -> ir.Value:
-        vw = self.plan.vector_width
-        one = ir.VectorType(I64, 1)
-        v = self.b.insert_element(ir.Constant(one, None), scalar, self.i64(0))
-        zeros = ir.Constant(ir.VectorType(ir.IntType(32), vw), [0] * vw)
-        return self.b.shuffle_vector(v, ir.Constant(one, None), zeros)
-
     def a_view(self, blk: _Block, mrow0, row0, rows: int) -> tuple[list, int]:
         """Offsets of A[row0 + r, k0] for each row r, and the step per k."""
         p = self.plan
@@ -561,59 +356,3 @@ class _Emitter:
         if o.residual == "post":
             acc = b.fadd(acc, self.load_vec(self.res, off, lanes))
         return acc
-
-
-# ---- JIT convenience (tests, benchmarks) ----------------------------------
-
-
-class GemmKernel:
-    """A compiled GEMM; call with torch tensors: ``kernel(c, a, b, bias, residual)``."""
-
-    def __init__(self, engine, address: int, plan: GemmPlan, ir_text: str):
-        self.engine, self.plan, self.ir_text = engine, plan, ir_text
-        proto = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 5)
-        self._fn = proto(address)
-
-    def __call__(self, c, a, b, bias=None, residual=None) -> None:
-        ptrs = [
-            t.data_ptr() if t is not None else None for t in (c, a, b, bias, residual)
-        ]
-        self._fn(*ptrs)
-
-    def raw(self) -> Callable:
-        """The ctypes function itself (5 addresses), for low-overhead timing."""
-        return self._fn
-
-
-def _target_machine():
-    """A fresh host TargetMachine: an MCJIT engine takes ownership of its own."""
-    import llvmlite.binding as llvm
-
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    return llvm.Target.from_default_triple().create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
-        opt=3,
-        jit=True,
-    )
-
-
-def compile_gemm(plan: GemmPlan, name: str = "gemm", **options) -> GemmKernel:
-    """Emit one kernel into a fresh module, optimize at O3 for the host, JIT it."""
-    import llvmlite.binding as llvm
-
-    tm = _target_machine()
-    module = ir.Module(name=name)
-    module.triple = tm.triple
-    module.data_layout = str(tm.target_data)
-    emit_gemm(module, name, plan, **options)
-    text = str(module)
-    mod = llvm.parse_assembly(text)
-    mod.verify()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(mod, pb)
-    engine = llvm.create_mcjit_compiler(mod, tm)
-    engine.finalize_object()
-    return GemmKernel(engine, engine.get_function_address(name), plan, text)

@@ -19,50 +19,35 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 from llvmlite import ir
 
-from ..ir.core import Operation, Value
-from ..ir.ops.constant import ConstantOp, ParamOp
+from ..ir.core import Operation
 from ..ir.types import DType
-from . import gemm
-from .kernel import PTR, Kernel, contiguous_strides
+from .gemm import emit_gemm
+from .gemm_plan import GemmPlan, pack_a, pack_b, plan_gemm
+from .im2col import ConvShape, conv_shape, im2col, im2col_nhwc
+from .kernel import PTR, Kernel, Prepared, const_data, contiguous_strides
 from .loops import for_range, i64, linear_offset, loop_nest
 from .parallel import gemm_call
 from .pointwise import broadcast_access
 
 __all__ = [
-    "Prepared",
-    "const_data",
     "prepare_linear",
     "prepare_matmul",
     "prepare_conv",
     "conv_nhwc",
-    "conv_shape",
+    "linear_gemm",
+    "matmul_gemm",
+    "Tail",
+    "gemm_fn",
+    "float_ptr",
+    "NULL",
 ]
 
 NULL = ir.Constant(PTR, None)
-
-
-@dataclass
-class Prepared:
-    """How to emit one kernel: extra constant tensors, scratch sizes and the emitter."""
-
-    emit: Callable[[Kernel], None]
-    extra: list[torch.Tensor] = field(default_factory=list)
-    scratch: list[int] = field(default_factory=list)  # bytes
-
-
-def const_data(v: Value, param_data: dict[str, torch.Tensor]) -> torch.Tensor | None:
-    """The compile-time data of a value defined by cuvil.param / cuvil.constant."""
-    op = v.owner
-    if isinstance(op, ParamOp):
-        return param_data.get(op.symbol())
-    if isinstance(op, ConstantOp):
-        return op.attrs["value"]
-    return None
 
 
 def _f32(*types) -> bool:
@@ -75,14 +60,14 @@ def _option_key(value):
     return ("epilogue", key) if key is not None else value
 
 
-def _gemm_fn(k: Kernel, plan: gemm.GemmPlan, **options) -> ir.Function:
+def gemm_fn(k: Kernel, plan: GemmPlan, **options) -> ir.Function:
     """One GEMM function per (plan, options) in a module: convolutions of equal shape share
     it (ResNet-18 has 20 convolutions but 11 shapes), which halves the code LLVM compiles."""
     module = k.fn.module
     cache = module.__dict__.setdefault("_cuvil_gemms", {})
     key = (plan, tuple(sorted((name, _option_key(v)) for name, v in options.items())))
     if key not in cache:
-        cache[key] = gemm.emit_gemm(
+        cache[key] = emit_gemm(
             module,
             f"cuvil_gemm{len(cache)}_{plan.m}x{plan.n}x{plan.k}",
             plan,
@@ -91,13 +76,14 @@ def _gemm_fn(k: Kernel, plan: gemm.GemmPlan, **options) -> ir.Function:
     return cache[key]
 
 
-def _offset(k: Kernel, ptr: ir.Value, elements) -> ir.Value:
+def float_ptr(k: Kernel, ptr: ir.Value, elements) -> ir.Value:
+    """`ptr` advanced by `elements` floats (an int or an i64 value)."""
     off = i64(elements) if isinstance(elements, int) else elements
     return k.b.gep(ptr, [off], inbounds=True, source_etype=ir.FloatType())
 
 
 def _maker(k: Kernel, **options):
-    return lambda plan: _gemm_fn(k, plan, **options)
+    return lambda plan: gemm_fn(k, plan, **options)
 
 
 # ---- linear and matmul -------------------------------------------------------------------------
@@ -123,8 +109,8 @@ def linear_gemm(
     m = x.numel() // k_dim if k_dim else 0
     if weight is None or 0 in (m, n, k_dim):
         return None
-    plan = gemm.plan_gemm(m, n, k_dim, b_packed=True)
-    packed = gemm.pack_b(weight.t().float(), plan)
+    plan = plan_gemm(m, n, k_dim, b_packed=True)
+    packed = pack_b(weight.t().float(), plan)
     has_bias = len(inputs) > 2
 
     def emit(k: Kernel) -> None:
@@ -165,8 +151,8 @@ def matmul_gemm(
     if 0 in (m, n, k_dim) or to.numel() == 0:
         return None
     weight = weight if tb.rank == 2 else None
-    plan = gemm.plan_gemm(m, n, k_dim, b_packed=weight is not None)
-    extra = [gemm.pack_b(weight.float(), plan)] if weight is not None else []
+    plan = plan_gemm(m, n, k_dim, b_packed=weight is not None)
+    extra = [pack_b(weight.float(), plan)] if weight is not None else []
     batch = list(to.shape[:-2])
     sa = broadcast_access(list(ta.shape[:-2]), batch).strides
     sb = broadcast_access(list(tb.shape[:-2]), batch).strides
@@ -182,13 +168,13 @@ def matmul_gemm(
             c_off = k.b.mul(
                 linear_offset(k.b, idx, contiguous_strides(batch)), i64(m * n)
             )
-            b_arg = b_ptr if weight is not None else _offset(k, b_ptr, b_off)
+            b_arg = b_ptr if weight is not None else float_ptr(k, b_ptr, b_off)
             gemm_call(
                 k,
                 make,
                 plan,
-                _offset(k, k.out(), c_off),
-                _offset(k, k.inp(inputs[0]), a_off),
+                float_ptr(k, k.out(), c_off),
+                float_ptr(k, k.inp(inputs[0]), a_off),
                 b_arg,
                 NULL,
                 tail.ptr(k, c_off),
@@ -217,48 +203,6 @@ def prepare_matmul(op: Operation, param_data, threads: int = 1) -> Prepared | No
 
 
 # ---- convolution -------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _ConvShape:
-    n: int
-    groups: int
-    cg: int  # input channels per group
-    og: int  # output channels per group
-    ins: tuple[int, ...]
-    outs: tuple[int, ...]
-    kernel: tuple[int, ...]
-    stride: tuple[int, ...]
-    padding: tuple[int, ...]
-    dilation: tuple[int, ...]
-
-    @property
-    def k(self) -> int:
-        return self.cg * _prod(self.kernel)
-
-    @property
-    def spatial_out(self) -> int:
-        return _prod(self.outs)
-
-    @property
-    def spatial_in(self) -> int:
-        return _prod(self.ins)
-
-    @property
-    def direct(self) -> bool:
-        """1x1, stride 1, no padding: the input already is the GEMM's B operand."""
-        return (
-            all(k == 1 for k in self.kernel)
-            and all(s == 1 for s in self.stride)
-            and all(p == 0 for p in self.padding)
-        )
-
-
-def _prod(xs) -> int:
-    out = 1
-    for x in xs:
-        out *= x
-    return out
-
-
 def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None:
     tx, tw = op.operand_types[:2]
     weight = const_data(op.operands[1], param_data)
@@ -268,9 +212,9 @@ def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None
     cs = conv_shape(op.attrs, tx, tw, to)
     if to.layout == "nhwc":
         return conv_nhwc(cs, weight, threads, bias=2 if len(op.operands) > 2 else None)
-    plan = gemm.plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
+    plan = plan_gemm(cs.og, cs.spatial_out, cs.k, b_packed=False)
     w = weight.float().reshape(cs.groups, cs.og, cs.k)
-    packed = torch.cat([gemm.pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
+    packed = torch.cat([pack_a(w[g], plan).reshape(-1) for g in range(cs.groups)])
     per_group = packed.numel() // cs.groups
     scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
     has_bias = len(op.operands) > 2
@@ -281,15 +225,15 @@ def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None
             image = k.b.add(
                 k.b.mul(nb, i64(cs.groups)), g
             )  # (n, g) -> input channel block
-            x_ptr = _offset(k, k.inp(0), k.b.mul(image, i64(cs.cg * cs.spatial_in)))
+            x_ptr = float_ptr(k, k.inp(0), k.b.mul(image, i64(cs.cg * cs.spatial_in)))
             if cs.direct:
                 col = x_ptr
             else:
                 col = k.scratch(0)
-                _im2col(k, cs, x_ptr, col)
-            c_ptr = _offset(k, k.out(), k.b.mul(image, i64(cs.og * cs.spatial_out)))
-            a_ptr = _offset(k, k.extra(0), k.b.mul(g, i64(per_group)))
-            bias = _offset(k, k.inp(2), k.b.mul(g, i64(cs.og))) if has_bias else NULL
+                im2col(k, cs, x_ptr, col)
+            c_ptr = float_ptr(k, k.out(), k.b.mul(image, i64(cs.og * cs.spatial_out)))
+            a_ptr = float_ptr(k, k.extra(0), k.b.mul(g, i64(per_group)))
+            bias = float_ptr(k, k.inp(2), k.b.mul(g, i64(cs.og))) if has_bias else NULL
             gemm_call(
                 k, make, plan, c_ptr, a_ptr, col, bias, NULL, threads, bias_per_row=True
             )
@@ -297,25 +241,8 @@ def prepare_conv(op: Operation, param_data, threads: int = 1) -> Prepared | None
     return Prepared(emit, extra=[packed], scratch=scratch)
 
 
-def conv_shape(attrs, tx, tw, to) -> _ConvShape:
-    """The GEMM view of a convolution from its attributes and operand/result types."""
-    g = attrs["groups"]
-    return _ConvShape(
-        tx.shape[0],
-        g,
-        tw.shape[1],
-        tw.shape[0] // g,
-        tuple(tx.shape[2:]),
-        tuple(to.shape[2:]),
-        tuple(tw.shape[2:]),
-        tuple(attrs["stride"]),
-        tuple(attrs["padding"]),
-        tuple(attrs["dilation"]),
-    )
-
-
 def conv_nhwc(
-    cs: _ConvShape,
+    cs: ConvShape,
     weight: torch.Tensor,
     threads: int = 1,
     *,
@@ -336,12 +263,12 @@ def conv_nhwc(
     """
     rows = cs.spatial_out * (cs.n if cs.direct else 1)
     images = 1 if cs.direct else cs.n
-    plan = gemm.plan_gemm(rows, cs.og, cs.k, b_packed=True)
+    plan = plan_gemm(rows, cs.og, cs.k, b_packed=True)
     if rows > 8 and cs.og % 64 == 0:
         # 6 x 64 tiles: ResNet-18's layer1 3x3 convs 9% faster than 8 x 32 (docs/GEMM.md)
         plan = dataclasses.replace(plan, mr=6, nr=64, mc=0)
     w = weight.float().permute(0, *range(2, weight.dim()), 1).reshape(cs.og, cs.k)
-    packed = gemm.pack_b(w.t(), plan)
+    packed = pack_b(w.t(), plan)
     scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
     opts = {"b_packed": True, "bias": "n" if bias is not None else None}
     opts.update(
@@ -352,17 +279,17 @@ def conv_nhwc(
         make = _maker(k, **opts)
         bias_ptr = k.inp(bias) if bias is not None else NULL
         with for_range(k.b, images, name="img") as nb:
-            a_ptr = _offset(k, k.inp(x), k.b.mul(nb, i64(cs.cg * cs.spatial_in)))
+            a_ptr = float_ptr(k, k.inp(x), k.b.mul(nb, i64(cs.cg * cs.spatial_in)))
             if not cs.direct:
-                _im2col_nhwc(k, cs, a_ptr, k.scratch(0))
+                im2col_nhwc(k, cs, a_ptr, k.scratch(0))
                 a_ptr = k.scratch(0)
             c_off = k.b.mul(nb, i64(cs.og * cs.spatial_out))
-            res = _offset(k, k.inp(residual_input), c_off) if residual else NULL
+            res = float_ptr(k, k.inp(residual_input), c_off) if residual else NULL
             gemm_call(
                 k,
                 make,
                 plan,
-                _offset(k, k.out(), c_off),
+                float_ptr(k, k.out(), c_off),
                 a_ptr,
                 k.extra(0),
                 bias_ptr,
@@ -372,116 +299,3 @@ def conv_nhwc(
             )
 
     return Prepared(emit, extra=[packed], scratch=scratch)
-
-
-def _im2col_nhwc(k: Kernel, cs: _ConvShape, x_ptr: ir.Value, col: ir.Value) -> None:
-    """col[(oh, ow), (ki, kj, c)] = x[oh*s - p + ki*d, ow*s - p + kj*d, c], zero outside:
-    one run of C contiguous floats per output position and kernel offset."""
-    b, f32, c_n = k.b, DType.f32, cs.cg
-    with loop_nest(b, [*cs.outs, *cs.kernel], name="ok") as (oh, ow, ki, kj):
-        ok = ir.Constant(ir.IntType(1), 1)
-        pos = []
-        for dim, (o, kp) in enumerate(((oh, ki), (ow, kj))):
-            q = b.add(
-                b.sub(b.mul(o, i64(cs.stride[dim])), i64(cs.padding[dim])),
-                b.mul(kp, i64(cs.dilation[dim])),
-            )
-            inside = b.and_(
-                b.icmp_signed(">=", q, i64(0)), b.icmp_signed("<", q, i64(cs.ins[dim]))
-            )
-            ok = b.and_(ok, inside)
-            pos.append(b.select(inside, q, i64(0)))
-        cell = b.add(b.mul(oh, i64(cs.outs[1])), ow)
-        tap = b.add(b.mul(ki, i64(cs.kernel[1])), kj)
-        dst = b.add(b.mul(cell, i64(cs.k)), b.mul(tap, i64(c_n)))
-        src = b.mul(b.add(b.mul(pos[0], i64(cs.ins[1])), pos[1]), i64(c_n))
-        with b.if_else(ok) as (inside_input, in_padding):
-            with inside_input:
-                with for_range(b, c_n, name="c") as c:
-                    k.store(k.load(x_ptr, b.add(src, c), f32), col, b.add(dst, c), f32)
-            with in_padding:
-                _fill_zero(k, col, dst, i64(0), i64(c_n))
-
-
-def _im2col(k: Kernel, cs: _ConvShape, x_ptr: ir.Value, col: ir.Value) -> None:
-    """col[(c, *kpos), *opos] = x[c, opos*s - p + kpos*d], zero outside the input.
-
-    The last spatial dim is split into three runs per row (zeros, copy, zeros) whose bounds
-    are computed per kernel offset, so the copy loop has no bounds checks.
-    """
-    b, f32 = k.b, DType.f32
-    kernel_dims = list(cs.kernel)
-    row_len = cs.outs[-1]
-    with loop_nest(b, [cs.cg, *kernel_dims], name="ck") as ck:
-        c, kpos = ck[0], ck[1:]
-        kidx = c
-        for kd, kk in zip(kpos, kernel_dims):
-            kidx = b.add(b.mul(kidx, i64(kk)), kd)
-        row_base = b.mul(kidx, i64(cs.spatial_out))
-        lo, hi = _valid_run(b, kpos[-1], cs, -1)
-        with loop_nest(b, list(cs.outs[:-1]), name="oh") as opos:
-            in_base, valid = _outer_position(b, cs, c, kpos, opos)
-            dst = b.add(row_base, _flat(b, opos, cs.outs[:-1], row_len))
-            lo_v = b.select(valid, lo, i64(row_len))
-            hi_v = b.select(valid, hi, i64(row_len))
-            _fill_zero(k, col, dst, i64(0), lo_v)
-            start = b.sub(b.mul(kpos[-1], i64(cs.dilation[-1])), i64(cs.padding[-1]))
-            with for_range(b, hi_v, start=lo_v, name="ow") as ow:
-                src = b.add(in_base, b.add(b.mul(ow, i64(cs.stride[-1])), start))
-                k.store(k.load(x_ptr, src, f32), col, b.add(dst, ow), f32)
-            _fill_zero(k, col, dst, hi_v, i64(row_len))
-
-
-def _valid_run(b: ir.IRBuilder, kpos: ir.Value, cs: _ConvShape, dim: int):
-    """[lo, hi): output positions o with 0 <= o*s - p + kpos*d < size."""
-    s, p, d, size, n_out = (
-        cs.stride[dim],
-        cs.padding[dim],
-        cs.dilation[dim],
-        cs.ins[dim],
-        cs.outs[dim],
-    )
-    shift = b.sub(i64(p), b.mul(kpos, i64(d)))  # o*s >= shift  and  o*s < size + shift
-    lo = b.sdiv(b.add(shift, i64(s - 1)), i64(s))  # ceil for shift >= 0
-    lo = b.select(b.icmp_signed("<", shift, i64(0)), i64(0), lo)
-    hi = b.sdiv(b.add(b.add(shift, i64(size)), i64(s - 1)), i64(s))
-    hi = b.select(b.icmp_signed(">", hi, i64(n_out)), i64(n_out), hi)
-    hi = b.select(b.icmp_signed("<", hi, lo), lo, hi)
-    return lo, hi
-
-
-def _outer_position(b: ir.IRBuilder, cs: _ConvShape, c, kpos, opos):
-    """Input offset of the row start (channel c, outer spatial dims) and whether it is inside."""
-    base = b.mul(c, i64(cs.spatial_in))
-    valid = ir.Constant(ir.IntType(1), 1)
-    inner = 1
-    strides = []
-    for size in reversed(cs.ins):
-        strides.append(inner)
-        inner *= size
-    strides = list(reversed(strides))
-    for dim, (o, kp) in enumerate(zip(opos, kpos[:-1])):
-        pos = b.add(
-            b.sub(b.mul(o, i64(cs.stride[dim])), i64(cs.padding[dim])),
-            b.mul(kp, i64(cs.dilation[dim])),
-        )
-        inside = b.and_(
-            b.icmp_signed(">=", pos, i64(0)), b.icmp_signed("<", pos, i64(cs.ins[dim]))
-        )
-        valid = b.and_(valid, inside)
-        safe = b.select(inside, pos, i64(0))
-        base = b.add(base, b.mul(safe, i64(strides[dim])))
-    return base, valid
-
-
-def _flat(b: ir.IRBuilder, idx, dims, inner: int) -> ir.Value:
-    """Row-major position of `idx` within `dims`, times `inner`."""
-    off = i64(0)
-    for i, d in zip(idx, dims):
-        off = b.add(b.mul(off, i64(d)), i)
-    return b.mul(off, i64(inner))
-
-
-def _fill_zero(k: Kernel, ptr, base, start, stop) -> None:
-    with for_range(k.b, stop, start=start, name="z") as i:
-        k.store(ir.Constant(ir.FloatType(), 0.0), ptr, k.b.add(base, i), DType.f32)

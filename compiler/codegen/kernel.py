@@ -3,23 +3,37 @@
 Every tensor is a contiguous buffer with a static shape; a kernel knows its operand types from
 the IR op it implements. Instructions carry the op's DILocation (except the entry block's
 argument handling, which stays location-free so debuggers stop after it).
+
+The kernel protocol: preparing an op for code generation gives a ``Prepared``, the
+compile-time part (derived constant tensors such as packed weights, scratch sizes) and
+the emitter that fills a ``Kernel`` with that many extra and scratch pointers.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
+import torch
 from llvmlite import ir
 
 from ..errors import CodegenError
-from ..ir.core import Operation
+from ..ir.core import Operation, Value
+from ..ir.ops.constant import ConstantOp, ParamOp
 from ..ir.types import DType, TensorType
 from .debuginfo import DebugInfo, KernelArg
-from .loops import I64, i64
+from .loops import i64
 from .scalar import mem_type, to_mem, to_reg
 
-__all__ = ["Kernel", "contiguous_strides", "physical_strides", "PTR"]
+__all__ = [
+    "Kernel",
+    "Prepared",
+    "const_data",
+    "contiguous_strides",
+    "physical_strides",
+    "PTR",
+]
 
 PTR = ir.PointerType()
 
@@ -156,6 +170,21 @@ class Kernel:
         self.b.ret_void()
         return self.fn
 
-    @staticmethod
-    def index_type() -> ir.Type:
-        return I64
+
+@dataclass
+class Prepared:
+    """How to emit one kernel: extra constant tensors, scratch sizes and the emitter."""
+
+    emit: Callable[[Kernel], None]
+    extra: list[torch.Tensor] = field(default_factory=list)
+    scratch: list[int] = field(default_factory=list)  # bytes
+
+
+def const_data(v: Value, param_data: dict[str, torch.Tensor]) -> torch.Tensor | None:
+    """The compile-time data of a value defined by cuvil.param / cuvil.constant."""
+    op = v.owner
+    if isinstance(op, ParamOp):
+        return param_data.get(op.symbol())
+    if isinstance(op, ConstantOp):
+        return op.attrs["value"]
+    return None

@@ -15,7 +15,7 @@ import dataclasses
 
 from llvmlite import ir
 
-from . import gemm
+from .gemm_plan import GemmPlan
 from .kernel import PTR, Kernel
 from .loops import i64
 
@@ -59,7 +59,7 @@ def _extern(
     return ir.Function(module, ir.FunctionType(ret, args), name)
 
 
-def _blocks(plan: gemm.GemmPlan, threads: int) -> list[tuple[int, int]]:
+def _blocks(plan: GemmPlan, threads: int) -> list[tuple[int, int]]:
     """(first row, rows) per thread; block starts are multiples of mr."""
     per = -(-plan.m // threads)
     per = -(-per // plan.mr) * plan.mr
@@ -73,7 +73,7 @@ def _blocks(plan: gemm.GemmPlan, threads: int) -> list[tuple[int, int]]:
 def gemm_call(
     k: Kernel,
     make_fn,
-    plan: gemm.GemmPlan,
+    plan: GemmPlan,
     c,
     a,
     b,

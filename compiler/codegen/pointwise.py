@@ -4,6 +4,9 @@ One emitter covers elementwise math with broadcasting (stride 0), and data movem
 permute (permuted strides), slice (offset, scaled stride), expand (stride 0) and cat (each
 input written through an offset view of the output). Dims that every access walks
 contiguously are merged first, so most kernels become one flat loop LLVM vectorizes.
+
+The op lowerings built on it are here too: elementwise ops, batch norm (folded to
+x * scale + shift when its statistics are constants), relayout/permute/slice/expand, cat.
 """
 
 from __future__ import annotations
@@ -11,13 +14,26 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import torch
 from llvmlite import ir
 
+from ..ir import ops
+from ..ir.core import Operation
 from ..ir.types import DType, TensorType
-from .kernel import Kernel, contiguous_strides, physical_strides
+from .kernel import Kernel, Prepared, const_data, contiguous_strides, physical_strides
 from .loops import i64, linear_offset, loop_nest
 
-__all__ = ["Access", "emit_pointwise", "broadcast_access", "tensor_access"]
+__all__ = [
+    "Access",
+    "emit_pointwise",
+    "broadcast_access",
+    "tensor_access",
+    "emit_elementwise",
+    "emit_batch_norm",
+    "prepare_batch_norm",
+    "emit_move",
+    "emit_cat",
+]
 
 
 @dataclass(frozen=True)
@@ -112,3 +128,116 @@ def emit_pointwise(
         if out[1].offset:
             out_off = k.b.add(out_off, i64(out[1].offset))
         k.store(result, out[0], out_off, out[2])
+
+
+# ---- ops lowered to one pointwise nest ----------------------------------------------------
+def emit_elementwise(k: Kernel, op: Operation, expr: Expr) -> None:
+    """out = expr(operands) for an elementwise op, its operands read broadcast."""
+    shape = list(k.out_type.shape)
+    inputs = [
+        (k.inp(i), tensor_access(v.type, shape), v.type.dtype)
+        for i, v in enumerate(op.operands)
+    ]
+    emit_pointwise(
+        k, shape, (k.out(), tensor_access(k.out_type), k.out_type.dtype), inputs, expr
+    )
+
+
+def emit_batch_norm(k: Kernel, op: Operation) -> None:
+    """(x - mean) / sqrt(var + eps) (* weight) (+ bias), statistics per channel (dim 1)."""
+    t = k.out_type
+    shape, eps = list(t.shape), op.attrs["eps"]
+    per_channel = [1, shape[1]] + [1] * (len(shape) - 2)
+    inputs = [(k.inp(0), tensor_access(t), t.dtype)]
+    inputs += [
+        (k.inp(i), broadcast_access(per_channel, shape), t.dtype)
+        for i in range(1, len(op.operands))
+    ]
+    has_w, has_b = len(op.operands) > 3, len(op.operands) > 4
+
+    def expr(b, xs):
+        x, mean, var = xs[0], xs[1], xs[2]
+        std = b.call(
+            b.module.declare_intrinsic("llvm.sqrt", [x.type]),
+            [b.fadd(var, ir.Constant(x.type, eps))],
+        )
+        y = b.fdiv(b.fsub(x, mean), std)
+        if has_w:
+            y = b.fmul(y, xs[3])
+        return b.fadd(y, xs[4]) if has_b else y
+
+    emit_pointwise(k, shape, (k.out(), tensor_access(t), t.dtype), inputs, expr)
+
+
+def prepare_batch_norm(op: Operation, param_data) -> Prepared | None:
+    """With constant statistics, batch norm is y = x * scale[c] + shift[c] (folded here)."""
+    stats = [const_data(v, param_data) for v in op.operands[1:]]
+    if any(s is None for s in stats) or not op.result.type.dtype.is_float:
+        return None
+    mean, var, *affine = (s.double() for s in stats)
+    scale = 1.0 / torch.sqrt(var + op.attrs["eps"])
+    if affine:
+        scale = scale * affine[0]
+    shift = -mean * scale + (affine[1] if len(affine) > 1 else 0.0)
+    dtype = op.result.type.dtype.torch
+
+    def emit(k: Kernel) -> None:
+        t = k.out_type
+        shape = list(t.shape)
+        per_channel = broadcast_access([1, shape[1]] + [1] * (len(shape) - 2), shape)
+        inputs = [
+            (k.inp(0), tensor_access(t), t.dtype),
+            (k.extra(0), per_channel, t.dtype),
+            (k.extra(1), per_channel, t.dtype),
+        ]
+        emit_pointwise(
+            k,
+            shape,
+            (k.out(), tensor_access(t), t.dtype),
+            inputs,
+            lambda b, xs: b.fadd(b.fmul(xs[0], xs[1]), xs[2]),
+        )
+
+    return Prepared(emit, extra=[scale.to(dtype), shift.to(dtype)])
+
+
+def emit_move(k: Kernel, op: Operation) -> None:
+    """Relayout, permute, slice or expand: a copy through the operand's index map."""
+    tin, tout = k.in_type(0), k.out_type
+    own = physical_strides(tin)
+    if isinstance(op, ops.RelayoutOp):  # same logical index, other memory order
+        acc = Access(0, own)
+    elif isinstance(op, ops.PermuteOp):
+        acc = Access(0, tuple(own[d] for d in op.attrs["dims"]))
+    elif isinstance(op, ops.SliceOp):
+        d = op.attrs["dim"]
+        strides = list(own)
+        strides[d] *= op.attrs["step"]
+        acc = Access(op.attrs["start"] * own[d], tuple(strides))
+    else:
+        acc = broadcast_access(list(tin.shape), list(tout.shape), own)
+    emit_pointwise(
+        k,
+        list(tout.shape),
+        (k.out(), tensor_access(tout), tout.dtype),
+        [(k.inp(0), acc, tin.dtype)],
+        lambda b, xs: xs[0],
+    )
+
+
+def emit_cat(k: Kernel, op: Operation) -> None:
+    """Each operand copied into its offset view of the output."""
+    tout, dim = k.out_type, op.attrs["dim"]
+    out_strides = contiguous_strides(tout.shape)
+    start = 0
+    for i, v in enumerate(op.operands):
+        t = v.type
+        dst = Access(start * out_strides[dim], out_strides)
+        emit_pointwise(
+            k,
+            list(t.shape),
+            (k.out(), dst, tout.dtype),
+            [(k.inp(i), tensor_access(t), t.dtype)],
+            lambda b, xs: xs[0],
+        )
+        start += t.shape[dim]

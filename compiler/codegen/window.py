@@ -106,10 +106,6 @@ def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     return b.select(b.icmp_signed("<", x, y), x, y)
 
 
-def _max(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    return b.select(b.icmp_signed(">", x, y), x, y)
-
-
 def emit_adaptive_avg_pool(k: Kernel, op: Operation) -> None:
     """Window i covers [floor(i*L/O), ceil((i+1)*L/O)) in each spatial dim."""
     planes, ins, outs = _spatial(k, op)

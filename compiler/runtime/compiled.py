@@ -110,7 +110,7 @@ class CompiledModule(NativeModule):
             counters[i] = 0
 
     def _counters(self):
-        from ..codegen.generator import PROFILE_SYMBOL
+        from ..codegen.entry import PROFILE_SYMBOL
         from ..errors import CuvilError
 
         if not self.options.get("profile"):

@@ -124,6 +124,3 @@ class JitModule:
 
     def symbol_address(self, name: str) -> int:
         return self.engine.get_function_address(name)
-
-    def assembly(self, opt: int) -> str:
-        return target_machine(opt).emit_assembly(self.module)

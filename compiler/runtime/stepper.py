@@ -42,7 +42,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..codegen.generator import Program, Slot, generate, nbytes
+from ..codegen.buffers import Slot, nbytes
+from ..codegen.generator import Program, generate
 from ..codegen.kernel import physical_strides
 from ..codegen.target import OPT_LEVELS
 from ..errors import CodegenError, CuvilError, CuvilRuntimeError

@@ -11,13 +11,13 @@ from hypothesis import strategies as st
 
 from cuvil.codegen.gemm import (
     GemmPlan,
-    compile_gemm,
     emit_gemm,
     pack_a,
     pack_b,
     plan_gemm,
     relu,
 )
+from cuvil.runtime.gemm_jit import compile_gemm
 
 LAYOUTS = ["packed-b", "plain-b", "trans-b", "packed-a"]
 

@@ -1,0 +1,127 @@
+"""The entry function that calls the kernels in order, and its step and profile variants.
+
+    void cuvil_main(ptr inputs[], ptr outputs[], ptr params[], ptr arena)
+
+Each call passes its buffers' pointers: loaded from the inputs/outputs/params arrays, an
+offset into the arena, or an inline constant's global. ``profile`` accumulates the cycles
+of call i in ``i64 cuvil_profile[i]``; ``emit_steps`` adds ``cuvil_step_<i>``, call i
+alone with the entry's signature (after the entry, whose text stays unchanged).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from ..ir.core import Function, Operation, Value
+from .buffers import Buffers, Slot
+from .kernel import PTR
+from .loops import i64
+
+__all__ = [
+    "ENTRY",
+    "STEP_PREFIX",
+    "PROFILE_SYMBOL",
+    "Call",
+    "StepInfo",
+    "emit_entry",
+    "emit_steps",
+]
+
+ENTRY = "cuvil_main"
+STEP_PREFIX = "cuvil_step_"  # cuvil_step_<i>: call i of the entry alone (steps=True)
+PROFILE_SYMBOL = "cuvil_profile"
+
+#: one call of the entry: the kernel and what it is passed (values or fixed slots)
+Call = tuple[ir.Function, list[Value | Slot]]
+
+
+@dataclass
+class StepInfo:
+    """Call `index` of the entry, emitted alone as `symbol` (``generate(steps=True)``).
+
+    `op` is the IR op the call computes; None for an output copy (an output that is an
+    input, param, constant or a second alias), whose `operands` are ``[v]``, `results`
+    empty and `output` the index of the output it writes.
+    """
+
+    index: int
+    symbol: str
+    op: Operation | None
+    operands: list[Value]
+    results: list[Value]
+    output: int | None = None
+
+
+def emit_entry(
+    llmod: ir.Module, calls: list[Call], buffers: Buffers, profile: bool = False
+) -> None:
+    fn = ir.Function(llmod, ir.FunctionType(ir.VoidType(), [PTR] * 4), ENTRY)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    arrays = {"input": fn.args[0], "output": fn.args[1], "param": fn.args[2]}
+    counters = _profile_counters(llmod, len(calls)) if profile else None
+    for i, (callee, values) in enumerate(calls):
+        args = [_pointer(b, arrays, fn.args[3], buffers.slot(v)) for v in values]
+        if counters is None:
+            b.call(callee, args)
+        else:
+            _timed_call(b, callee, args, counters, i)
+    b.ret_void()
+
+
+def emit_steps(
+    llmod: ir.Module, fn: Function, calls: list[Call], buffers: Buffers
+) -> list[StepInfo]:
+    """``cuvil_step_<i>``: the entry's call i alone, with the entry's signature and
+    the same argument pointers (emitted after the entry: its text is unchanged)."""
+    made_by = {id(r): op for op in fn.ops for r in op.results}
+    steps = []
+    for i, (callee, values) in enumerate(calls):
+        name = f"{STEP_PREFIX}{i}"
+        step = ir.Function(llmod, ir.FunctionType(ir.VoidType(), [PTR] * 4), name)
+        b = ir.IRBuilder(step.append_basic_block("entry"))
+        arrays = {"input": step.args[0], "output": step.args[1], "param": step.args[2]}
+        args = [_pointer(b, arrays, step.args[3], buffers.slot(v)) for v in values]
+        b.call(callee, args)
+        b.ret_void()
+        first = values[0] if values else None
+        op = made_by.get(id(first)) if isinstance(first, Value) else None
+        if op is not None:
+            steps.append(StepInfo(i, name, op, list(op.operands), list(op.results)))
+            continue
+        vals = [v for v in values[1:] if isinstance(v, Value)]
+        out = buffers.slots.get(id(first)) if isinstance(first, Value) else None
+        index = out.index if out is not None and out.kind == "output" else None
+        steps.append(StepInfo(i, name, None, vals, [], index))
+    return steps
+
+
+def _profile_counters(llmod: ir.Module, n_calls: int) -> ir.GlobalVariable:
+    """``i64 cuvil_profile[n_calls]``: cycles spent in each kernel, accumulated."""
+    arr_t = ir.ArrayType(ir.IntType(64), max(n_calls, 1))
+    g = ir.GlobalVariable(llmod, arr_t, name=PROFILE_SYMBOL)
+    g.initializer = ir.Constant(arr_t, None)
+    return g
+
+
+def _timed_call(b: ir.IRBuilder, callee, args, counters, i: int) -> None:
+    clock = b.module.declare_intrinsic(
+        "llvm.readcyclecounter", (), ir.FunctionType(ir.IntType(64), [])
+    )
+    t0 = b.call(clock, [])
+    b.call(callee, args)
+    spent = b.sub(b.call(clock, []), t0)
+    slot = b.gep(counters, [i64(0), i64(i)], inbounds=True)
+    b.store(b.add(b.load(slot), spent), slot)
+
+
+def _pointer(b: ir.IRBuilder, arrays, arena, slot: Slot) -> ir.Value:
+    if slot.kind == "arena":
+        return b.gep(
+            arena, [i64(slot.index)], inbounds=True, source_etype=ir.IntType(8)
+        )
+    if slot.kind == "const":
+        return b.module.get_global(slot.index)
+    addr = b.gep(arrays[slot.kind], [i64(slot.index)], inbounds=True, source_etype=PTR)
+    return b.load(addr, typ=PTR)

@@ -1,0 +1,198 @@
+"""Each op of the main function to its kernel: the dispatch, and the loop that emits them.
+
+``prepare(op)`` chooses how an op is computed: the GEMM fast path (gemm_ops) for linear,
+matmul and convolution, batch norm folded to x * scale + shift, one kernel for a whole
+``cuvil.fused`` body (fused.py), else the op's portable kernel, ``lower_op``: one
+``match`` over op classes whose arms call the emitter modules (pointwise, reduce,
+window, contract). ``Lowering`` emits the kernels in op order (``cuvil_k<N>_<node>``)
+and records the entry's call sequence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import torch
+from llvmlite import ir
+
+from .. import faults as _faults
+from ..errors import CodegenError
+from ..ir import ops
+from ..ir.core import Function, Module, Operation, Value
+from . import contract, fused, gemm_ops, reduce, window
+from .buffers import Buffers
+from .debuginfo import DebugInfo
+from .entry import Call
+from .kernel import Kernel, Prepared
+from .pointwise import (
+    emit_batch_norm,
+    emit_cat,
+    emit_elementwise,
+    emit_move,
+    emit_pointwise,
+    prepare_batch_norm,
+    tensor_access,
+)
+from .scalar import BINARY, UNARY, emit_cast
+
+__all__ = ["KernelInfo", "Lowering", "prepare", "lower_op"]
+
+
+@dataclass
+class KernelInfo:
+    """One generated kernel, for tools: its symbol, the op and where the op came from."""
+
+    symbol: str
+    op_name: str
+    nodes: tuple[str, ...]
+    source: str | None
+    call_index: int = -1  # position in the entry's call sequence (profile counters)
+
+
+def prepare(
+    op: Operation,
+    param_data: dict[str, torch.Tensor],
+    threads: int = 1,
+    module: Module | None = None,
+) -> Prepared:
+    """The GEMM path for contractions when it applies, else the op's portable kernel."""
+    match op:
+        case ops.LinearOp():
+            prep = gemm_ops.prepare_linear(op, param_data, threads)
+        case ops.MatmulOp():
+            prep = gemm_ops.prepare_matmul(op, param_data, threads)
+        case ops.ConvOp():
+            prep = gemm_ops.prepare_conv(op, param_data, threads)
+        case ops.BatchNormOp():
+            prep = prepare_batch_norm(op, param_data)
+        case ops.FusedOp():
+            prep = fused.prepare_fused(op, module, param_data, threads)
+        case _:
+            prep = None
+    return prep or Prepared(lambda k: lower_op(k, op))
+
+
+def lower_op(k: Kernel, op: Operation) -> None:
+    """The portable kernel of `op`, emitted into `k`."""
+    match op:
+        case ops.ClampOp() | ops.UnaryOp():
+            fn = UNARY[op.name]
+            emit_elementwise(k, op, lambda b, xs: fn(b, xs[0], op.attrs))
+        case ops.BinaryOp():
+            fn2 = BINARY[op.name]
+            emit_elementwise(k, op, lambda b, xs: fn2(b, xs[0], xs[1]))
+        case ops.WhereOp():
+            emit_elementwise(k, op, lambda b, xs: b.select(xs[0], xs[1], xs[2]))
+        case ops.CastOp():
+            src, dst = k.in_type(0).dtype, op.attrs["dtype"]
+            emit_elementwise(k, op, lambda b, xs: emit_cast(b, xs[0], src, dst))
+        case ops.BatchNormOp():
+            emit_batch_norm(k, op)
+        case ops.PermuteOp() | ops.SliceOp() | ops.ExpandOp() | ops.RelayoutOp():
+            emit_move(k, op)
+        case ops.CatOp():
+            emit_cat(k, op)
+        case ops.VarOp() | ops.ReduceOp():
+            reduce.emit_reduce(k, op, op.name.split(".")[1])
+        case ops.ArgmaxOp():
+            reduce.emit_argmax(k, op)
+        case ops.LogSoftmaxOp():
+            reduce.emit_softmax(k, op, log=True)
+        case ops.SoftmaxOp():
+            reduce.emit_softmax(k, op)
+        case ops.LayerNormOp():
+            reduce.emit_layer_norm(k, op)
+        case ops.MatmulOp():
+            contract.emit_matmul(k, op)
+        case ops.LinearOp():
+            contract.emit_linear(k, op)
+        case ops.ConvOp():
+            contract.emit_conv(k, op)
+        case ops.nn.MaxPoolOp():
+            window.emit_pool(k, op, "max")
+        case ops.nn.AvgPoolOp():
+            window.emit_pool(k, op, "avg")
+        case ops.nn.AdaptiveAvgPoolOp():
+            window.emit_adaptive_avg_pool(k, op)
+        case ops.EmbeddingOp():
+            window.emit_embedding(k, op)
+        case _:
+            raise CodegenError(f"no code generation for '{op.name}'")
+
+
+class Lowering:
+    """The kernels of `fn` in `llmod`: ``prepare(op)`` for each op in order, then
+    ``emit_all`` and ``emit_copy``; `calls` is the entry's call sequence."""
+
+    def __init__(
+        self,
+        module: Module,
+        fn: Function,
+        llmod: ir.Module,
+        threads: int = 1,
+        debug: bool = False,
+    ) -> None:
+        self.module, self.fn, self.llmod = module, fn, llmod
+        self.threads, self.debug = threads, debug
+        self.dbg = DebugInfo(llmod, f"{module.name}.cuvilir") if debug else None
+        self.prepared: dict[int, Prepared] = {}
+        self.kernels: list[KernelInfo] = []
+        self.calls: list[Call] = []
+
+    def prepare(self, op: Operation) -> None:
+        """Plan `op`'s kernel; params, constants and reshapes have none."""
+        if not isinstance(op, (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)):
+            self.prepared[id(op)] = prepare(
+                op, self.module.param_data, self.threads, self.module
+            )
+
+    def kernel_name(self, op: Operation) -> str:
+        node = op.loc.nodes[0] if op.loc.nodes else op.name.split(".")[1]
+        return f"cuvil_k{len(self.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', node)}"
+
+    def emit_all(self, buffers: Buffers) -> None:
+        for op in self.fn.ops:
+            prep = self.prepared.get(id(op))
+            if prep is None:
+                continue
+            k = Kernel(
+                self.llmod,
+                self.kernel_name(op),
+                op,
+                n_scratch=len(prep.scratch),
+                n_extra=len(prep.extra),
+                debug=self.dbg,
+                noinline=self.debug,
+                inplace=buffers.inplace.get(id(op)),
+            )
+            try:
+                prep.emit(k)
+            except CodegenError as e:
+                e.where = e.where or op.loc.source() or op.loc.describe()
+                raise
+            if _faults.ACTIVE:  # injected bugs for testing tools (docs/FAULTS.md)
+                _faults.emitted(self, op, k)
+            self.kernels.append(
+                KernelInfo(
+                    k.fn.name, op.name, op.loc.nodes, op.loc.source(), len(self.calls)
+                )
+            )
+            scratch = [buffers.slots[(id(op), j)] for j in range(len(prep.scratch))]
+            extra = [buffers.derive(t) for t in prep.extra]
+            self.calls.append(
+                (k.finish(), [*op.results, *op.operands, *scratch, *extra])
+            )
+
+    def emit_copy(self, index: int, v: Value, buffers: Buffers) -> None:
+        """An output that is an input, param, constant or a second alias: copy it out."""
+        k = Kernel(self.llmod, f"cuvil_copy_out{index}", None, n_out=1, n_in=1)
+        emit_pointwise(
+            k,
+            list(v.type.shape),
+            (k.out(), tensor_access(v.type), v.type.dtype),
+            [(k.inp(0), tensor_access(v.type), v.type.dtype)],
+            lambda b, xs: xs[0],
+        )
+        out = buffers.output(index, v.type)
+        self.calls.append((k.finish(), [out, v]))
