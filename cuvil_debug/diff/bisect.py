@@ -41,6 +41,7 @@ from cuvil.pipeline import Options, compile_module
 
 from . import metrics
 from .model import Tolerance
+from .status import BisectVerdict
 
 __all__ = [
     "BisectResult",
@@ -52,12 +53,12 @@ __all__ = [
 ]
 
 VERDICTS = {
-    "pass": "a Cuvil pass action makes the output diverge",
-    "llvm": "an LLVM optimization pass makes the output diverge",
-    "codegen": "the output diverges with every pass off: code generation (or a part "
-    "of LLVM that -opt-bisect-limit cannot skip)",
-    "frontend": "the IR straight from the frontend already diverges",
-    "clean": "nothing diverges from eager",
+    BisectVerdict.PASS: "a Cuvil pass action makes the output diverge",
+    BisectVerdict.LLVM: "an LLVM optimization pass makes the output diverge",
+    BisectVerdict.CODEGEN: "the output diverges with every pass off: code generation "
+    "(or a part of LLVM that -opt-bisect-limit cannot skip)",
+    BisectVerdict.FRONTEND: "the IR straight from the frontend already diverges",
+    BisectVerdict.CLEAN: "nothing diverges from eager",
 }
 
 # LLVM's opt-bisect log line (in JitModule.bisect_log):
@@ -70,7 +71,7 @@ _LLVM_NO_LIMIT = 2**31 - 1  # -opt-bisect-limit is an int: "run all, but list th
 class BisectResult:
     """What `bisect` found; `format_result` renders it."""
 
-    verdict: str  # a key of VERDICTS
+    verdict: BisectVerdict  # a key of VERDICTS
     actions: int  # Cuvil pass actions of the full pipeline
     compiles: int  # pipeline runs checked for the Cuvil-pass search (see compile_bound)
     action: Action | None  # the culprit action (verdict "pass")
@@ -155,7 +156,9 @@ class _Bisector:
         front = self._compare(lambda: Interpreter(self._copy()).run(*self.inputs))
         self._note("frontend IR (interpreter)", front)
         if front.diverges:
-            return self._result("frontend", 0, f"the IR before passes: {front.what}")
+            return self._result(
+                BisectVerdict.FRONTEND, 0, f"the IR before passes: {front.what}"
+            )
 
         full_module, full, failed = self._passes(None)
         actions = len(full.actions)  # up to the failure, if the pipeline raised
@@ -171,7 +174,9 @@ class _Bisector:
             self._note(f"limit {actions} (all actions, native)", checked)
         if not checked.diverges:
             return self._result(
-                "clean", actions, f"the compiled model matches eager ({checked.what})"
+                BisectVerdict.CLEAN,
+                actions,
+                f"the compiled model matches eager ({checked.what})",
             )
         where = "in the IR" if self.checker == "interpreter" else "only in native code"
         full_what = f"with all {actions} actions {checked.what} ({where})"
@@ -183,7 +188,7 @@ class _Bisector:
         if zero.diverges:
             if self.checker == "interpreter":  # not an action's doing
                 return self._result(
-                    "pass",
+                    BisectVerdict.PASS,
                     actions,
                     f"diverges with no action applied but not before the passes (a "
                     f"pass that fails, or rewrites without ctx.allow_action): "
@@ -208,7 +213,7 @@ class _Bisector:
         )
         detail = f"action #{hi} of {actions} makes it diverge; {full_what}"
         return self._result(
-            "pass",
+            BisectVerdict.PASS,
             actions,
             detail,
             action=action,
@@ -219,7 +224,7 @@ class _Bisector:
     def _llvm_or_codegen(self, actions: int, zero: _Check) -> BisectResult:
         what = f"diverges with every Cuvil pass action off: {zero.what}"
         if not self.llvm:
-            return self._result("codegen", actions, what)
+            return self._result(BisectVerdict.CODEGEN, actions, what)
         module, _, _ = self._passes(0)
         top_passes: list[tuple[int, str, str]] = []
 
@@ -249,7 +254,7 @@ class _Bisector:
         total = max((i for i, _, _ in top_passes), default=0)
         if not top.diverges or total == 0:
             return self._result(
-                "codegen",
+                BisectVerdict.CODEGEN,
                 actions,
                 f"{what}; LLVM's opt-bisect found no pass ({total} passes listed, "
                 f"diverges with all of them: {top.diverges})",
@@ -258,7 +263,7 @@ class _Bisector:
         low = check(0)
         if low.diverges:
             return self._result(
-                "codegen",
+                BisectVerdict.CODEGEN,
                 actions,
                 f"{what}; also with LLVM's -opt-bisect-limit=0 ({low.what})",
                 llvm_passes=total,
@@ -272,7 +277,7 @@ class _Bisector:
                 lo = mid
         name, function = next(((n, f) for i, n, f in top_passes if i == hi), ("?", "?"))
         return self._result(
-            "llvm",
+            BisectVerdict.LLVM,
             actions,
             f"LLVM pass ({hi}) {name} on {function} makes it diverge "
             f"(-opt-bisect-limit={hi - 1} is right); {what}",
@@ -361,7 +366,9 @@ class _Bisector:
         if self.sink is not None:
             self.sink(line)
 
-    def _result(self, verdict: str, actions: int, detail: str, **kw) -> BisectResult:
+    def _result(
+        self, verdict: BisectVerdict, actions: int, detail: str, **kw
+    ) -> BisectResult:
         kw.setdefault("action", None)
         kw.setdefault("pass_spec", None)
         kw.setdefault("ir_diff", None)
@@ -460,7 +467,7 @@ def format_result(r: BisectResult) -> str:
             f"llvm pass: ({r.llvm_limit}) {r.llvm_pass}{on} "
             f"(of {r.llvm_passes}; -opt-bisect-limit={r.llvm_limit - 1} is right)"
         )
-    if r.verdict != "frontend":
+    if r.verdict != BisectVerdict.FRONTEND:
         lines.append(
             f"compiles: {r.compiles} for {r.actions} actions "
             f"(bound ceil(log2(actions))+2 = {compile_bound(r.actions)}; "

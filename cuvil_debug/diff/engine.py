@@ -36,6 +36,7 @@ from .mapping import StageMap, fx_value_names, map_stage
 from .metrics import DEFAULT_TOLERANCES, compare, tolerance_for
 from .model import STAGES, DiffReport, Divergence, StageResult, Tolerance
 from .stages import Meter, Recorder, inline_fused, walk_ir, walk_native
+from .status import COMPARED, Stage, Status
 
 __all__ = ["DiffOptions", "run_diff"]
 
@@ -115,28 +116,32 @@ def run_diff(
     maps: dict[str, StageMap] = {}
     meter = Meter(cap.pointers())
     after = builds = None
-    if "opt" in opts.stages or "native" in opts.stages:
+    if Stage.OPT in opts.stages or Stage.NATIVE in opts.stages:
         after = _optimize(before, opts, report)
         lap("passes")
-    if "native" in opts.stages:
+    if Stage.NATIVE in opts.stages:
         # LLVM works on the native builds in child processes while the IR stages run
         builds = _start_builds(after, opts)
         lap("native-codegen")
     with _share_cores(builds is not None):
-        if "ir" in opts.stages:
-            maps["ir"] = map_stage(
+        if Stage.IR in opts.stages:
+            maps[Stage.IR] = map_stage(
                 before, cap.rows, names, exact=before.meta["fx_values"]
             )
-            _run_stage(report, "ir", maps["ir"], expected, cap, opts, before, meter)
+            _run_stage(
+                report, Stage.IR, maps[Stage.IR], expected, cap, opts, before, meter
+            )
             lap("ir")
-        if "opt" in opts.stages:
-            maps["opt"] = map_stage(after, cap.rows, names)
-            _run_stage(report, "opt", maps["opt"], expected, cap, opts, after, meter)
+        if Stage.OPT in opts.stages:
+            maps[Stage.OPT] = map_stage(after, cap.rows, names)
+            _run_stage(
+                report, Stage.OPT, maps[Stage.OPT], expected, cap, opts, after, meter
+            )
             lap("opt")
-    if "native" in opts.stages:
-        maps["native"] = map_stage(after, cap.rows, names)
+    if Stage.NATIVE in opts.stages:
+        maps[Stage.NATIVE] = map_stage(after, cap.rows, names)
         _run_native(
-            report, maps["native"], expected, cap, opts, after, lap, meter, builds
+            report, maps[Stage.NATIVE], expected, cap, opts, after, lap, meter, builds
         )
     for row in cap.rows:
         for stage in opts.stages:
@@ -240,11 +245,11 @@ def _run_native(report, smap, expected, cap, opts, after, lap, meter, builds) ->
         )
         outs = walk_native(after, stepper, cap.inputs, rec, twin, meter)
     except CuvilError as e:
-        _stage_failed(report, "native", smap, e)
+        _stage_failed(report, Stage.NATIVE, smap, e)
         return
     finally:
         lap("native")
-    report.outputs_ok["native"] = _outputs_ok(outs, expected, opts)
+    report.outputs_ok[Stage.NATIVE] = _outputs_ok(outs, expected, opts)
     kernels = {k.call_index: k.symbol for k in stepper.program.kernels}
     symbols = {
         id(s.op): kernels.get(s.index, s.symbol)
@@ -253,9 +258,9 @@ def _run_native(report, smap, expected, cap, opts, after, lap, meter, builds) ->
     }
     ops = {r.name: op for op in after.main.ops for r in op.results}
     for result in smap.results.values():
-        if result.status in ("value", "alias") and result.value in ops:
+        if result.status in (Status.VALUE, Status.ALIAS) and result.value in ops:
             result.kernel = symbols.get(id(ops[result.value]), result.kernel)
-        elif result.status == "fused" and result.kernel:
+        elif result.status == Status.FUSED and result.kernel:
             fused = ops.get(result.kernel)
             if fused is not None:
                 result.kernel = symbols.get(id(fused), result.kernel)
@@ -265,8 +270,8 @@ def _stage_failed(report, stage: str, smap: StageMap, e: CuvilError) -> None:
     report.notes.append(f"stage {stage} failed: {e}")
     report.outputs_ok[stage] = False
     for result in smap.results.values():
-        if result.status in ("value", "alias", "fused") and result.propagated is None:
-            result.status = "failed"
+        if result.status in COMPARED and result.propagated is None:
+            result.status = Status.FAILED
             result.note = str(e).splitlines()[0]
 
 
@@ -336,9 +341,9 @@ def _explain(report, first: Divergence, before, cap, names, opts) -> None:
     """Name the culprit: the lowering rule, the pass, or the kernel."""
     row = report.row(first.node)
     s = row.stages[first.stage]
-    if first.stage == "ir":
+    if first.stage == Stage.IR:
         first.culprit = f"frontend: the lowering of {row.target} ({_rule(cap, row)})"
-    elif first.stage == "opt":
+    elif first.stage == Stage.OPT:
         name = (
             _find_pass(before, cap, names, opts, first.node)
             if (opts.attribute_pass)
@@ -380,7 +385,7 @@ def _find_pass(before, cap, names, opts, node: str) -> str | None:
         if found or not info.changed:
             return
         smap = map_stage(after, cap.rows, names)
-        if smap.results[node].status not in ("value", "alias", "fused"):
+        if smap.results[node].status not in COMPARED:
             return
         rec = Recorder(cap, smap, opts.tolerances, {node}, opts.normwise)
         try:

@@ -42,9 +42,10 @@ from cuvil.pipeline import Options, compile_module
 
 from . import metrics
 from .model import Tolerance
+from .status import Outcome, ReduceKind
 
 __all__ = ["ReduceResult", "reduce_model", "compare"]
-KINDS = ("diverges", "compile-error")
+KINDS = tuple(ReduceKind)
 _CALLS = ("call_function", "call_method", "call_module")
 _INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 _LITERALS = (int, float, bool, str, type(None), torch.dtype, torch.device)
@@ -59,7 +60,7 @@ class ReduceResult:
     nodes: int  # compute nodes left (not placeholder/get_attr/output)
     original_nodes: int
     checks: int  # how many candidate subgraphs were compiled/tested
-    kind: str  # "diverges" | "compile-error"
+    kind: ReduceKind  # diverges | compile-error
     detail: str  # e.g. "max abs 0.51 at output 0" or the error message
     rtol: float = 1e-4
     atol: float = 1e-5
@@ -73,7 +74,7 @@ class ReduceResult:
 
 @dataclass
 class _Outcome:
-    status: str  # "ok" | "diverges" | "error" | "invalid" (not a runnable candidate)
+    status: Outcome
     detail: str = ""
     signature: tuple[str, str] | None = None  # errors: (class, normalized message)
 
@@ -137,7 +138,7 @@ class _Reducer:
         self.values, self.versions = _record(self.gm, inputs)
         self.cache: dict[frozenset, _Outcome] = {}
         self.checks = 0
-        self.kind: str | None = None
+        self.kind: ReduceKind | None = None
         self.signature: tuple[str, str] | None = None
         self.target: torch.fx.Node | None = None
 
@@ -148,7 +149,9 @@ class _Reducer:
         start = frozenset(self.compute)
         self._baseline(start, "the model")
         anchor = None
-        if self.kind == "compile-error":  # start next to the node the error names
+        if (
+            self.kind == ReduceKind.COMPILE_ERROR
+        ):  # start next to the node the error names
             anchor = self._error_node(self.cache[start])
         try:
             best = start if anchor is None else self._window(anchor, start) or start
@@ -165,7 +168,7 @@ class _Reducer:
         start = frozenset(self._ancestors(target)) | {target}
         pinned = frozenset([target])
         try:
-            self.kind = "diverges"
+            self.kind = ReduceKind.DIVERGES
             best = self._window(target, start)
             if best is None:
                 self._baseline(start, f"the slice ending at '{target.name}'")
@@ -177,14 +180,18 @@ class _Reducer:
 
     def _baseline(self, start: frozenset, what: str) -> None:
         first = self._check(start, force=True)
-        if first.status == "ok":
+        if first.status == Outcome.OK:
             raise CuvilError(
                 f"{what} compiles and matches eager within rtol={self.rtol:g}, "
                 f"atol={self.atol:g}: nothing to reduce"
             )
-        if first.status == "invalid":
+        if first.status == Outcome.INVALID:
             raise CuvilError(f"cannot reduce {what}: {first.detail}")
-        self.kind = "diverges" if first.status == "diverges" else "compile-error"
+        self.kind = (
+            ReduceKind.DIVERGES
+            if first.status == Outcome.DIVERGES
+            else ReduceKind.COMPILE_ERROR
+        )
         self.signature = first.signature
         self._best = start
         self.log(f"start: {len(start)} nodes, {self.kind}: {first.detail}")
@@ -192,7 +199,9 @@ class _Reducer:
     def _stopped(self) -> frozenset:
         self.log(f"stopped after max_checks={self.max_checks} checks")
         if self._best is None:
-            what = "diverges" if self.kind == "diverges" else "fails to compile"
+            what = (
+                "diverges" if self.kind == ReduceKind.DIVERGES else "fails to compile"
+            )
             raise CuvilError(
                 f"no subgraph that {what} was found within "
                 f"max_checks={self.max_checks}",
@@ -242,10 +251,10 @@ class _Reducer:
 
     def _interesting(self, kept: frozenset) -> bool:
         out = self._check(kept)
-        if self.kind == "diverges":
-            ok = out.status == "diverges"
+        if self.kind == ReduceKind.DIVERGES:
+            ok = out.status == Outcome.DIVERGES
         else:
-            ok = out.status == "error" and out.signature == self.signature
+            ok = out.status == Outcome.ERROR and out.signature == self.signature
         if ok and (self._best is None or len(kept) < len(self._best)):
             self._best = kept
         return ok
@@ -261,13 +270,13 @@ class _Reducer:
             raise _Budget
         built = self._build(kept)
         if built is None:
-            out = _Outcome("invalid", "no tensor output")
+            out = _Outcome(Outcome.INVALID, "no tensor output")
         else:
             self.checks += 1
             out = self._evaluate(*built)
             self.log(
                 f"check {self.checks}: {len(kept)} nodes -> {out.status}"
-                + (f" ({out.detail})" if out.status != "ok" else "")
+                + (f" ({out.detail})" if out.status != Outcome.OK else "")
             )
         self.cache[kept] = out
         return out
@@ -277,17 +286,19 @@ class _Reducer:
             with torch.no_grad():
                 want = _tensors(gm(*_clone(inputs)))
         except Exception as e:
-            return _Outcome("invalid", f"eager failed: {type(e).__name__}: {e}")
+            return _Outcome(Outcome.INVALID, f"eager failed: {type(e).__name__}: {e}")
         try:
             compiled = self._compile(gm, inputs)
             with torch.no_grad():
                 got = _tensors(compiled(*_clone(inputs)))
         except CuvilError as e:
-            return _Outcome("error", _one_line(e), _signature(e))
+            return _Outcome(Outcome.ERROR, _one_line(e), _signature(e))
         except Exception as e:
-            return _Outcome("invalid", f"{type(e).__name__}: {e}")
+            return _Outcome(Outcome.INVALID, f"{type(e).__name__}: {e}")
         detail = compare(got, want, self.rtol, self.atol, names)
-        return _Outcome("ok") if detail is None else _Outcome("diverges", detail)
+        if detail is None:
+            return _Outcome(Outcome.OK)
+        return _Outcome(Outcome.DIVERGES, detail)
 
     def _compile(self, gm: torch.fx.GraphModule, inputs):
         if self.opts.frontend != "fx":

@@ -29,6 +29,7 @@ from .model import (
     NodeRow,
     StageResult,
 )
+from .status import Stage, Status, Verdict
 
 __all__ = [
     "SCHEMA_PATH",
@@ -42,15 +43,14 @@ __all__ = [
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "docs" / "diff.schema.json"
 
 # A stage cell's verdict, strongest first (a row takes the strongest of its stages).
-VERDICTS = ("introduced", "failed", "inherited", "ok", "none")
-_BAD = VERDICTS[:3]
+VERDICTS = tuple(Verdict)
 # verdict: (terminal style, fill, border) of the graph and the HTML page
 _STYLE = {
-    "introduced": ("bold red", "#ffd6d6", "#c62828"),
-    "failed": ("magenta", "#f3d1f4", "#8e24aa"),
-    "inherited": ("yellow", "#fff3c4", "#b58900"),
-    "ok": ("green", "#d9f2d9", "#2e7d32"),
-    "none": ("dim", "#eeeeee", "#9e9e9e"),
+    Verdict.INTRODUCED: ("bold red", "#ffd6d6", "#c62828"),
+    Verdict.FAILED: ("magenta", "#f3d1f4", "#8e24aa"),
+    Verdict.INHERITED: ("yellow", "#fff3c4", "#b58900"),
+    Verdict.OK: ("green", "#d9f2d9", "#2e7d32"),
+    Verdict.NONE: ("dim", "#eeeeee", "#9e9e9e"),
 }
 _FONT = "Helvetica,Arial,sans-serif"
 _MARK = "▶"
@@ -78,52 +78,53 @@ def _err(m: Metrics) -> str:
     return _num(m.max_abs)
 
 
-def _verdict(s: StageResult) -> str:
-    if s.status == "failed":
-        return "failed"
+def _verdict(s: StageResult) -> Verdict:
+    if s.status == Status.FAILED:
+        return Verdict.FAILED
     if s.introduced:
-        return "introduced"
+        return Verdict.INTRODUCED
     if s.diverges:
-        return "inherited"
-    return "ok" if s.propagated is not None else "none"
+        return Verdict.INHERITED
+    return Verdict.OK if s.propagated is not None else Verdict.NONE
 
 
 def _ref(name: str | None, stage: str) -> str:
     """An IR value as printed (%name); native kernels are symbols, left alone."""
-    if not name or stage == "native" or name.startswith("%"):
+    if not name or stage == Stage.NATIVE or name.startswith("%"):
         return name or ""
     return "%" + name
 
 
 def _tag(s: StageResult, stage: str) -> str:
     """What the status says beyond the error: where a fused/folded/alias node went."""
-    if s.status == "fused":
+    if s.status == Status.FUSED:
         return f"fused→{_ref(s.kernel or s.value, stage)}".rstrip("→")
-    if s.status == "folded":
+    if s.status == Status.FOLDED:
         into = s.value or (s.with_nodes[0] if s.with_nodes else None)
-        return f"folded→{_ref(into, 'opt')}".rstrip("→")
-    if s.status == "alias":
+        return f"folded→{_ref(into, Stage.OPT)}".rstrip("→")
+    if s.status == Status.ALIAS:
         return f"alias→{_ref(s.value, stage)}".rstrip("→")
-    return {"constant": "const", "not-run": "not run", "value": ""}.get(
-        s.status, s.status
-    )
+    return _TAGS.get(s.status, s.status)
 
 
-def _cell(s: StageResult | None, stage: str) -> tuple[str, str]:
+_TAGS = {Status.CONSTANT: "const", Status.NOT_RUN: "not run", Status.VALUE: ""}
+
+
+def _cell(s: StageResult | None, stage: str) -> tuple[str, Verdict]:
     """(text, verdict) of one node in one stage, e.g. ('✗ 0.51 introduced', ...)."""
     if s is None:
-        return "?", "none"
+        return "?", Verdict.NONE
     verdict = _verdict(s)
-    if verdict == "failed":
+    if verdict == Verdict.FAILED:
         return "✗ failed", verdict
     m = s.propagated
     if s.introduced and (m is None or m.ok):
         m = s.isolated  # the node's own error, hidden in the propagated run
     parts = []
-    if verdict in ("introduced", "inherited"):
+    if verdict in (Verdict.INTRODUCED, Verdict.INHERITED):
         bad = m is not None and not m.ok
         parts += [f"✗ {_err(m)}" if bad else "✗ static", verdict]
-    elif verdict == "ok":
+    elif verdict == Verdict.OK:
         parts.append(f"✓ {_err(m)}")
     tag = _tag(s, stage)
     parts += [tag] if tag else ([] if parts else ["not compared"])
@@ -131,10 +132,10 @@ def _cell(s: StageResult | None, stage: str) -> tuple[str, str]:
 
 
 def _group_key(s: StageResult | None) -> str | None:
-    if s is None or s.status not in ("value", "fused"):
+    if s is None or s.status not in (Status.VALUE, Status.FUSED):
         return None
     key = s.kernel or (
-        s.value if s.status == "fused" or s.op == "cuvil.fused" else None
+        s.value if s.status == Status.FUSED or s.op == "cuvil.fused" else None
     )
     return key.lstrip("%") if key else None
 
@@ -154,7 +155,7 @@ def _brackets(rows: list[NodeRow], stage: str) -> list[str]:
     return marks
 
 
-def _stage_cells(rows: list[NodeRow], stage: str) -> list[tuple[str, str]]:
+def _stage_cells(rows: list[NodeRow], stage: str) -> list[tuple[str, Verdict]]:
     cells = [_cell(r.stages.get(stage), stage) for r in rows]
     marks = _brackets(rows, stage)
     if not any(marks):
@@ -162,9 +163,9 @@ def _stage_cells(rows: list[NodeRow], stage: str) -> list[tuple[str, str]]:
     return [(f"{m or ' '} {t}", v) for (t, v), m in zip(cells, marks)]
 
 
-def _row_verdict(r: NodeRow) -> str:
+def _row_verdict(r: NodeRow) -> Verdict:
     found = {_verdict(s) for s in r.stages.values()}
-    return next((v for v in VERDICTS if v in found), "none")
+    return next((v for v in VERDICTS if v in found), Verdict.NONE)
 
 
 def _shown(report: DiffReport, all_rows: bool) -> list[NodeRow]:
@@ -173,7 +174,7 @@ def _shown(report: DiffReport, all_rows: bool) -> list[NodeRow]:
     return [
         r
         for r in report.rows
-        if all_rows or r.is_tensor or r.name == first or _row_verdict(r) in _BAD
+        if all_rows or r.is_tensor or r.name == first or _row_verdict(r).bad
     ]
 
 
@@ -236,7 +237,7 @@ def _mapping_lines(report: DiffReport) -> list[str]:
     counts, total, lines = report.accounted(), len(report.rows), []
     for stage in report.stages:
         n = {st: counts.get(f"{stage}:{st}", 0) for st in STATUSES}
-        if n["not-run"] == total and total:
+        if n[Status.NOT_RUN] == total and total:
             lines.append(f"{stage}: not run")
             continue
         done = sum(n.values())
@@ -261,7 +262,7 @@ def _outputs_line(report: DiffReport) -> str | None:
 def _next_commands(report: DiffReport) -> list[tuple[str, str]]:
     model = shlex.quote(report.model)
     cmds = []
-    if report.first and report.first.stage == "opt":
+    if report.first and report.first.stage == Stage.OPT:
         cmds.append((f"cuvil-debug bisect {model}", "find the pass that breaks it"))
     cmds.append((f"cuvil-debug reduce {model}", "shrink to the smallest failing graph"))
     return cmds
@@ -298,7 +299,7 @@ def _failures(report: DiffReport) -> list[tuple[str, str]]:
         ("failed", f"{stage} %{r.name}: {s.note or 'no reason given'}")
         for r in report.rows
         for stage, s in r.stages.items()
-        if s.status == "failed"
+        if s.status == Status.FAILED
     ]
 
 
@@ -456,7 +457,7 @@ def _focus_stage(r: NodeRow, first_stage: str | None) -> str | None:
     the earliest stage with its worst verdict, else the last stage: what it became."""
     if first_stage in r.stages:
         return first_stage
-    bad = [st for st, s in r.stages.items() if _verdict(s) in _BAD]
+    bad = [st for st, s in r.stages.items() if _verdict(s).bad]
     if bad:
         return min(bad, key=lambda st: VERDICTS.index(_verdict(r.stages[st])))
     return next(reversed(r.stages), None)
@@ -484,7 +485,7 @@ def _digraph(report: DiffReport, *, links: bool = False) -> graphviz.Digraph:
 
 def _dot_node(r: NodeRow, first_stage: str | None) -> dict[str, str]:
     stage = _focus_stage(r, first_stage)
-    _, fill, border = _STYLE[_verdict(r.stages[stage]) if stage else "none"]
+    _, fill, border = _STYLE[_verdict(r.stages[stage]) if stage else Verdict.NONE]
     lines = [r.name, _short_target(r.target, 32)]
     if stage:
         lines.append(f"{stage}: {_cell(r.stages[stage], stage)[0]}")
@@ -495,7 +496,7 @@ def _dot_node(r: NodeRow, first_stage: str | None) -> dict[str, str]:
         "tooltip": _dot_text(*_node_details(r)),
     }
     if first_stage:
-        attrs.update(penwidth="4", color=_STYLE["introduced"][2])
+        attrs.update(penwidth="4", color=_STYLE[Verdict.INTRODUCED][2])
     return attrs
 
 
@@ -604,7 +605,7 @@ def render_html(report: DiffReport) -> str:
     """One self-contained HTML page: header, verdict, FX graph (inline SVG) beside the
     optimized IR with diverging values highlighted, node table, pass table."""
     title = f"cuvil-debug diff: {report.model}"
-    ir_after = _html_ir(report, "opt", report.ir_after)
+    ir_after = _html_ir(report, Stage.OPT, report.ir_after)
     body = [
         f"<h1>cuvil-debug diff <code>{_e(report.model)}</code></h1>",
         _html_kv(_header_items(report)),
@@ -696,9 +697,9 @@ def _ir_marks(report: DiffReport, stage: str) -> dict[str, list[str]]:
     first = report.first
     for r in report.rows:
         s = r.stages.get(stage)
-        verdict = _verdict(s) if s else "none"
+        verdict = _verdict(s) if s else Verdict.NONE
         name = s and (s.value or s.kernel)
-        if not name or verdict not in _BAD:
+        if not name or not verdict.bad:
             continue
         classes = marks.setdefault(name.lstrip("%"), [])
         classes.append(verdict)
@@ -731,7 +732,7 @@ def _html_ir(report: DiffReport, stage: str, text: str | None) -> str:
 def _html_ir_before(report: DiffReport) -> str:
     if not report.ir_before:
         return ""
-    ir = _html_ir(report, "ir", report.ir_before)
+    ir = _html_ir(report, Stage.IR, report.ir_before)
     return f"<details><summary>IR before passes</summary>{ir}</details>"
 
 

@@ -219,7 +219,7 @@ def _repro_source(
         header=header.replace("\\", "\\\\").replace('"""', '\\"\\"\\"'),
         options=repr(options),
         faults=repr(list(faults)),
-        kind=repr(result.kind),
+        kind=repr(str(result.kind)),
         detail=repr(result.detail),
         rtol=repr(result.rtol),
         atol=repr(result.atol),
