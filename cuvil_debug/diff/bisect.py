@@ -30,7 +30,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
-from torch.utils._pytree import tree_leaves
 
 from cuvil.frontend import lower
 from cuvil.interpreter import Interpreter
@@ -39,8 +38,7 @@ from cuvil.ir.core import Module
 from cuvil.passes import Action, PassContext, PassPipeline, default_pipeline, ir_diff
 from cuvil.pipeline import Options, compile_module
 
-from . import metrics
-from .model import Tolerance
+from .oracle import Comparison, Oracle, one_line, tensors
 from .status import BisectVerdict
 
 __all__ = [
@@ -93,13 +91,6 @@ def compile_bound(actions: int) -> int:
     return math.ceil(math.log2(actions)) + 2 if actions > 1 else 2
 
 
-@dataclass
-class _Check:
-    diverges: bool
-    error: float  # max abs error (inf: a shape mismatch, NaN mismatch or a failure)
-    what: str  # e.g. "output 0: max abs error 3.1e-01" or "failed: CodegenError: ..."
-
-
 def bisect(
     model: torch.nn.Module,
     inputs,
@@ -123,19 +114,20 @@ def bisect(
     try:
         module = lower(model, list(inputs), opts.frontend)
         with torch.no_grad():
-            reference = _tensors(model(*inputs))
+            reference = tensors(model(*inputs))
     finally:
         model.train(was_training)
-    return _Bisector(module, inputs, reference, opts, rtol, atol, llvm, log).run()
+    oracle = Oracle.within(rtol, atol)
+    return _Bisector(module, inputs, reference, opts, oracle, llvm, log).run()
 
 
 class _Bisector:
-    def __init__(self, module, inputs, reference, opts, rtol, atol, llvm, log) -> None:
+    def __init__(self, module, inputs, reference, opts, oracle, llvm, log) -> None:
         self.module: Module = module
         self.inputs = inputs
         self.reference = reference
         self.opts: Options = opts
-        self.rtol, self.atol = rtol, atol
+        self.oracle: Oracle = oracle
         self.llvm = llvm
         self.sink = log
         self.log: list[str] = []
@@ -221,14 +213,14 @@ class _Bisector:
             ir_diff=diff,
         )
 
-    def _llvm_or_codegen(self, actions: int, zero: _Check) -> BisectResult:
+    def _llvm_or_codegen(self, actions: int, zero: Comparison) -> BisectResult:
         what = f"diverges with every Cuvil pass action off: {zero.what}"
         if not self.llvm:
             return self._result(BisectVerdict.CODEGEN, actions, what)
         module, _, _ = self._passes(0)
         top_passes: list[tuple[int, str, str]] = []
 
-        def check(limit: int | None) -> _Check:
+        def check(limit: int | None) -> Comparison:
             """D_llvm(limit): compile with LLVM's passes 1..limit (None: all)."""
             self.llvm_compiles += 1
             listed: list[tuple[int, str, str]] = []
@@ -289,7 +281,7 @@ class _Bisector:
 
     # ---- checks -----------------------------------------------------------------------
 
-    def _check(self, limit: int) -> _Check:
+    def _check(self, limit: int) -> Comparison:
         """D(limit): run the passes with the limit, then interpret or compile."""
         self.compiles += 1
         module, ctx, failed = self._passes(limit)
@@ -303,7 +295,9 @@ class _Bisector:
         self._note(f"limit {limit} ({self.checker})", result)
         return result
 
-    def _passes(self, limit: int | None) -> tuple[Module, PassContext, _Check | None]:
+    def _passes(
+        self, limit: int | None
+    ) -> tuple[Module, PassContext, Comparison | None]:
         """A copy of the lowered module after the pipeline with bisect limit `limit`,
         the pass context (actions asked for) and, if the pipeline raised, that failure.
 
@@ -318,7 +312,7 @@ class _Bisector:
         try:
             pipeline.run(module, ctx)
         except Exception as e:
-            failed = _Check(True, math.inf, f"failed: the passes raised {_one_line(e)}")
+            failed = Comparison.failed(f"the passes raised {one_line(e)}")
         module.meta["passes"] = pipeline.infos
         key = len(ctx.actions) if limit is None else limit
         with contextlib.suppress(Exception):  # a broken module may not print
@@ -349,14 +343,10 @@ class _Bisector:
     def _copy(self) -> Module:
         return _deepcopy(self.module)
 
-    def _compare(self, run: Callable[[], Any]) -> _Check:
-        try:
-            got = _tensors(run())
-        except Exception as e:  # a failing stage diverges too
-            return _Check(True, math.inf, f"failed: {_one_line(e)}")
-        return compare(got, self.reference, self.rtol, self.atol)
+    def _compare(self, run: Callable[[], Any]) -> Comparison:
+        return self.oracle.judge(run, self.reference)  # a failing run diverges too
 
-    def _note(self, what: str, check: _Check) -> None:
+    def _note(self, what: str, check: Comparison) -> None:
         verdict = "diverges" if check.diverges else "matches"
         err = "inf" if math.isinf(check.error) else f"{check.error:.3g}"
         line = f"{what}: {verdict}, max abs error {err}"
@@ -385,48 +375,6 @@ class _Bisector:
             pipeline=self.pipeline,
             **kw,
         )
-
-
-# ---- comparing outputs ---------------------------------------------------------------
-
-
-def _tensors(value: Any) -> list[torch.Tensor]:
-    return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
-
-
-def compare(
-    got: list[torch.Tensor], want: list[torch.Tensor], rtol: float, atol: float
-) -> _Check:
-    """Diverges when any output fails the diff's criterion (`metrics.compare`:
-    normwise against the output's scale, NaN equals NaN, integers exact)."""
-    if len(got) != len(want):
-        return _Check(True, math.inf, f"{len(got)} outputs, eager has {len(want)}")
-    worst = _Check(False, 0.0, "max abs error 0")
-    for i, (g, w) in enumerate(zip(got, want)):
-        name = f"output {i}" if len(want) > 1 else "output"
-        if tuple(g.shape) != tuple(w.shape):
-            return _Check(
-                True,
-                math.inf,
-                f"{name} has shape {tuple(g.shape)}, eager {tuple(w.shape)}",
-            )
-        m = metrics.compare(g.detach(), w.detach(), Tolerance(rtol, atol))
-        err = m.max_abs
-        if not m.ok and (not worst.diverges or err > worst.error):
-            worst = _Check(
-                True,
-                err,
-                f"{name}: {m.mismatched} of {m.numel} elements differ, "
-                f"max abs error {err:.3g}",
-            )
-        elif not worst.diverges and err >= worst.error:
-            worst = _Check(False, err, f"max abs error {err:.3g}")
-    return worst
-
-
-def _one_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0] if text else ''}"
 
 
 # ---- LLVM's opt-bisect log -----------------------------------------------------------

@@ -33,8 +33,9 @@ from cuvil.pipeline import Options
 
 from .capture import Capture, capture
 from .mapping import StageMap, fx_value_names, map_stage
-from .metrics import DEFAULT_TOLERANCES, compare, tolerance_for
+from .metrics import DEFAULT_TOLERANCES
 from .model import STAGES, DiffReport, Divergence, StageResult, Tolerance
+from .oracle import Oracle
 from .stages import Meter, Recorder, inline_fused, walk_ir, walk_native
 from .status import COMPARED, Stage, Status
 
@@ -196,7 +197,7 @@ def _optimize(before: Module, opts: DiffOptions, report) -> Module:
 
 
 def _run_stage(report, stage, smap, expected, cap, opts, module, meter) -> None:
-    rec = Recorder(cap, smap, opts.tolerances, normwise=opts.normwise)
+    rec = Recorder(cap, smap, _oracle(opts))
     try:
         outs = walk_ir(module, cap.inputs, rec, meter)
     except CuvilError as e:
@@ -231,7 +232,7 @@ def _twin_level(opt_level: str) -> str:
 
 
 def _run_native(report, smap, expected, cap, opts, after, lap, meter, builds) -> None:
-    rec = Recorder(cap, smap, opts.tolerances, normwise=opts.normwise)
+    rec = Recorder(cap, smap, _oracle(opts))
     try:
         if isinstance(builds, CuvilError):
             raise builds
@@ -275,13 +276,12 @@ def _stage_failed(report, stage: str, smap: StageMap, e: CuvilError) -> None:
             result.note = str(e).splitlines()[0]
 
 
+def _oracle(opts: DiffOptions) -> Oracle:
+    return Oracle(opts.tolerances, opts.normwise)
+
+
 def _outputs_ok(outs, expected, opts: DiffOptions) -> bool:
-    if len(outs) != len(expected):
-        return False
-    for a, b in zip(outs, expected):
-        if not compare(a, b, tolerance_for(b.dtype, opts.tolerances), opts.normwise).ok:
-            return False
-    return True
+    return _oracle(opts).compare(outs, expected).ok
 
 
 # ---- the first divergence ------------------------------------------------------------------
@@ -387,7 +387,7 @@ def _find_pass(before, cap, names, opts, node: str) -> str | None:
         smap = map_stage(after, cap.rows, names)
         if smap.results[node].status not in COMPARED:
             return
-        rec = Recorder(cap, smap, opts.tolerances, {node}, opts.normwise)
+        rec = Recorder(cap, smap, _oracle(opts), {node})
         try:
             walk_ir(after, cap.inputs, rec)
         except CuvilError:

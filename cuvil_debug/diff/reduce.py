@@ -40,8 +40,7 @@ from cuvil.frontend import lower
 from cuvil.frontend.fx import trace
 from cuvil.pipeline import Options, compile_module
 
-from . import metrics
-from .model import Tolerance
+from .oracle import Oracle, compare_outputs, one_line, tensors
 from .status import Outcome, ReduceKind
 
 __all__ = ["ReduceResult", "reduce_model", "compare"]
@@ -123,6 +122,7 @@ class _Reducer:
         self.options = dict(options or {})
         self.opts = Options.parse(self.options)
         self.rtol, self.atol = rtol, atol
+        self.oracle = Oracle.within(rtol, atol)
         self.max_checks = max_checks
         self.log = log or (lambda _msg: None)
         try:
@@ -284,18 +284,18 @@ class _Reducer:
     def _evaluate(self, gm, inputs, names) -> _Outcome:
         try:
             with torch.no_grad():
-                want = _tensors(gm(*_clone(inputs)))
+                want = tensors(gm(*_clone(inputs)))
         except Exception as e:
             return _Outcome(Outcome.INVALID, f"eager failed: {type(e).__name__}: {e}")
         try:
             compiled = self._compile(gm, inputs)
             with torch.no_grad():
-                got = _tensors(compiled(*_clone(inputs)))
+                got = tensors(compiled(*_clone(inputs)))
         except CuvilError as e:
-            return _Outcome(Outcome.ERROR, _one_line(e), _signature(e))
+            return _Outcome(Outcome.ERROR, one_line(e), _signature(e))
         except Exception as e:
             return _Outcome(Outcome.INVALID, f"{type(e).__name__}: {e}")
-        detail = compare(got, want, self.rtol, self.atol, names)
+        detail = self.oracle.compare(got, want, names).problem
         if detail is None:
             return _Outcome(Outcome.OK)
         return _Outcome(Outcome.DIVERGES, detail)
@@ -513,8 +513,16 @@ def _clone(inputs: Iterable[torch.Tensor]) -> tuple:
 # ---- values and comparisons ---------------------------------------------------------------
 
 
-def _tensors(value: Any) -> list[torch.Tensor]:
-    return [x for x in tree_flatten(value)[0] if isinstance(x, torch.Tensor)]
+def compare(
+    got: Sequence[torch.Tensor],
+    want: Sequence[torch.Tensor],
+    rtol: float,
+    atol: float,
+    names: Sequence[str] | None = None,
+) -> str | None:
+    """The oracle's judgement in reduce's words: None when every output matches
+    eager, else the worst difference, e.g. ``max abs 0.51 at output 0 (relu_1)``."""
+    return compare_outputs(got, want, rtol, atol, names).problem
 
 
 def _is_output_value(value: Any) -> bool:
@@ -544,49 +552,6 @@ def _literal(value: Any) -> Any:
     return value
 
 
-def compare(
-    got: Sequence[torch.Tensor],
-    want: Sequence[torch.Tensor],
-    rtol: float,
-    atol: float,
-    names: Sequence[str] | None = None,
-) -> str | None:
-    """None when every output matches (NaN where eager has NaN counts as equal), else
-    the worst difference, e.g. ``max abs 0.51 at output 0 (relu_1)``."""
-    if len(got) != len(want):
-        return f"{len(got)} outputs, eager has {len(want)}"
-    worst: tuple[float, str] | None = None
-    for i, (g, w) in enumerate(zip(got, want)):
-        where = f"output {i}" + (
-            f" ({names[i]})"
-            if names and i < len(names) and len(names) == len(want)
-            else ""
-        )
-        problem = _difference(g, w, rtol, atol)
-        if problem is not None:
-            score, text = problem
-            if worst is None or score > worst[0]:
-                worst = (score, f"{text} at {where}")
-    return None if worst is None else worst[1]
-
-
-def _difference(g: torch.Tensor, w: torch.Tensor, rtol, atol):
-    """(score, words) when `g` is off from eager by the diff's own criterion (normwise,
-    NaN-aware, exact for integers), else None."""
-    if tuple(g.shape) != tuple(w.shape):
-        return math.inf, f"shape {tuple(g.shape)} vs eager {tuple(w.shape)}"
-    m = metrics.compare(g, w, Tolerance(rtol, atol))
-    if m.ok:
-        return None
-    if m.nan:
-        return math.inf, f"{m.nan} NaN where eager has none"
-    if not m.dtype.startswith(("f", "bf")):
-        return math.inf, f"{m.mismatched} of {m.numel} elements differ"
-    if math.isinf(m.max_abs):
-        return math.inf, "a NaN or Inf where eager has another value"
-    return m.max_abs, f"max abs {m.max_abs:.3g}"
-
-
 def _signature(e: BaseException) -> tuple[str, str]:
     """The class of a failure: the error type and its message without node names,
     value names and numbers (which change from one candidate to the next)."""
@@ -596,11 +561,6 @@ def _signature(e: BaseException) -> tuple[str, str]:
     msg = re.sub(r"%[\w.]+", "%_", msg)
     msg = re.sub(r"\d+", "N", msg)
     return type(e).__name__, msg
-
-
-def _one_line(e: BaseException) -> str:
-    text = str(e).splitlines()[0] if str(e) else ""
-    return f"{type(e).__name__}: {text}"
 
 
 def _split(items: list, n: int) -> list[list]:

@@ -27,8 +27,7 @@ from cuvil.ir.ops.fused import FusedOp, body_of
 
 from .capture import Capture
 from .mapping import StageMap
-from .metrics import compare, tolerance_for
-from .model import Tolerance
+from .oracle import Oracle
 
 __all__ = ["Recorder", "Meter", "walk_ir", "walk_native", "inline_fused"]
 
@@ -43,12 +42,10 @@ class Recorder:
         self,
         cap: Capture,
         smap: StageMap,
-        tolerances: dict[str, Tolerance],
+        oracle: Oracle,
         only: set[str] | None = None,
-        normwise: bool = True,
     ) -> None:
-        self.cap, self.smap, self.tolerances, self.only = cap, smap, tolerances, only
-        self.normwise = normwise
+        self.cap, self.smap, self.oracle, self.only = cap, smap, oracle, only
 
     def record(
         self, v: Value, prop: torch.Tensor, iso: torch.Tensor
@@ -64,13 +61,12 @@ class Recorder:
                 continue  # the first producer (a real buffer before a recomputation) wins
             if self.only is not None and n not in self.only:
                 continue
-            tol = tolerance_for(ref.dtype, self.tolerances)
             stats = self.cap.stats(n) if ref.is_floating_point() else None
-            result.propagated = compare(prop, ref, tol, self.normwise, stats)
+            result.propagated = self.oracle.measure(prop, ref, stats)
             result.isolated = (
                 result.propagated
                 if iso is prop
-                else compare(iso, ref, tol, self.normwise, stats)
+                else self.oracle.measure(iso, ref, stats)
             )
         ref = self.cap.tensor(nodes[0])
         if ref is None or tuple(ref.shape) != tuple(v.type.shape):
