@@ -23,7 +23,6 @@ which retraces it; `write_repro` renames the node names in ``FAULTS`` to the ret
 from __future__ import annotations
 
 import math
-import operator
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -32,7 +31,7 @@ from typing import Any
 
 import torch
 import torch.fx
-from torch.utils._pytree import tree_flatten, tree_map
+from torch.utils._pytree import tree_flatten
 
 import cuvil
 from cuvil.errors import CuvilError
@@ -40,13 +39,13 @@ from cuvil.frontend import lower
 from cuvil.frontend.fx import trace
 from cuvil.pipeline import Options, compile_module
 
+from .capture import record_eager
 from .oracle import Oracle, compare_outputs, one_line, tensors
 from .status import Outcome, ReduceKind
 
 __all__ = ["ReduceResult", "reduce_model", "compare"]
 KINDS = tuple(ReduceKind)
 _CALLS = ("call_function", "call_method", "call_module")
-_INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 _LITERALS = (int, float, bool, str, type(None), torch.dtype, torch.device)
 
 
@@ -135,7 +134,14 @@ class _Reducer:
         self.nodes = list(self.gm.graph.nodes)
         self.index = {n: i for i, n in enumerate(self.nodes)}
         self.compute = [n for n in self.nodes if n.op in _CALLS]
-        self.values, self.versions = _record(self.gm, inputs)
+        rec = record_eager(
+            self.gm,
+            _clone(inputs),
+            versions=True,
+            failure="the traced model failed to run on the example inputs",
+            hint=None,
+        )
+        self.values, self.versions = rec.values, rec.versions
         self.cache: dict[frozenset, _Outcome] = {}
         self.checks = 0
         self.kind: ReduceKind | None = None
@@ -449,59 +455,6 @@ class _Reducer:
 
 
 # ---- eager values -------------------------------------------------------------------------
-
-
-class _Recorder(torch.fx.Interpreter):
-    """Runs the graph in eager mode and keeps a copy of every node's value, plus the
-    later values of tensors that in-place ops mutate."""
-
-    def __init__(self, gm: torch.fx.GraphModule) -> None:
-        super().__init__(gm)
-        self.saved: dict[torch.fx.Node, Any] = {}
-        self.versions: dict[torch.fx.Node, list[tuple[int, Any]]] = {}
-        self.position = {n: i for i, n in enumerate(gm.graph.nodes)}
-
-    def run_node(self, n: torch.fx.Node) -> Any:
-        result = super().run_node(n)
-        self.saved[n] = _snapshot(result)
-        first = n.args[0] if n.args else None
-        if isinstance(first, torch.fx.Node) and self._inplace(n) and first in self.env:
-            versions = self.versions.setdefault(
-                first, [(self.position[first], self.saved[first])]
-            )
-            versions.append((self.position[n], _snapshot(self.env[first])))
-        return result
-
-    def _inplace(self, n: torch.fx.Node) -> bool:
-        if n.kwargs.get("inplace") is True or n.target in _INPLACE_FUNCS:
-            return True
-        if n.op == "call_method":
-            name = str(n.target)
-            return name.endswith("_") and not name.endswith("__")
-        if n.op == "call_module":
-            return (
-                getattr(self.module.get_submodule(n.target), "inplace", False) is True
-            )
-        return False
-
-
-def _record(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]):
-    recorder = _Recorder(gm)
-    try:
-        with torch.no_grad():
-            recorder.run(*_clone(inputs))
-    except Exception as e:
-        raise CuvilError(
-            f"the traced model failed to run on the example inputs: "
-            f"{type(e).__name__}: {e}"
-        ) from e
-    return recorder.saved, recorder.versions
-
-
-def _snapshot(value: Any) -> Any:
-    return tree_map(
-        lambda x: x.detach().clone() if isinstance(x, torch.Tensor) else x, value
-    )
 
 
 def _clone(inputs: Iterable[torch.Tensor]) -> tuple:
