@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import functools
 import json
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 from ..model import DiffReport
 from .cells import verdict_of
 
-SCHEMA_PATH = Path(__file__).resolve().parents[3] / "docs" / "diff.schema.json"
+# package data (pyproject.toml), so that an installed wheel validates too
+SCHEMA_PATH = resources.files(__package__) / "diff.schema.json"
 
 
 def report_json(report: DiffReport) -> dict[str, Any]:
@@ -34,5 +35,5 @@ def _validator() -> Any:
 
 def validate_json(doc: dict[str, Any]) -> None:
     """Raise jsonschema.ValidationError unless `doc` is a valid diff report
-    (schema_version 1, docs/diff.schema.json)."""
+    (schema_version 1, cuvil_debug/diff/render/diff.schema.json)."""
     _validator().validate(doc)
