@@ -151,9 +151,32 @@ class _Bisector:
             return self._result(
                 BisectVerdict.FRONTEND, 0, f"the IR before passes: {front.what}"
             )
-
-        full_module, full, failed = self._passes(None)
+        full, checked = self._full()
         actions = len(full.actions)  # up to the failure, if the pipeline raised
+        if not checked.diverges:
+            return self._result(
+                BisectVerdict.CLEAN,
+                actions,
+                f"the compiled model matches eager ({checked.what})",
+            )
+        zero = checked if actions == 0 else self._check(0)
+        if not zero.diverges:
+            return self._culprit_action(full, checked)
+        if self.checker == "interpreter":  # not an action's doing
+            return self._result(
+                BisectVerdict.PASS,
+                actions,
+                f"diverges with no action applied but not before the passes (a "
+                f"pass that fails, or rewrites without ctx.allow_action): "
+                f"{zero.what}",
+            )
+        return self._llvm_or_codegen(actions, zero)
+
+    def _full(self) -> tuple[PassContext, Comparison]:
+        """D(actions): the full pipeline, interpreted; when its IR is right, compiled
+        (and every later check compiles: only the machine code is wrong)."""
+        full_module, full, failed = self._passes(None)
+        actions = len(full.actions)
         self.contexts[actions] = full
         self.compiles += 1
         checked = failed or self._compare(
@@ -164,37 +187,12 @@ class _Bisector:
             self.checker = "native"
             checked = self._compare(lambda: self._native(full_module)(*self.inputs))
             self._note(f"limit {actions} (all actions, native)", checked)
-        if not checked.diverges:
-            return self._result(
-                BisectVerdict.CLEAN,
-                actions,
-                f"the compiled model matches eager ({checked.what})",
-            )
-        where = "in the IR" if self.checker == "interpreter" else "only in native code"
-        full_what = f"with all {actions} actions {checked.what} ({where})"
+        return full, checked
 
-        if actions == 0:
-            zero = checked
-        else:
-            zero = self._check(0)
-        if zero.diverges:
-            if self.checker == "interpreter":  # not an action's doing
-                return self._result(
-                    BisectVerdict.PASS,
-                    actions,
-                    f"diverges with no action applied but not before the passes (a "
-                    f"pass that fails, or rewrites without ctx.allow_action): "
-                    f"{zero.what}",
-                )
-            return self._llvm_or_codegen(actions, zero)
-
-        lo, hi = 0, actions  # D(lo) false, D(hi) true
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if self._check(mid).diverges:
-                hi = mid
-            else:
-                lo = mid
+    def _culprit_action(self, full: PassContext, checked: Comparison) -> BisectResult:
+        """D(0) false, D(actions) true: the first action after which it diverges."""
+        actions = len(full.actions)
+        hi = _first_diverging(0, actions, lambda n: self._check(n).diverges)
         asked = self.contexts[hi].actions  # short if that run's passes raised
         action = (asked if len(asked) >= hi else full.actions)[hi - 1]
         before, after = self.texts.get(hi - 1), self.texts.get(hi)
@@ -203,7 +201,11 @@ class _Bisector:
             if before is not None and after is not None
             else None
         )
-        detail = f"action #{hi} of {actions} makes it diverge; {full_what}"
+        where = "in the IR" if self.checker == "interpreter" else "only in native code"
+        detail = (
+            f"action #{hi} of {actions} makes it diverge; "
+            f"with all {actions} actions {checked.what} ({where})"
+        )
         return self._result(
             BisectVerdict.PASS,
             actions,
@@ -218,32 +220,11 @@ class _Bisector:
         if not self.llvm:
             return self._result(BisectVerdict.CODEGEN, actions, what)
         module, _, _ = self._passes(0)
-        top_passes: list[tuple[int, str, str]] = []
-
-        def check(limit: int | None) -> Comparison:
-            """D_llvm(limit): compile with LLVM's passes 1..limit (None: all)."""
-            self.llvm_compiles += 1
-            listed: list[tuple[int, str, str]] = []
-
-            def run():
-                compiled = self._native(
-                    _deepcopy(module),
-                    llvm_limit=_LLVM_NO_LIMIT if limit is None else limit,
-                    passes=listed,
-                )
-                return compiled(*self.inputs)
-
-            result = self._compare(run)
-            if limit is None:
-                top_passes.extend(listed)
-            shown = "all" if limit is None else str(limit)
-            self._note(f"llvm limit {shown}", result)
-            return result
-
         # Passes 1..k run alike under every limit >= k, so the run without a limit
         # names them all.
-        top = check(None)
-        total = max((i for i, _, _ in top_passes), default=0)
+        listed: list[tuple[int, str, str]] = []
+        top = self._llvm_check(module, None, listed)
+        total = max((i for i, _, _ in listed), default=0)
         if not top.diverges or total == 0:
             return self._result(
                 BisectVerdict.CODEGEN,
@@ -252,7 +233,7 @@ class _Bisector:
                 f"diverges with all of them: {top.diverges})",
                 llvm_passes=total,
             )
-        low = check(0)
+        low = self._llvm_check(module, 0)
         if low.diverges:
             return self._result(
                 BisectVerdict.CODEGEN,
@@ -260,14 +241,8 @@ class _Bisector:
                 f"{what}; also with LLVM's -opt-bisect-limit=0 ({low.what})",
                 llvm_passes=total,
             )
-        lo, hi = 0, total  # D(lo) false, D(hi) true
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if check(mid).diverges:
-                hi = mid
-            else:
-                lo = mid
-        name, function = next(((n, f) for i, n, f in top_passes if i == hi), ("?", "?"))
+        hi = _first_diverging(0, total, lambda n: self._llvm_check(module, n).diverges)
+        name, function = next(((n, f) for i, n, f in listed if i == hi), ("?", "?"))
         return self._result(
             BisectVerdict.LLVM,
             actions,
@@ -293,6 +268,32 @@ class _Bisector:
         else:
             result = self._compare(lambda: self._native(module)(*self.inputs))
         self._note(f"limit {limit} ({self.checker})", result)
+        return result
+
+    def _llvm_check(
+        self,
+        module: Module,
+        limit: int | None,
+        listed: list[tuple[int, str, str]] | None = None,
+    ) -> Comparison:
+        """D_llvm(limit): compile with LLVM's passes 1..limit (None: all); the passes
+        LLVM lists go to `listed`."""
+        self.llvm_compiles += 1
+        passes: list[tuple[int, str, str]] = []
+
+        def run():
+            compiled = self._native(
+                _deepcopy(module),
+                llvm_limit=_LLVM_NO_LIMIT if limit is None else limit,
+                passes=passes,
+            )
+            return compiled(*self.inputs)
+
+        result = self._compare(run)
+        if listed is not None:
+            listed.extend(passes)
+        shown = "all" if limit is None else str(limit)
+        self._note(f"llvm limit {shown}", result)
         return result
 
     def _passes(
@@ -359,11 +360,8 @@ class _Bisector:
     def _result(
         self, verdict: BisectVerdict, actions: int, detail: str, **kw
     ) -> BisectResult:
-        kw.setdefault("action", None)
-        kw.setdefault("pass_spec", None)
-        kw.setdefault("ir_diff", None)
-        kw.setdefault("llvm_limit", None)
-        kw.setdefault("llvm_pass", None)
+        unset = ("action", "pass_spec", "ir_diff", "llvm_limit", "llvm_pass")
+        kw = dict.fromkeys(unset) | kw
         return BisectResult(
             verdict=verdict,
             actions=actions,
@@ -375,6 +373,18 @@ class _Bisector:
             pipeline=self.pipeline,
             **kw,
         )
+
+
+def _first_diverging(lo: int, hi: int, diverges: Callable[[int], bool]) -> int:
+    """The smallest N in (lo, hi] with diverges(N), given that D(lo) is false and
+    D(hi) true: a binary search, one check per halving."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if diverges(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 # ---- LLVM's opt-bisect log -----------------------------------------------------------
