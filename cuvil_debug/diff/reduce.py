@@ -96,16 +96,11 @@ def reduce_model(
         model.train(was_training)
 
 
-def compare(
-    got: Sequence[torch.Tensor],
-    want: Sequence[torch.Tensor],
-    rtol: float,
-    atol: float,
-    names: Sequence[str] | None = None,
-) -> str | None:
-    """The oracle's judgement in reduce's words: None when every output matches
-    eager, else the worst difference, e.g. ``max abs 0.51 at output 0 (relu_1)``."""
-    return compare_outputs(got, want, rtol, atol, names).problem
+def compare(*args, **kwargs) -> str | None:
+    """`oracle.compare_outputs` (got, want, rtol, atol, names) in reduce's words: None
+    when every output matches eager, else the worst difference and where it is, e.g.
+    ``max abs 0.51 at output 0 (relu_1)``."""
+    return compare_outputs(*args, **kwargs).problem
 
 
 # ---- one candidate ----------------------------------------------------------------------

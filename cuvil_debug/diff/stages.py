@@ -299,10 +299,7 @@ def _twin_level(opt_level: str) -> str:
 
 
 def walk_native(
-    build: NativeBuild,
-    inputs: Sequence[torch.Tensor],
-    rec: Recorder,
-    meter: Meter | None = None,
+    build: NativeBuild, inputs: Sequence[torch.Tensor], rec: Recorder, meter: Meter
 ) -> Tensors:
     """Run the build's native code kernel by kernel (both modes). With a twin, the
     members of each fused kernel are recomputed from the kernel's inputs by the

@@ -8,18 +8,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import DiffReport, NodeRow
+from . import words
 from .cells import MARK, STYLE, row_verdict, short_source, short_target, stage_cells
-from .words import (
-    clean_words,
-    failures,
-    first_items,
-    header_items,
-    labels,
-    mapping_lines,
-    next_commands,
-    no_first_words,
-    outputs_line,
-)
 
 
 def render_table(
@@ -50,7 +40,7 @@ def _grid(items: list[tuple[str, str | Text]]) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="dim", no_wrap=True)
     grid.add_column()
-    for label, value in labels(items):
+    for label, value in words.labels(items):
         grid.add_row(Text(label), value if isinstance(value, Text) else Text(value))
     return grid
 
@@ -59,7 +49,7 @@ def _rich_header(report: DiffReport) -> Table:
     title = Text.assemble(("cuvil-debug diff ", "bold"), (report.model, "bold cyan"))
     grid = Table.grid()
     grid.add_row(title)
-    grid.add_row(_grid(header_items(report)))
+    grid.add_row(_grid(words.header_items(report)))
     return grid
 
 
@@ -95,20 +85,21 @@ def _rich_table(report: DiffReport, rows: list[NodeRow]) -> Table:
 
 def _rich_summary(report: DiffReport) -> Table:
     items: list[tuple[str, str | Text]] = [
-        ("mapping", line) for line in mapping_lines(report)
+        ("mapping", line) for line in words.mapping_lines(report)
     ]
-    if out := outputs_line(report):
+    if out := words.outputs_line(report):
         items.append(("outputs", out))
     if report.first:
-        mark, *rest = first_items(report, report.first)
+        mark, *rest = words.first_items(report, report.first)
         items.append((mark[0], Text(f"{MARK} {mark[1]}", "bold red")))
         items += rest
         items += [
-            ("next", Text(f"{c}   # {why}", "cyan")) for c, why in next_commands(report)
+            ("next", Text(f"{c}   # {why}", "cyan"))
+            for c, why in words.next_commands(report)
         ]
     elif report.diverged:
-        items.append(("verdict", Text(no_first_words(report), "bold yellow")))
+        items.append(("verdict", Text(words.no_first_words(report), "bold yellow")))
     else:
-        items.append(("verdict", Text(clean_words(report), "bold green")))
-    items += failures(report) + [("note", n) for n in report.notes]
+        items.append(("verdict", Text(words.clean_words(report), "bold green")))
+    items += words.failures(report) + [("note", n) for n in report.notes]
     return _grid(items)
