@@ -30,7 +30,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
-from torch.utils._pytree import tree_leaves
 
 from cuvil.frontend import lower
 from cuvil.interpreter import Interpreter
@@ -39,8 +38,8 @@ from cuvil.ir.core import Module
 from cuvil.passes import Action, PassContext, PassPipeline, default_pipeline, ir_diff
 from cuvil.pipeline import Options, compile_module
 
-from . import metrics
-from .model import Tolerance
+from .oracle import Comparison, Oracle, one_line, tensors
+from .status import BisectVerdict
 
 __all__ = [
     "BisectResult",
@@ -52,12 +51,12 @@ __all__ = [
 ]
 
 VERDICTS = {
-    "pass": "a Cuvil pass action makes the output diverge",
-    "llvm": "an LLVM optimization pass makes the output diverge",
-    "codegen": "the output diverges with every pass off: code generation (or a part "
-    "of LLVM that -opt-bisect-limit cannot skip)",
-    "frontend": "the IR straight from the frontend already diverges",
-    "clean": "nothing diverges from eager",
+    BisectVerdict.PASS: "a Cuvil pass action makes the output diverge",
+    BisectVerdict.LLVM: "an LLVM optimization pass makes the output diverge",
+    BisectVerdict.CODEGEN: "the output diverges with every pass off: code generation "
+    "(or a part of LLVM that -opt-bisect-limit cannot skip)",
+    BisectVerdict.FRONTEND: "the IR straight from the frontend already diverges",
+    BisectVerdict.CLEAN: "nothing diverges from eager",
 }
 
 # LLVM's opt-bisect log line (in JitModule.bisect_log):
@@ -70,7 +69,7 @@ _LLVM_NO_LIMIT = 2**31 - 1  # -opt-bisect-limit is an int: "run all, but list th
 class BisectResult:
     """What `bisect` found; `format_result` renders it."""
 
-    verdict: str  # a key of VERDICTS
+    verdict: BisectVerdict  # a key of VERDICTS
     actions: int  # Cuvil pass actions of the full pipeline
     compiles: int  # pipeline runs checked for the Cuvil-pass search (see compile_bound)
     action: Action | None  # the culprit action (verdict "pass")
@@ -90,13 +89,6 @@ class BisectResult:
 def compile_bound(actions: int) -> int:
     """The most checks the Cuvil-pass search needs: ceil(log2(actions)) + 2."""
     return math.ceil(math.log2(actions)) + 2 if actions > 1 else 2
-
-
-@dataclass
-class _Check:
-    diverges: bool
-    error: float  # max abs error (inf: a shape mismatch, NaN mismatch or a failure)
-    what: str  # e.g. "output 0: max abs error 3.1e-01" or "failed: CodegenError: ..."
 
 
 def bisect(
@@ -122,19 +114,20 @@ def bisect(
     try:
         module = lower(model, list(inputs), opts.frontend)
         with torch.no_grad():
-            reference = _tensors(model(*inputs))
+            reference = tensors(model(*inputs))
     finally:
         model.train(was_training)
-    return _Bisector(module, inputs, reference, opts, rtol, atol, llvm, log).run()
+    oracle = Oracle.within(rtol, atol)
+    return _Bisector(module, inputs, reference, opts, oracle, llvm, log).run()
 
 
 class _Bisector:
-    def __init__(self, module, inputs, reference, opts, rtol, atol, llvm, log) -> None:
+    def __init__(self, module, inputs, reference, opts, oracle, llvm, log) -> None:
         self.module: Module = module
         self.inputs = inputs
         self.reference = reference
         self.opts: Options = opts
-        self.rtol, self.atol = rtol, atol
+        self.oracle: Oracle = oracle
         self.llvm = llvm
         self.sink = log
         self.log: list[str] = []
@@ -155,10 +148,35 @@ class _Bisector:
         front = self._compare(lambda: Interpreter(self._copy()).run(*self.inputs))
         self._note("frontend IR (interpreter)", front)
         if front.diverges:
-            return self._result("frontend", 0, f"the IR before passes: {front.what}")
-
-        full_module, full, failed = self._passes(None)
+            return self._result(
+                BisectVerdict.FRONTEND, 0, f"the IR before passes: {front.what}"
+            )
+        full, checked = self._full()
         actions = len(full.actions)  # up to the failure, if the pipeline raised
+        if not checked.diverges:
+            return self._result(
+                BisectVerdict.CLEAN,
+                actions,
+                f"the compiled model matches eager ({checked.what})",
+            )
+        zero = checked if actions == 0 else self._check(0)
+        if not zero.diverges:
+            return self._culprit_action(full, checked)
+        if self.checker == "interpreter":  # not an action's doing
+            return self._result(
+                BisectVerdict.PASS,
+                actions,
+                f"diverges with no action applied but not before the passes (a "
+                f"pass that fails, or rewrites without ctx.allow_action): "
+                f"{zero.what}",
+            )
+        return self._llvm_or_codegen(actions, zero)
+
+    def _full(self) -> tuple[PassContext, Comparison]:
+        """D(actions): the full pipeline, interpreted; when its IR is right, compiled
+        (and every later check compiles: only the machine code is wrong)."""
+        full_module, full, failed = self._passes(None)
+        actions = len(full.actions)
         self.contexts[actions] = full
         self.compiles += 1
         checked = failed or self._compare(
@@ -169,35 +187,12 @@ class _Bisector:
             self.checker = "native"
             checked = self._compare(lambda: self._native(full_module)(*self.inputs))
             self._note(f"limit {actions} (all actions, native)", checked)
-        if not checked.diverges:
-            return self._result(
-                "clean", actions, f"the compiled model matches eager ({checked.what})"
-            )
-        where = "in the IR" if self.checker == "interpreter" else "only in native code"
-        full_what = f"with all {actions} actions {checked.what} ({where})"
+        return full, checked
 
-        if actions == 0:
-            zero = checked
-        else:
-            zero = self._check(0)
-        if zero.diverges:
-            if self.checker == "interpreter":  # not an action's doing
-                return self._result(
-                    "pass",
-                    actions,
-                    f"diverges with no action applied but not before the passes (a "
-                    f"pass that fails, or rewrites without ctx.allow_action): "
-                    f"{zero.what}",
-                )
-            return self._llvm_or_codegen(actions, zero)
-
-        lo, hi = 0, actions  # D(lo) false, D(hi) true
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if self._check(mid).diverges:
-                hi = mid
-            else:
-                lo = mid
+    def _culprit_action(self, full: PassContext, checked: Comparison) -> BisectResult:
+        """D(0) false, D(actions) true: the first action after which it diverges."""
+        actions = len(full.actions)
+        hi = _first_diverging(0, actions, lambda n: self._check(n).diverges)
         asked = self.contexts[hi].actions  # short if that run's passes raised
         action = (asked if len(asked) >= hi else full.actions)[hi - 1]
         before, after = self.texts.get(hi - 1), self.texts.get(hi)
@@ -206,9 +201,13 @@ class _Bisector:
             if before is not None and after is not None
             else None
         )
-        detail = f"action #{hi} of {actions} makes it diverge; {full_what}"
+        where = "in the IR" if self.checker == "interpreter" else "only in native code"
+        detail = (
+            f"action #{hi} of {actions} makes it diverge; "
+            f"with all {actions} actions {checked.what} ({where})"
+        )
         return self._result(
-            "pass",
+            BisectVerdict.PASS,
             actions,
             detail,
             action=action,
@@ -216,63 +215,36 @@ class _Bisector:
             ir_diff=diff,
         )
 
-    def _llvm_or_codegen(self, actions: int, zero: _Check) -> BisectResult:
+    def _llvm_or_codegen(self, actions: int, zero: Comparison) -> BisectResult:
         what = f"diverges with every Cuvil pass action off: {zero.what}"
         if not self.llvm:
-            return self._result("codegen", actions, what)
+            return self._result(BisectVerdict.CODEGEN, actions, what)
         module, _, _ = self._passes(0)
-        top_passes: list[tuple[int, str, str]] = []
-
-        def check(limit: int | None) -> _Check:
-            """D_llvm(limit): compile with LLVM's passes 1..limit (None: all)."""
-            self.llvm_compiles += 1
-            listed: list[tuple[int, str, str]] = []
-
-            def run():
-                compiled = self._native(
-                    _deepcopy(module),
-                    llvm_limit=_LLVM_NO_LIMIT if limit is None else limit,
-                    passes=listed,
-                )
-                return compiled(*self.inputs)
-
-            result = self._compare(run)
-            if limit is None:
-                top_passes.extend(listed)
-            shown = "all" if limit is None else str(limit)
-            self._note(f"llvm limit {shown}", result)
-            return result
-
         # Passes 1..k run alike under every limit >= k, so the run without a limit
         # names them all.
-        top = check(None)
-        total = max((i for i, _, _ in top_passes), default=0)
+        listed: list[tuple[int, str, str]] = []
+        top = self._llvm_check(module, None, listed)
+        total = max((i for i, _, _ in listed), default=0)
         if not top.diverges or total == 0:
             return self._result(
-                "codegen",
+                BisectVerdict.CODEGEN,
                 actions,
                 f"{what}; LLVM's opt-bisect found no pass ({total} passes listed, "
                 f"diverges with all of them: {top.diverges})",
                 llvm_passes=total,
             )
-        low = check(0)
+        low = self._llvm_check(module, 0)
         if low.diverges:
             return self._result(
-                "codegen",
+                BisectVerdict.CODEGEN,
                 actions,
                 f"{what}; also with LLVM's -opt-bisect-limit=0 ({low.what})",
                 llvm_passes=total,
             )
-        lo, hi = 0, total  # D(lo) false, D(hi) true
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if check(mid).diverges:
-                hi = mid
-            else:
-                lo = mid
-        name, function = next(((n, f) for i, n, f in top_passes if i == hi), ("?", "?"))
+        hi = _first_diverging(0, total, lambda n: self._llvm_check(module, n).diverges)
+        name, function = next(((n, f) for i, n, f in listed if i == hi), ("?", "?"))
         return self._result(
-            "llvm",
+            BisectVerdict.LLVM,
             actions,
             f"LLVM pass ({hi}) {name} on {function} makes it diverge "
             f"(-opt-bisect-limit={hi - 1} is right); {what}",
@@ -284,7 +256,7 @@ class _Bisector:
 
     # ---- checks -----------------------------------------------------------------------
 
-    def _check(self, limit: int) -> _Check:
+    def _check(self, limit: int) -> Comparison:
         """D(limit): run the passes with the limit, then interpret or compile."""
         self.compiles += 1
         module, ctx, failed = self._passes(limit)
@@ -298,7 +270,35 @@ class _Bisector:
         self._note(f"limit {limit} ({self.checker})", result)
         return result
 
-    def _passes(self, limit: int | None) -> tuple[Module, PassContext, _Check | None]:
+    def _llvm_check(
+        self,
+        module: Module,
+        limit: int | None,
+        listed: list[tuple[int, str, str]] | None = None,
+    ) -> Comparison:
+        """D_llvm(limit): compile with LLVM's passes 1..limit (None: all); the passes
+        LLVM lists go to `listed`."""
+        self.llvm_compiles += 1
+        passes: list[tuple[int, str, str]] = []
+
+        def run():
+            compiled = self._native(
+                _deepcopy(module),
+                llvm_limit=_LLVM_NO_LIMIT if limit is None else limit,
+                passes=passes,
+            )
+            return compiled(*self.inputs)
+
+        result = self._compare(run)
+        if listed is not None:
+            listed.extend(passes)
+        shown = "all" if limit is None else str(limit)
+        self._note(f"llvm limit {shown}", result)
+        return result
+
+    def _passes(
+        self, limit: int | None
+    ) -> tuple[Module, PassContext, Comparison | None]:
         """A copy of the lowered module after the pipeline with bisect limit `limit`,
         the pass context (actions asked for) and, if the pipeline raised, that failure.
 
@@ -313,7 +313,7 @@ class _Bisector:
         try:
             pipeline.run(module, ctx)
         except Exception as e:
-            failed = _Check(True, math.inf, f"failed: the passes raised {_one_line(e)}")
+            failed = Comparison.failed(f"the passes raised {one_line(e)}")
         module.meta["passes"] = pipeline.infos
         key = len(ctx.actions) if limit is None else limit
         with contextlib.suppress(Exception):  # a broken module may not print
@@ -344,14 +344,10 @@ class _Bisector:
     def _copy(self) -> Module:
         return _deepcopy(self.module)
 
-    def _compare(self, run: Callable[[], Any]) -> _Check:
-        try:
-            got = _tensors(run())
-        except Exception as e:  # a failing stage diverges too
-            return _Check(True, math.inf, f"failed: {_one_line(e)}")
-        return compare(got, self.reference, self.rtol, self.atol)
+    def _compare(self, run: Callable[[], Any]) -> Comparison:
+        return self.oracle.judge(run, self.reference)  # a failing run diverges too
 
-    def _note(self, what: str, check: _Check) -> None:
+    def _note(self, what: str, check: Comparison) -> None:
         verdict = "diverges" if check.diverges else "matches"
         err = "inf" if math.isinf(check.error) else f"{check.error:.3g}"
         line = f"{what}: {verdict}, max abs error {err}"
@@ -361,12 +357,11 @@ class _Bisector:
         if self.sink is not None:
             self.sink(line)
 
-    def _result(self, verdict: str, actions: int, detail: str, **kw) -> BisectResult:
-        kw.setdefault("action", None)
-        kw.setdefault("pass_spec", None)
-        kw.setdefault("ir_diff", None)
-        kw.setdefault("llvm_limit", None)
-        kw.setdefault("llvm_pass", None)
+    def _result(
+        self, verdict: BisectVerdict, actions: int, detail: str, **kw
+    ) -> BisectResult:
+        unset = ("action", "pass_spec", "ir_diff", "llvm_limit", "llvm_pass")
+        kw = dict.fromkeys(unset) | kw
         return BisectResult(
             verdict=verdict,
             actions=actions,
@@ -380,46 +375,16 @@ class _Bisector:
         )
 
 
-# ---- comparing outputs ---------------------------------------------------------------
-
-
-def _tensors(value: Any) -> list[torch.Tensor]:
-    return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
-
-
-def compare(
-    got: list[torch.Tensor], want: list[torch.Tensor], rtol: float, atol: float
-) -> _Check:
-    """Diverges when any output fails the diff's criterion (`metrics.compare`:
-    normwise against the output's scale, NaN equals NaN, integers exact)."""
-    if len(got) != len(want):
-        return _Check(True, math.inf, f"{len(got)} outputs, eager has {len(want)}")
-    worst = _Check(False, 0.0, "max abs error 0")
-    for i, (g, w) in enumerate(zip(got, want)):
-        name = f"output {i}" if len(want) > 1 else "output"
-        if tuple(g.shape) != tuple(w.shape):
-            return _Check(
-                True,
-                math.inf,
-                f"{name} has shape {tuple(g.shape)}, eager {tuple(w.shape)}",
-            )
-        m = metrics.compare(g.detach(), w.detach(), Tolerance(rtol, atol))
-        err = m.max_abs
-        if not m.ok and (not worst.diverges or err > worst.error):
-            worst = _Check(
-                True,
-                err,
-                f"{name}: {m.mismatched} of {m.numel} elements differ, "
-                f"max abs error {err:.3g}",
-            )
-        elif not worst.diverges and err >= worst.error:
-            worst = _Check(False, err, f"max abs error {err:.3g}")
-    return worst
-
-
-def _one_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0] if text else ''}"
+def _first_diverging(lo: int, hi: int, diverges: Callable[[int], bool]) -> int:
+    """The smallest N in (lo, hi] with diverges(N), given that D(lo) is false and
+    D(hi) true: a binary search, one check per halving."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if diverges(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 # ---- LLVM's opt-bisect log -----------------------------------------------------------
@@ -460,7 +425,7 @@ def format_result(r: BisectResult) -> str:
             f"llvm pass: ({r.llvm_limit}) {r.llvm_pass}{on} "
             f"(of {r.llvm_passes}; -opt-bisect-limit={r.llvm_limit - 1} is right)"
         )
-    if r.verdict != "frontend":
+    if r.verdict != BisectVerdict.FRONTEND:
         lines.append(
             f"compiles: {r.compiles} for {r.actions} actions "
             f"(bound ceil(log2(actions))+2 = {compile_bound(r.actions)}; "

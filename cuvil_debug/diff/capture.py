@@ -8,6 +8,7 @@ compared as they are produced and dropped.
 from __future__ import annotations
 
 import linecache
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,7 @@ from cuvil.frontend.registry import target_name
 from .metrics import RefStats, dtype_name
 from .model import NodeRow
 
-__all__ = ["Capture", "capture", "eager_values"]
+__all__ = ["Capture", "capture", "eager_values", "EagerRecorder", "record_eager"]
 
 
 @dataclass
@@ -110,34 +111,83 @@ def _capture_export(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> C
     return Capture(model, tuple(inputs), gm, eager, rows, exported=ep)
 
 
-class _Recorder(torch.fx.Interpreter):
-    def __init__(self, gm: torch.fx.GraphModule) -> None:
+# in-place torch functions an FX graph calls by their operator
+_INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
+
+
+class EagerRecorder(torch.fx.Interpreter):
+    """Runs a graph eagerly and keeps a copy of every node's value (by node) and, with
+    `versions`, the later values of tensors that in-place ops mutate: per mutated node
+    ``[(position, value), ...]``, its own value first."""
+
+    def __init__(self, gm: torch.fx.GraphModule, versions: bool = False) -> None:
         super().__init__(gm)
-        self.values: dict[str, Any] = {}
+        self.values: dict[torch.fx.Node, Any] = {}
+        self.versions: dict[torch.fx.Node, list[tuple[int, Any]]] = {}
+        self.track_versions = versions
+        self.position = {n: i for i, n in enumerate(gm.graph.nodes)}
 
     def run_node(self, n: torch.fx.Node) -> Any:
-        out = super().run_node(n)
+        result = super().run_node(n)
         # a copy: a later in-place op (x += y) must not change the recorded value
-        self.values[n.name] = torch.utils._pytree.tree_map(
-            lambda x: x.detach().clone() if isinstance(x, torch.Tensor) else x, out
-        )
-        return out
+        self.values[n] = snapshot(result)
+        first = n.args[0] if n.args else None
+        if (
+            self.track_versions
+            and isinstance(first, torch.fx.Node)
+            and first in self.env
+            and self._inplace(n)
+        ):
+            versions = self.versions.setdefault(
+                first, [(self.position[first], self.values[first])]
+            )
+            versions.append((self.position[n], snapshot(self.env[first])))
+        return result
+
+    def _inplace(self, n: torch.fx.Node) -> bool:
+        if n.kwargs.get("inplace") is True or n.target in _INPLACE_FUNCS:
+            return True
+        if n.op == "call_method":
+            name = str(n.target)
+            return name.endswith("_") and not name.endswith("__")
+        if n.op == "call_module":
+            return (
+                getattr(self.module.get_submodule(n.target), "inplace", False) is True
+            )
+        return False
+
+
+def record_eager(
+    gm: torch.fx.GraphModule,
+    inputs: Sequence[torch.Tensor],
+    *,
+    versions: bool = False,
+    failure: str = "the model failed to run eagerly on its inputs",
+    hint: str | None = "check the example inputs' shapes and dtypes",
+) -> EagerRecorder:
+    """Run `gm` on `inputs` under ``no_grad`` with an `EagerRecorder`; a model that
+    fails raises FrontendError(`failure`: the exception, `hint`)."""
+    rec = EagerRecorder(gm, versions)
+    try:
+        with torch.no_grad():
+            rec.run(*inputs)
+    except Exception as e:
+        raise FrontendError(f"{failure}: {type(e).__name__}: {e}", hint=hint) from e
+    return rec
 
 
 def eager_values(
     gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]
 ) -> dict[str, Any]:
     """Every node's eager value (tensors copied), by node name."""
-    rec = _Recorder(gm)
-    try:
-        with torch.no_grad():
-            rec.run(*inputs)
-    except Exception as e:
-        raise FrontendError(
-            f"the model failed to run eagerly on its inputs: {type(e).__name__}: {e}",
-            hint="check the example inputs' shapes and dtypes",
-        ) from e
-    return rec.values
+    return {n.name: v for n, v in record_eager(gm, inputs).values.items()}
+
+
+def snapshot(value: Any) -> Any:
+    """`value` with its tensors copied (detached)."""
+    return torch.utils._pytree.tree_map(
+        lambda x: x.detach().clone() if isinstance(x, torch.Tensor) else x, value
+    )
 
 
 def _row(index: int, n: torch.fx.Node, gm: torch.fx.GraphModule, value) -> NodeRow:

@@ -8,6 +8,9 @@ capture (trace + eager values)
   -> first divergence: the earliest node (graph order) whose isolated error exceeds
      the tolerance, in the earliest stage that shows it; for ``opt`` the pass that
      introduced it (passes re-run one by one, the node re-measured after each).
+
+One `DiffRun` holds what the stage runners share: options, capture, the IR before and
+after passes, node names, the oracle, the memory meter, the clock and the report.
 """
 
 from __future__ import annotations
@@ -23,21 +26,22 @@ from torch.utils._pytree import tree_flatten
 from cuvil.errors import CuvilError
 from cuvil.frontend.export import from_export
 from cuvil.frontend.fx import from_fx
-from cuvil.frontend.modules import MODULE_LOWERINGS
-from cuvil.frontend.registry import lookup
 from cuvil.ir.core import Module
 from cuvil.ir.printer import print_module
 from cuvil.ir.verifier import verify
-from cuvil.passes import PassContext, PassPipeline, default_pipeline
+from cuvil.passes import default_pipeline
 from cuvil.pipeline import Options
 
 from .capture import Capture, capture
+from .explain import explain, first_divergence
 from .mapping import StageMap, fx_value_names, map_stage
-from .metrics import DEFAULT_TOLERANCES, compare, tolerance_for
-from .model import STAGES, DiffReport, Divergence, StageResult, Tolerance
-from .stages import Meter, Recorder, inline_fused, walk_ir, walk_native
+from .metrics import DEFAULT_TOLERANCES
+from .model import STAGES, DiffReport, Tolerance
+from .oracle import Oracle
+from .stages import Meter, NativeBuild, Recorder, walk_ir, walk_native
+from .status import COMPARED, Stage, Status
 
-__all__ = ["DiffOptions", "run_diff"]
+__all__ = ["DiffOptions", "DiffRun", "run_diff"]
 
 
 @dataclass(frozen=True)
@@ -76,79 +80,169 @@ def run_diff(
 ) -> DiffReport:
     """Diff `model` on `inputs` through every stage (see the module docstring)."""
     opts = options or DiffOptions()
-    timings: dict[str, float] = {}
-    clock = time.perf_counter()
-
-    def lap(name: str) -> None:
-        nonlocal clock
-        now = time.perf_counter()
-        timings[name] = timings.get(name, 0.0) + now - clock
-        clock = now
-
+    clock = _Clock()
     cap = capture(model, inputs, opts.frontend)
-    lap("capture")
+    clock.lap("capture")
     if cap.exported is not None:
         before = verify(from_export(cap.exported))
     else:
         before = verify(from_fx(model, inputs, gm=cap.gm))
-    names = fx_value_names(before)
-    report = DiffReport(
-        model=label or type(model).__name__,
-        inputs=[(tuple(x.shape), str(x.dtype).replace("torch.", "")) for x in inputs],
-        options={
-            "opt_level": opts.opt_level,
-            "enable_fusion": opts.enable_fusion,
-            "pipeline": opts.pipeline
-            or default_pipeline(opts.opt_level, opts.enable_fusion),
-            "num_threads": opts.num_threads,
-            "frontend": opts.frontend,
-        },
-        tolerances=dict(opts.tolerances),
-        rows=cap.rows,
-        stages=tuple(opts.stages),
-        ir_before=print_module(before),
-        faults=list(faults),
-    )
-    expected = [t for t in tree_flatten(_output_value(cap))[0]]
-    lap("lower")
+    run = DiffRun(opts, cap, before, clock, label or type(model).__name__, faults)
+    clock.lap("lower")
 
-    maps: dict[str, StageMap] = {}
-    meter = Meter(cap.pointers())
-    after = builds = None
-    if "opt" in opts.stages or "native" in opts.stages:
-        after = _optimize(before, opts, report)
-        lap("passes")
-    if "native" in opts.stages:
+    builds = None
+    if Stage.OPT in opts.stages or Stage.NATIVE in opts.stages:
+        run.optimize()
+        clock.lap("passes")
+    if Stage.NATIVE in opts.stages:
         # LLVM works on the native builds in child processes while the IR stages run
-        builds = _start_builds(after, opts)
-        lap("native-codegen")
+        builds = _start_builds(run.after, opts)
+        clock.lap("native-codegen")
     with _share_cores(builds is not None):
-        if "ir" in opts.stages:
-            maps["ir"] = map_stage(
-                before, cap.rows, names, exact=before.meta["fx_values"]
-            )
-            _run_stage(report, "ir", maps["ir"], expected, cap, opts, before, meter)
-            lap("ir")
-        if "opt" in opts.stages:
-            maps["opt"] = map_stage(after, cap.rows, names)
-            _run_stage(report, "opt", maps["opt"], expected, cap, opts, after, meter)
-            lap("opt")
-    if "native" in opts.stages:
-        maps["native"] = map_stage(after, cap.rows, names)
-        _run_native(
-            report, maps["native"], expected, cap, opts, after, lap, meter, builds
+        if Stage.IR in opts.stages:
+            run.interpret(Stage.IR, before, exact=before.meta["fx_values"])
+            clock.lap("ir")
+        if Stage.OPT in opts.stages:
+            run.interpret(Stage.OPT, run.after)
+            clock.lap("opt")
+    if Stage.NATIVE in opts.stages:
+        run.native(builds)
+    run.conclude()
+    return run.report
+
+
+class _Clock:
+    """Seconds per phase (``DiffReport.timings``): `lap(name)` ends the current one."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self.last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.timings[name] = self.timings.get(name, 0.0) + now - self.last
+        self.last = now
+
+
+@dataclass
+class DiffRun:
+    """One diff: what every stage runner reads (options, capture, the IR before and
+    after passes, node names, the oracle) and writes (the report, the stage maps)."""
+
+    opts: DiffOptions
+    cap: Capture
+    before: Module  # the IR straight from the frontend
+    clock: _Clock
+    label: str
+    faults: Sequence[str] = ()
+    after: Module | None = None  # the IR after the pass pipeline
+    maps: dict[Stage, StageMap] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.names = fx_value_names(self.before)
+        self.pipeline = self.opts.pipeline or default_pipeline(
+            self.opts.opt_level, self.opts.enable_fusion
         )
-    for row in cap.rows:
-        for stage in opts.stages:
-            row.stages[stage] = maps[stage].results[row.name]
-    report.first = _first_divergence(report)
-    if report.first is not None:
-        _explain(report, report.first, before, cap, names, opts)
-    lap("analysis")
-    report.timings = timings
-    report.memory["eager"] = cap.nbytes()
-    report.memory["peak_live"] = meter.peak
-    return report
+        self.report = self._new_report()
+        self.expected = list(tree_flatten(_output_value(self.cap))[0])
+        self.oracle = Oracle(self.opts.tolerances, self.opts.normwise)
+        self.meter = Meter(self.cap.pointers())
+
+    def _new_report(self) -> DiffReport:
+        opts, inputs = self.opts, self.cap.inputs
+        return DiffReport(
+            model=self.label,
+            inputs=[
+                (tuple(x.shape), str(x.dtype).replace("torch.", "")) for x in inputs
+            ],
+            options={
+                "opt_level": opts.opt_level,
+                "enable_fusion": opts.enable_fusion,
+                "pipeline": self.pipeline,
+                "num_threads": opts.num_threads,
+                "frontend": opts.frontend,
+            },
+            tolerances=dict(opts.tolerances),
+            rows=self.cap.rows,
+            stages=tuple(opts.stages),
+            ir_before=print_module(self.before),
+            faults=list(self.faults),
+        )
+
+    def recorder(self, smap: StageMap, only: set[str] | None = None) -> Recorder:
+        return Recorder(self.cap, smap, self.oracle, only)
+
+    def optimize(self) -> None:
+        """The pass pipeline on a copy of the IR; the pass table and IR after it."""
+        from cuvil.passes import run_passes
+
+        self.after = run_passes(self.before.clone(), self.opts.compile_options())
+        self.report.passes = [
+            {
+                "name": p.name,
+                "changed": p.changed,
+                "actions": p.actions,
+                "first_action": p.first_action,
+                "last_action": p.last_action,
+                "ms": round(p.seconds * 1e3, 3),
+            }
+            for p in self.after.meta.get("passes", [])
+        ]
+        self.report.ir_after = print_module(self.after)
+
+    def interpret(self, stage: Stage, module: Module, exact=None) -> None:
+        """Stage ``ir`` or ``opt``: map the nodes onto `module` and interpret it."""
+        smap = self.maps[stage] = map_stage(module, self.cap.rows, self.names, exact)
+        try:
+            outs = walk_ir(module, self.cap.inputs, self.recorder(smap), self.meter)
+        except CuvilError as e:
+            self._failed(stage, smap, e)
+            return
+        self.report.outputs_ok[stage] = self.oracle.compare(outs, self.expected).ok
+
+    def native(self, build: NativeBuild | CuvilError) -> None:
+        """Stage ``native``: the optimized module's kernels, one call at a time."""
+        smap = self.maps[Stage.NATIVE] = map_stage(
+            self.after, self.cap.rows, self.names
+        )
+        try:
+            if isinstance(build, CuvilError):
+                raise build
+            build.wait()
+            self.clock.lap("native-compile")
+            self.report.memory["arena"] = build.arena_bytes
+            outs = walk_native(build, self.cap.inputs, self.recorder(smap), self.meter)
+        except CuvilError as e:
+            self._failed(Stage.NATIVE, smap, e)
+            return
+        finally:
+            self.clock.lap("native")
+        self.report.outputs_ok[Stage.NATIVE] = self.oracle.compare(
+            outs, self.expected
+        ).ok
+        _name_kernels(smap, build.symbols(), self.after)
+
+    def _failed(self, stage: Stage, smap: StageMap, e: CuvilError) -> None:
+        self.report.notes.append(f"stage {stage} failed: {e}")
+        self.report.outputs_ok[stage] = False
+        for result in smap.results.values():
+            if result.status in COMPARED and result.propagated is None:
+                result.status = Status.FAILED
+                result.note = str(e).splitlines()[0]
+
+    def conclude(self) -> None:
+        """Every row's stage results, the first divergence and its culprit."""
+        report, cap = self.report, self.cap
+        for row in cap.rows:
+            for stage in self.opts.stages:
+                row.stages[stage] = self.maps[stage].results[row.name]
+        report.first = first_divergence(report)
+        if report.first is not None:
+            explain(self, report.first)
+        self.clock.lap("analysis")
+        report.timings = self.clock.timings
+        report.memory["eager"] = cap.nbytes()
+        report.memory["peak_live"] = self.meter.peak
 
 
 @contextlib.contextmanager
@@ -171,225 +265,24 @@ def _output_value(cap: Capture):
     return cap.eager[out.name]
 
 
-def _optimize(before: Module, opts: DiffOptions, report) -> Module:
-    from cuvil.passes import run_passes
-
-    after = run_passes(before.clone(), opts.compile_options())
-    report.passes = [
-        {
-            "name": p.name,
-            "changed": p.changed,
-            "actions": p.actions,
-            "first_action": p.first_action,
-            "last_action": p.last_action,
-            "ms": round(p.seconds * 1e3, 3),
-        }
-        for p in after.meta.get("passes", [])
-    ]
-    report.ir_after = print_module(after)
-    return after
-
-
-def _run_stage(report, stage, smap, expected, cap, opts, module, meter) -> None:
-    rec = Recorder(cap, smap, opts.tolerances, normwise=opts.normwise)
+def _start_builds(after: Module, opts: DiffOptions) -> NativeBuild | CuvilError:
+    """The native builds, started in the background (a failure is the native stage's
+    to report)."""
     try:
-        outs = walk_ir(module, cap.inputs, rec, meter)
-    except CuvilError as e:
-        _stage_failed(report, stage, smap, e)
-        return
-    report.outputs_ok[stage] = _outputs_ok(outs, expected, opts)
-
-
-def _start_builds(after: Module, opts: DiffOptions):
-    """The steppable build of the optimized module and, when it has fused kernels, of
-    its unfused twin (members recomputed natively); LLVM runs in the background."""
-    from cuvil.runtime.stepper import Stepper
-
-    try:
-        stepper = Stepper(after, opts.opt_level, opts.num_threads, background=True)
-        twin = None
-        if opts.members and any(op.name == "cuvil.fused" for op in after.main.ops):
-            t_module, members = inline_fused(after)
-            t_stepper = Stepper(
-                t_module, _twin_level(opts.opt_level), opts.num_threads, background=True
-            )
-            twin = (t_stepper, t_module, members)
+        return NativeBuild.start(
+            after, opts.opt_level, opts.num_threads, members=opts.members
+        )
     except CuvilError as e:
         return e
-    return stepper, twin
 
 
-def _twin_level(opt_level: str) -> str:
-    """The unfused twin only recomputes fused members: LLVM's O1 gives the same numbers
-    (no fast-math anywhere) and compiles its many small kernels 2-3x faster than O3."""
-    return "O1" if opt_level in ("O2", "O3") else opt_level
-
-
-def _run_native(report, smap, expected, cap, opts, after, lap, meter, builds) -> None:
-    rec = Recorder(cap, smap, opts.tolerances, normwise=opts.normwise)
-    try:
-        if isinstance(builds, CuvilError):
-            raise builds
-        stepper, twin = builds
-        stepper.jit  # noqa: B018  (wait for the background builds)
-        if twin:
-            twin[0].jit  # noqa: B018
-        lap("native-compile")
-        report.memory["arena"] = stepper.program.arena_bytes + (
-            twin[0].program.arena_bytes if twin else 0
-        )
-        outs = walk_native(after, stepper, cap.inputs, rec, twin, meter)
-    except CuvilError as e:
-        _stage_failed(report, "native", smap, e)
-        return
-    finally:
-        lap("native")
-    report.outputs_ok["native"] = _outputs_ok(outs, expected, opts)
-    kernels = {k.call_index: k.symbol for k in stepper.program.kernels}
-    symbols = {
-        id(s.op): kernels.get(s.index, s.symbol)
-        for s in stepper.steps
-        if s.op is not None
-    }
+def _name_kernels(smap: StageMap, symbols: dict[int, str], after: Module) -> None:
+    """Native stage results name the kernel that computes their value."""
     ops = {r.name: op for op in after.main.ops for r in op.results}
     for result in smap.results.values():
-        if result.status in ("value", "alias") and result.value in ops:
+        if result.status in (Status.VALUE, Status.ALIAS) and result.value in ops:
             result.kernel = symbols.get(id(ops[result.value]), result.kernel)
-        elif result.status == "fused" and result.kernel:
+        elif result.status == Status.FUSED and result.kernel:
             fused = ops.get(result.kernel)
             if fused is not None:
                 result.kernel = symbols.get(id(fused), result.kernel)
-
-
-def _stage_failed(report, stage: str, smap: StageMap, e: CuvilError) -> None:
-    report.notes.append(f"stage {stage} failed: {e}")
-    report.outputs_ok[stage] = False
-    for result in smap.results.values():
-        if result.status in ("value", "alias", "fused") and result.propagated is None:
-            result.status = "failed"
-            result.note = str(e).splitlines()[0]
-
-
-def _outputs_ok(outs, expected, opts: DiffOptions) -> bool:
-    if len(outs) != len(expected):
-        return False
-    for a, b in zip(outs, expected):
-        if not compare(a, b, tolerance_for(b.dtype, opts.tolerances), opts.normwise).ok:
-            return False
-    return True
-
-
-# ---- the first divergence ------------------------------------------------------------------
-def _first_divergence(report: DiffReport) -> Divergence | None:
-    for row in report.rows:
-        for stage in report.stages:
-            s = row.stages.get(stage)
-            if s is None:
-                continue
-            if s.introduced or (s.static and not _static_earlier(row, stage, report)):
-                m = s.isolated
-                return Divergence(
-                    node=row.name,
-                    stage=stage,
-                    source=row.source,
-                    code=row.code,
-                    reason=_reason(s, report.tolerances, row.dtype),
-                    culprit="",
-                    metrics=m,
-                    output_affected=not report.outputs_ok.get(stage, True),
-                )
-    return None
-
-
-def _static_earlier(row, stage: str, report: DiffReport) -> bool:
-    for earlier in report.stages[: report.stages.index(stage)]:
-        s = row.stages.get(earlier)
-        if s is not None and s.static:
-            return True
-    return False
-
-
-def _reason(s: StageResult, tolerances: dict[str, Tolerance], dtype: str | None) -> str:
-    if s.static:
-        return "static check: " + "; ".join(s.static)
-    m = s.isolated
-    tol = tolerances.get(dtype or "", Tolerance(0, 0))
-    if m is None:
-        return "diverges"
-    if not m.shape_ok:
-        return "shape differs from eager"
-    bits = []
-    if m.nan or m.inf:
-        bits.append(f"{m.nan} new NaN, {m.inf} new Inf")
-    if not m.dtype.startswith("f"):
-        bits.append(f"{m.mismatched} of {m.numel} elements differ")
-    else:
-        bits.append(
-            f"max abs error {m.max_abs:.3g} > atol {tol.atol:g} + rtol {tol.rtol:g} "
-            f"x max|eager| ({m.mismatched} of {m.numel} elements off, "
-            f"max rel {m.max_rel:.3g}) with exact inputs"
-        )
-    return "; ".join(bits)
-
-
-def _explain(report, first: Divergence, before, cap, names, opts) -> None:
-    """Name the culprit: the lowering rule, the pass, or the kernel."""
-    row = report.row(first.node)
-    s = row.stages[first.stage]
-    if first.stage == "ir":
-        first.culprit = f"frontend: the lowering of {row.target} ({_rule(cap, row)})"
-    elif first.stage == "opt":
-        name = (
-            _find_pass(before, cap, names, opts, first.node)
-            if (opts.attribute_pass)
-            else None
-        )
-        first.pass_name = name
-        first.culprit = f"pass {name}" if name else "the pass pipeline"
-    else:
-        kernel = s.kernel or "?"
-        first.culprit = (
-            f"code generation: kernel {kernel} ({s.op}) — or LLVM's optimizer; "
-            "`cuvil-debug bisect` tells them apart"
-        )
-
-
-def _rule(cap: Capture, row) -> str:
-    node = next(n for n in cap.gm.graph.nodes if n.name == row.name)
-    if node.op == "call_module":
-        rule = MODULE_LOWERINGS.get(type(cap.gm.get_submodule(str(node.target))))
-    elif node.op in ("call_function", "call_method"):
-        rule = lookup(node.target)
-    else:
-        rule = None
-    if rule is None:
-        return "no rule: evaluated at compile time"
-    return (
-        f"rule {getattr(rule, '__module__', '?')}.{getattr(rule, '__qualname__', rule)}"
-    )
-
-
-def _find_pass(before, cap, names, opts, node: str) -> str | None:
-    """Re-run the pipeline pass by pass; after each pass that changed the IR, measure
-    `node` in isolation: the first pass after which it diverges introduced the error."""
-    module = before.clone()
-    text = opts.pipeline or default_pipeline(opts.opt_level, opts.enable_fusion)
-    found: list[str] = []
-
-    def check(pass_, before, after, info) -> None:
-        if found or not info.changed:
-            return
-        smap = map_stage(after, cap.rows, names)
-        if smap.results[node].status not in ("value", "alias", "fused"):
-            return
-        rec = Recorder(cap, smap, opts.tolerances, {node}, opts.normwise)
-        try:
-            walk_ir(after, cap.inputs, rec)
-        except CuvilError:
-            found.append(pass_.spec())
-            return
-        if smap.results[node].introduced:
-            found.append(pass_.spec())
-
-    PassPipeline(text, check).run(module, PassContext())
-    return found[0] if found else None

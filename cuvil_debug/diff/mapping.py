@@ -18,6 +18,7 @@ from cuvil.ir.core import Module, Operation, Value
 from cuvil.ir.ops.fused import FusedOp, body_of
 
 from .model import NodeRow, StageResult
+from .status import Status
 
 __all__ = ["StageMap", "map_stage", "fx_value_names"]
 
@@ -76,7 +77,9 @@ def map_stage(
     smap = StageMap({})
     for row in rows:
         if not row.is_tensor or names.get(row.name) is None:
-            smap.results[row.name] = StageResult("constant", note=_constant_note(row))
+            smap.results[row.name] = StageResult(
+                Status.CONSTANT, note=_constant_note(row)
+            )
             continue
         vname = names[row.name]
         if exact is not None:
@@ -119,9 +122,9 @@ def _sites(module: Module) -> dict[int, Site]:
 def _with_value(row: NodeRow, site: Site, vname: str) -> StageResult:
     op = site.op
     own = op is None or row.name in op.loc.nodes
-    status = "value" if own else "alias"
+    status = Status.VALUE if own else Status.ALIAS
     if site.fused is not None:
-        status = "fused"
+        status = Status.FUSED
     t = site.value.type
     result = StageResult(
         status=status,
@@ -131,7 +134,7 @@ def _with_value(row: NodeRow, site: Site, vname: str) -> StageResult:
         with_nodes=tuple(n for n in (op.loc.nodes if op else ()) if n != row.name),
         layout=t.layout if t.layout != "contiguous" else None,
     )
-    if status == "alias":
+    if status == Status.ALIAS:
         result.note = f"lowered to no op: the value of %{vname}"
     result.static = _static_check(row, site.value)
     return result
@@ -139,12 +142,14 @@ def _with_value(row: NodeRow, site: Site, vname: str) -> StageResult:
 
 def _without_value(row: NodeRow, ops: list[Operation]) -> StageResult:
     if not ops:
-        return StageResult("removed", note="no op of this stage comes from this node")
+        return StageResult(
+            Status.REMOVED, note="no op of this stage comes from this node"
+        )
     op = ops[-1]
     others = tuple(n for n in op.loc.nodes if n != row.name)
     into = op.results[0].name if op.results else None
     return StageResult(
-        "folded",
+        Status.FOLDED,
         value=into,
         op=op.name,
         with_nodes=others,

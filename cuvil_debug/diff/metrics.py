@@ -149,6 +149,47 @@ class RefStats:
         )
 
 
+@dataclass
+class _Errors:
+    """|a - b| and what it needs to be read: NaN/Inf (where the reference has none)
+    counted, every other non-finite element zeroed in `a`, `b` and `diff`, and
+    `special` marking the elements where a and b disagree on NaN/Inf."""
+
+    a: torch.Tensor
+    b: torch.Tensor
+    diff: torch.Tensor
+    max_abs: float
+    nan: int = 0
+    inf: int = 0
+    special: torch.Tensor | None = None  # None: every element is finite
+
+    @staticmethod
+    def of(a: torch.Tensor, b: torch.Tensor, stats: RefStats) -> _Errors:
+        diff = (a - b).abs()
+        max_abs = float(diff.max())
+        if stats.finite and math.isfinite(max_abs):
+            return _Errors(a, b, diff, max_abs)
+        # NaN/Inf somewhere: the careful path
+        fa, fb = torch.isfinite(a), torch.isfinite(b)
+        nan_a, nan_b = a.isnan(), b.isnan()
+        new_nan = int((nan_a & ~nan_b).sum())
+        new_inf = int((a.isinf() & ~b.isinf()).sum())
+        finite = fa & fb
+        agree = (nan_a & nan_b) | (a.isinf() & (a == b))  # same NaN/Inf: agreement
+        special = ~(finite | agree)
+        a = torch.where(finite, a, torch.zeros_like(a))
+        b = torch.where(finite, b, torch.zeros_like(b))
+        diff = (a - b).abs()
+        max_abs = math.inf if bool(special.any()) else float(diff.max())
+        return _Errors(a, b, diff, max_abs, new_nan, new_inf, special)
+
+    def worst(self) -> tuple[int, ...] | None:
+        """Where max abs is reached (the first disagreeing NaN/Inf, if any)."""
+        if self.special is not None and bool(self.special.any()):
+            return _index(self.special.flatten().nonzero()[0], self.b.shape)
+        return _index(self.diff.flatten().argmax().reshape(1), self.b.shape)
+
+
 def _compare_float(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -164,24 +205,8 @@ def _compare_float(
     stats = stats or RefStats.of(b)
     if not b.numel():
         return Metrics(numel=0, dtype=dtype, ok=True)
-    diff = (a - b).abs()
-    max_abs = float(diff.max())
-    if stats.finite and math.isfinite(max_abs):
-        new_nan = new_inf = 0
-        special_bad = None
-    else:  # NaN/Inf somewhere: the careful path
-        fa, fb = torch.isfinite(a), torch.isfinite(b)
-        nan_a, nan_b = a.isnan(), b.isnan()
-        new_nan = int((nan_a & ~nan_b).sum())
-        new_inf = int((a.isinf() & ~b.isinf()).sum())
-        finite = fa & fb
-        agree = (nan_a & nan_b) | (a.isinf() & (a == b))  # same NaN/Inf: agreement
-        special_bad = ~(finite | agree)
-        a = torch.where(finite, a, torch.zeros_like(a))
-        b = torch.where(finite, b, torch.zeros_like(b))
-        diff = (a - b).abs()
-        max_abs = math.inf if bool(special_bad.any()) else float(diff.max())
-    if max_abs == 0.0 and special_bad is None:
+    e = _Errors.of(a, b, stats)
+    if e.max_abs == 0.0 and e.special is None:
         return Metrics(
             numel=b.numel(),
             dtype=dtype,
@@ -189,40 +214,45 @@ def _compare_float(
             cosine=1.0 if stats.energy > 0 else None,
             sqnr_db=math.inf,
         )
-    babs = b.abs()
-    outside = diff > tol.atol + tol.rtol * babs
-    if special_bad is not None:
-        outside |= special_bad
+    babs = e.b.abs()
+    outside = e.diff > tol.atol + tol.rtol * babs
+    if e.special is not None:
+        outside |= e.special
     mismatched = int(outside.sum())
-    if special_bad is not None and bool(special_bad.any()):
-        worst = _index(special_bad.flatten().nonzero()[0], b.shape)
-    else:
-        worst = _index(diff.flatten().argmax().reshape(1), b.shape)
-    rel = diff / babs.clamp_min(max(tol.atol, 1e-30))
     if normwise:
-        within = max_abs <= tol.atol + tol.rtol * stats.scale
+        within = e.max_abs <= tol.atol + tol.rtol * stats.scale
     else:
         within = mismatched == 0
-    flat_a, flat_b, flat_d = a.flatten(), b.flatten(), diff.flatten()
-    noise = float(torch.dot(flat_d, flat_d))
-    energy_a = float(torch.dot(flat_a, flat_a))
-    cross = float(torch.dot(flat_a, flat_b))
+    rel = e.diff / babs.clamp_min(max(tol.atol, 1e-30))
+    cosine, sqnr_db = _similarity(e, stats)
     return Metrics(
         numel=b.numel(),
         dtype=dtype,
-        ok=within and new_nan == 0 and new_inf == 0,
-        max_abs=max_abs,
+        ok=within and e.nan == 0 and e.inf == 0,
+        max_abs=e.max_abs,
         max_rel=float(rel.max()),
-        max_ulp=_max_ulp(diff, babs, _UNIT[dtype]),
-        cosine=cross / math.sqrt(energy_a * stats.energy)
-        if energy_a > 0 and stats.energy > 0
-        else None,
-        sqnr_db=_sqnr(stats.energy, noise),
+        max_ulp=_max_ulp(e.diff, babs, _UNIT[dtype]),
+        cosine=cosine,
+        sqnr_db=sqnr_db,
         mismatched=mismatched,
-        nan=new_nan,
-        inf=new_inf,
-        worst_index=worst,
+        nan=e.nan,
+        inf=e.inf,
+        worst_index=e.worst(),
     )
+
+
+def _similarity(e: _Errors, stats: RefStats) -> tuple[float | None, float]:
+    """(cosine, SQNR in dB) of the finite parts of a and b."""
+    flat_a, flat_b, flat_d = e.a.flatten(), e.b.flatten(), e.diff.flatten()
+    noise = float(torch.dot(flat_d, flat_d))
+    energy_a = float(torch.dot(flat_a, flat_a))
+    cross = float(torch.dot(flat_a, flat_b))
+    cosine = (
+        cross / math.sqrt(energy_a * stats.energy)
+        if energy_a > 0 and stats.energy > 0
+        else None
+    )
+    return cosine, _sqnr(stats.energy, noise)
 
 
 # (mantissa bits, smallest subnormal exponent) of each float type: one ULP of x is

@@ -23,6 +23,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .status import Stage, Status
+
 __all__ = [
     "SCHEMA_VERSION",
     "STAGES",
@@ -36,25 +38,27 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
-STAGES = ("ir", "opt", "native")  # compared against "eager"
+STAGES = (Stage.IR, Stage.OPT, Stage.NATIVE)  # compared against Stage.EAGER
 STAGE_TITLES = {
-    "eager": "PyTorch eager (torch.fx.Interpreter)",
-    "ir": "Cuvil IR before passes (reference interpreter)",
-    "opt": "Cuvil IR after passes (reference interpreter)",
-    "native": "native code (kernel by kernel)",
+    Stage.EAGER: "PyTorch eager (torch.fx.Interpreter)",
+    Stage.IR: "Cuvil IR before passes (reference interpreter)",
+    Stage.OPT: "Cuvil IR after passes (reference interpreter)",
+    Stage.NATIVE: "native code (kernel by kernel)",
 }
 
 # How each FX node is represented in a stage (StageResult.status):
 STATUSES = {
-    "value": "the node's value exists in this stage and was compared",
-    "alias": "the node lowered to no op: its value is another node's (view, identity)",
-    "fused": "computed inside a fused kernel; materialized by recomputing the kernel's "
-    "members from its inputs",
-    "folded": "folded into another op (e.g. conv+batch-norm): no value of its own",
-    "removed": "no op of this stage comes from the node (dead code, or dropped)",
-    "constant": "evaluated at compile time (sizes, shapes, Python values): no tensor",
-    "failed": "the stage could not run this node (see note)",
-    "not-run": "the stage was not run (an earlier stage failed, or --stages)",
+    Status.VALUE: "the node's value exists in this stage and was compared",
+    Status.ALIAS: "the node lowered to no op: its value is another node's (view, "
+    "identity)",
+    Status.FUSED: "computed inside a fused kernel; materialized by recomputing the "
+    "kernel's members from its inputs",
+    Status.FOLDED: "folded into another op (e.g. conv+batch-norm): no value of its own",
+    Status.REMOVED: "no op of this stage comes from the node (dead code, or dropped)",
+    Status.CONSTANT: "evaluated at compile time (sizes, shapes, Python values): no "
+    "tensor",
+    Status.FAILED: "the stage could not run this node (see note)",
+    Status.NOT_RUN: "the stage was not run (an earlier stage failed, or --stages)",
 }
 
 
@@ -99,7 +103,7 @@ class Metrics:
 class StageResult:
     """One FX node in one stage."""
 
-    status: str  # a key of STATUSES
+    status: Status  # a key of STATUSES
     value: str | None = None  # the IR value's name (%name) that holds the node's value
     op: str | None = None  # the op that computed it, e.g. "cuvil.conv2d"
     kernel: str | None = None  # native: the kernel symbol; opt: the fused op's value
@@ -157,7 +161,7 @@ class Divergence:
     """The first divergence: the earliest node (graph order) whose error is introduced."""
 
     node: str
-    stage: str  # ir | opt | native
+    stage: Stage  # ir | opt | native
     source: str | None  # file:line of the node in the model
     code: str | None
     reason: str  # one sentence: what differs, e.g. "max abs 0.51 > tol (rtol 1e-4 ...)"
@@ -178,7 +182,7 @@ class DiffReport:
     options: dict[str, Any]  # compile options used (opt_level, pipeline, ...)
     tolerances: dict[str, Tolerance]  # by dtype name (f32, f16, ...)
     rows: list[NodeRow]
-    stages: tuple[str, ...] = STAGES  # the stages that ran
+    stages: tuple[Stage, ...] = STAGES  # the stages that ran
     first: Divergence | None = None
     outputs_ok: dict[str, bool] = field(
         default_factory=dict

@@ -23,7 +23,8 @@ from cuvil.frontend.fx import trace
 from cuvil.frontend.provenance import display_path, node_loc, user_frame
 from cuvil.frontend.registry import target_name
 
-from .reduce import _CALLS, ReduceResult
+from .reduce import ReduceResult
+from .subgraph import CALLS
 
 __all__ = ["write_repro", "REPRO_NAME", "DATA_NAME"]
 
@@ -83,8 +84,8 @@ def _retraced_names(gm: torch.fx.GraphModule) -> dict[str, str]:
         again = trace(gm)
     except Exception:
         return {}
-    mine = [n for n in gm.graph.nodes if n.op in _CALLS]
-    theirs = [n for n in again.graph.nodes if n.op in _CALLS]
+    mine = [n for n in gm.graph.nodes if n.op in CALLS]
+    theirs = [n for n in again.graph.nodes if n.op in CALLS]
     if len(mine) != len(theirs) or any(
         (a.op, a.target) != (b.op, b.target) for a, b in zip(mine, theirs)
     ):
@@ -148,7 +149,7 @@ def _node_map(result: ReduceResult, rename: dict[str, str]) -> list[str]:
         i += 1
     lines.append("Nodes (repro name <- original FX node: target, model source):")
     for n in gm.graph.nodes:
-        if n.op not in _CALLS:
+        if n.op not in CALLS:
             continue
         src, code = _source(n)
         new = rename.get(n.name, n.name)
@@ -219,7 +220,7 @@ def _repro_source(
         header=header.replace("\\", "\\\\").replace('"""', '\\"\\"\\"'),
         options=repr(options),
         faults=repr(list(faults)),
-        kind=repr(result.kind),
+        kind=repr(str(result.kind)),
         detail=repr(result.detail),
         rtol=repr(result.rtol),
         atol=repr(result.atol),

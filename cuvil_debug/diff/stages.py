@@ -16,6 +16,8 @@ holds only its live values (twice), never all of them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 
@@ -27,10 +29,17 @@ from cuvil.ir.ops.fused import FusedOp, body_of
 
 from .capture import Capture
 from .mapping import StageMap
-from .metrics import compare, tolerance_for
-from .model import Tolerance
+from .oracle import Oracle
 
-__all__ = ["Recorder", "Meter", "walk_ir", "walk_native", "inline_fused"]
+__all__ = [
+    "Recorder",
+    "Meter",
+    "NativeBuild",
+    "Twin",
+    "walk_ir",
+    "walk_native",
+    "inline_fused",
+]
 
 Tensors = tuple[torch.Tensor, ...]
 
@@ -43,12 +52,10 @@ class Recorder:
         self,
         cap: Capture,
         smap: StageMap,
-        tolerances: dict[str, Tolerance],
+        oracle: Oracle,
         only: set[str] | None = None,
-        normwise: bool = True,
     ) -> None:
-        self.cap, self.smap, self.tolerances, self.only = cap, smap, tolerances, only
-        self.normwise = normwise
+        self.cap, self.smap, self.oracle, self.only = cap, smap, oracle, only
 
     def record(
         self, v: Value, prop: torch.Tensor, iso: torch.Tensor
@@ -64,13 +71,12 @@ class Recorder:
                 continue  # the first producer (a real buffer before a recomputation) wins
             if self.only is not None and n not in self.only:
                 continue
-            tol = tolerance_for(ref.dtype, self.tolerances)
             stats = self.cap.stats(n) if ref.is_floating_point() else None
-            result.propagated = compare(prop, ref, tol, self.normwise, stats)
+            result.propagated = self.oracle.measure(prop, ref, stats)
             result.isolated = (
                 result.propagated
                 if iso is prop
-                else compare(iso, ref, tol, self.normwise, stats)
+                else self.oracle.measure(iso, ref, stats)
             )
         ref = self.cap.tensor(nodes[0])
         if ref is None or tuple(ref.shape) != tuple(v.type.shape):
@@ -157,6 +163,15 @@ class _Walk:
                 env_i.pop(id(v), None)
         return [env_p[id(v)] for v in fn.outputs], [env_i[id(v)] for v in fn.outputs]
 
+    def main(self, inputs: Sequence[torch.Tensor]) -> Tensors:
+        """The module's main function on `inputs`; its propagated outputs. The
+        isolated walk starts from the eager values of the inputs."""
+        fn = self.module.main
+        iso = [self.rec.record(a, x, x) for a, x in zip(fn.args, inputs)]
+        iso = [q if q is not None else x for q, x in zip(iso, inputs)]
+        out, _ = self.function(fn, list(inputs), iso)
+        return tuple(out)
+
     def op(self, op: Operation, ps, is_) -> tuple[Tensors, Tensors]:
         if isinstance(op, FusedOp) and self.on_fused is None:
             body = body_of(self.module, op)
@@ -177,15 +192,8 @@ def walk_ir(
 ) -> Tensors:
     """Run `module` with the reference interpreter, fused bodies expanded (so every member
     of a fused group is measured); returns the propagated outputs."""
-    interp = Interpreter(module)
-    fn = module.main
-    _check_inputs(fn, inputs)
-    walk = _Walk(module, rec, interp.execute, meter=meter)
-    prop = list(inputs)
-    iso = [rec.record(a, x, x) for a, x in zip(fn.args, inputs)]
-    iso = [q if q is not None else x for q, x in zip(iso, inputs)]
-    out, _ = walk.function(fn, prop, iso)
-    return tuple(out)
+    _check_inputs(module.main, inputs)
+    return _Walk(module, rec, Interpreter(module).execute, meter=meter).main(inputs)
 
 
 def _check_inputs(fn: Function, inputs: Sequence[torch.Tensor]) -> None:
@@ -226,22 +234,81 @@ class _Native:
         return tuple(st.read(r) for r in step.results)
 
 
+@dataclass
+class Twin:
+    """The unfused twin of a build (`inline_fused`): its stepper, the inlined module,
+    and per fused op its members (a Function view, inlined value -> body value)."""
+
+    stepper: Any
+    module: Module
+    members: dict[int, tuple[Function, dict]]
+
+
+@dataclass
+class NativeBuild:
+    """The steppable build of a module (the normal build plus one entry per kernel
+    call) and, when it has fused kernels, its unfused twin; LLVM optimizes both in
+    background child processes until `wait`."""
+
+    module: Module
+    stepper: Any
+    twin: Twin | None = None
+
+    @staticmethod
+    def start(
+        module: Module, opt_level: str, num_threads: int, members: bool = True
+    ) -> NativeBuild:
+        """Start the builds (`members`: with the twin, when there are fused ops)."""
+        from cuvil.runtime.stepper import Stepper
+
+        stepper = Stepper(module, opt_level, num_threads, background=True)
+        twin = None
+        if members and any(op.name == "cuvil.fused" for op in module.main.ops):
+            t_module, fused = inline_fused(module)
+            level = _twin_level(opt_level)
+            t_stepper = Stepper(t_module, level, num_threads, background=True)
+            twin = Twin(t_stepper, t_module, fused)
+        return NativeBuild(module, stepper, twin)
+
+    def wait(self) -> None:
+        """Until LLVM is done with both builds."""
+        self.stepper.jit  # noqa: B018
+        if self.twin:
+            self.twin.stepper.jit  # noqa: B018
+
+    @property
+    def arena_bytes(self) -> int:
+        twin = self.twin.stepper.program.arena_bytes if self.twin else 0
+        return self.stepper.program.arena_bytes + twin
+
+    def symbols(self) -> dict[int, str]:
+        """id(op) -> the symbol of the kernel that computes it."""
+        program = self.stepper.program
+        kernels = {k.call_index: k.symbol for k in program.kernels}
+        return {
+            id(s.op): kernels.get(s.index, s.symbol)
+            for s in self.stepper.steps
+            if s.op is not None
+        }
+
+
+def _twin_level(opt_level: str) -> str:
+    """The unfused twin only recomputes fused members: LLVM's O1 gives the same numbers
+    (no fast-math anywhere) and compiles its many small kernels 2-3x faster than O3."""
+    return "O1" if opt_level in ("O2", "O3") else opt_level
+
+
 def walk_native(
-    module: Module,
-    stepper,
-    inputs: Sequence[torch.Tensor],
-    rec: Recorder,
-    twin: tuple | None = None,
-    meter: Meter | None = None,
+    build: NativeBuild, inputs: Sequence[torch.Tensor], rec: Recorder, meter: Meter
 ) -> Tensors:
-    """Run `module`'s native code kernel by kernel (both modes). `twin` = (stepper,
-    inlined module, members) from `inline_fused`: the members of each fused kernel are
-    recomputed from the kernel's inputs by the unfused build, so values inside fused
-    kernels are measured too; the fused kernel's own output is measured first."""
-    fn = module.main
-    _check_inputs(fn, inputs)
-    stepper.bind(*inputs)
-    run = _Native(stepper, module)
+    """Run the build's native code kernel by kernel (both modes). With a twin, the
+    members of each fused kernel are recomputed from the kernel's inputs by the
+    unfused build, so values inside fused kernels are measured too; the fused
+    kernel's own output is measured first."""
+    module, twin = build.module, build.twin
+    _check_inputs(module.main, inputs)
+    build.stepper.bind(*inputs)
+    run = _Native(build.stepper, module)
 
     def kernel_only(op: FusedOp, ps, is_):  # the fused kernel's output, no members
         p_out = run(op, ps)
@@ -249,25 +316,21 @@ def walk_native(
 
     on_fused = kernel_only
     if twin is not None:
-        t_stepper, t_module, members = twin
-        t_stepper.bind(*inputs)
-        t_run = _Native(t_stepper, t_module)
+        twin.stepper.bind(*inputs)
+        t_run = _Native(twin.stepper, twin.module)
 
         def on_fused(op: FusedOp, ps, is_):
             p_out = run(op, ps)
             i_out = p_out if _same(ps, is_) else run(op, is_)
             for r, p, q in zip(op.results, p_out, i_out, strict=True):
                 rec.record(r, p, q)  # the kernel's output first: it is the real value
-            body, origin = members[id(op)]
-            sub = _Walk(t_module, _Renamed(rec, origin), t_run, meter=walk.meter)
+            body, origin = twin.members[id(op)]
+            sub = _Walk(twin.module, _Renamed(rec, origin), t_run, meter=walk.meter)
             sub.function(body, ps, is_)
             return p_out, i_out
 
     walk = _Walk(module, rec, run, on_fused, meter)
-    iso = [rec.record(a, x, x) for a, x in zip(fn.args, inputs)]
-    iso = [q if q is not None else x for q, x in zip(iso, inputs)]
-    out, _ = walk.function(fn, list(inputs), iso)
-    return tuple(out)
+    return walk.main(inputs)
 
 
 class _Renamed:

@@ -28,10 +28,10 @@ from cuvil_debug.diff import bisect as bisect_mod
 from cuvil_debug.diff.bisect import (
     _llvm_passes,
     bisect,
-    compare,
     compile_bound,
     format_result,
 )
+from cuvil_debug.diff.oracle import compare_outputs as compare
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples" / "models"

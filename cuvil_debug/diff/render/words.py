@@ -1,0 +1,198 @@
+"""The report in words, shared by the table and the HTML page: header, mapping
+summary, first divergence, next commands, and the details of a node (tooltips)."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable
+from typing import Any
+
+from ..model import (
+    STAGE_TITLES,
+    STATUSES,
+    DiffReport,
+    Divergence,
+    Metrics,
+    NodeRow,
+    StageResult,
+)
+from ..status import Stage, Status
+from .cells import num, short_target
+
+
+def shape_text(shape: Iterable[int]) -> str:
+    return "×".join(str(d) for d in shape) or "scalar"
+
+
+def header_items(report: DiffReport) -> list[tuple[str, str]]:
+    items = [
+        (
+            "inputs",
+            ", ".join(f"{shape_text(s)} {d}" for s, d in report.inputs) or "none",
+        ),
+        ("options", ", ".join(f"{k}={v}" for k, v in report.options.items()) or "-"),
+        ("tolerances", _tolerances(report) or "-"),
+        ("stages", " → ".join(["eager (reference)", *report.stages])),
+    ]
+    if report.faults:
+        items.append(("faults", "injected: " + ", ".join(report.faults)))
+    return items
+
+
+def _tolerances(report: DiffReport) -> str:
+    return "; ".join(
+        f"{dtype}: rtol {num(t.rtol)}, atol {num(t.atol)}"
+        for dtype, t in report.tolerances.items()
+    )
+
+
+def mapping_lines(report: DiffReport) -> list[str]:
+    """'opt: 7/7 FX nodes accounted for: 4 value, 1 fused, ...' per stage."""
+    counts, total, lines = report.accounted(), len(report.rows), []
+    for stage in report.stages:
+        n = {st: counts.get(f"{stage}:{st}", 0) for st in STATUSES}
+        if n[Status.NOT_RUN] == total and total:
+            lines.append(f"{stage}: not run")
+            continue
+        done = sum(n.values())
+        text = ", ".join(f"{c} {st}" for st, c in n.items() if c)
+        line = f"{stage}: {done}/{total} FX nodes accounted for: {text or 'none'}"
+        missing = [r.name for r in report.rows if stage not in r.stages]
+        if missing:
+            line += f" (unaccounted: {_some(missing)})"
+        lines.append(line)
+    return lines
+
+
+def _some(names: list[str], n: int = 5) -> str:
+    return ", ".join(names[:n]) + (", …" if len(names) > n else "")
+
+
+def outputs_line(report: DiffReport) -> str | None:
+    marks = [f"{s} {'✓' if ok else '✗'}" for s, ok in report.outputs_ok.items()]
+    return "  ".join(marks) or None
+
+
+def next_commands(report: DiffReport) -> list[tuple[str, str]]:
+    model = shlex.quote(report.model)
+    cmds = []
+    if report.first and report.first.stage == Stage.OPT:
+        cmds.append((f"cuvil-debug bisect {model}", "find the pass that breaks it"))
+    cmds.append((f"cuvil-debug reduce {model}", "shrink to the smallest failing graph"))
+    return cmds
+
+
+def first_items(report: DiffReport, f: Divergence) -> list[tuple[str, str]]:
+    """The first divergence in words, as (label, text) lines."""
+    rows = [r for r in report.rows if r.name == f.node]
+    what = f"%{f.node}" + (f" ({short_target(rows[0].target, 40)})" if rows else "")
+    title = STAGE_TITLES.get(f.stage, f.stage)
+    culprit = f.culprit
+    if f.pass_name and f.pass_name not in culprit:
+        culprit += f" (pass {f.pass_name})"
+    items = [
+        ("first divergence", f"{what} introduced in {f.stage} — {title}"),
+        ("why", f.reason),
+    ]
+    if f.source or f.code:
+        code = f": {f.code.strip()}" if f.code else ""
+        items.append(("source", f"{f.source or '?'}{code}"))
+    items.append(("culprit", culprit))
+    if f.output_affected:
+        items.append(("output", "affected: the model's outputs differ"))
+    else:
+        items.append(
+            ("output", "hidden downstream (damped): the model's outputs still match")
+        )
+    return items
+
+
+def failures(report: DiffReport) -> list[tuple[str, str]]:
+    """('failed', 'native %x: <note>') for each node a stage could not run."""
+    return [
+        ("failed", f"{stage} %{r.name}: {s.note or 'no reason given'}")
+        for r in report.rows
+        for stage, s in r.stages.items()
+        if s.status == Status.FAILED
+    ]
+
+
+def _diverging(report: DiffReport) -> list[str]:
+    return [r.name for r in report.rows if any(s.diverges for s in r.stages.values())]
+
+
+def _compared(report: DiffReport) -> int:
+    return sum(s.propagated is not None for r in report.rows for s in r.stages.values())
+
+
+def clean_words(report: DiffReport) -> str:
+    n, stages = _compared(report), ", ".join(report.stages)
+    return f"✓ no divergence: {n} values compared in {stages}, all within tolerance"
+
+
+def no_first_words(report: DiffReport) -> str:
+    names = _diverging(report)
+    return (
+        f"✗ {len(names)} nodes diverge ({_some(names)}) "
+        "but none introduces an error in isolation"
+    )
+
+
+def labels(items: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """A label repeated on consecutive lines is written once."""
+    prev = [None, *(k for k, _ in items)]
+    return [("" if k == p else k, v) for (k, v), p in zip(items, prev)]
+
+
+# ---- a node's details (tooltips) ----------------------------------------------------
+
+
+def _metrics_words(m: Metrics) -> str:
+    if not m.shape_ok:
+        return "shapes differ"
+    parts = [
+        f"max abs {num(m.max_abs)}",
+        f"max rel {num(m.max_rel)}",
+        f"{num(m.max_ulp)} ulp",
+    ]
+    if m.cosine is not None:
+        parts.append(f"cosine {m.cosine:.6g}")
+    if m.sqnr_db is not None:
+        parts.append(f"SQNR {num(m.sqnr_db)} dB")
+    parts.append(f"{m.mismatched}/{m.numel} mismatched ({m.dtype})")
+    parts += [f"{n} {w}" for n, w in ((m.nan, "new NaN"), (m.inf, "new Inf")) if n]
+    if m.worst_index is not None:
+        parts.append(f"worst at {list(m.worst_index)}")
+    return ", ".join(parts)
+
+
+def stage_details(stage: str, s: StageResult) -> list[str]:
+    head = f"{stage}: {s.status}" + (f" {s.value}" if s.value else "")
+    extra = [
+        f"{k} {v}"
+        for k, v in (("op", s.op), ("kernel", s.kernel), ("layout", s.layout))
+        if v
+    ]
+    lines = [head + (f" ({', '.join(extra)})" if extra else "")]
+    if s.with_nodes:
+        lines.append(f"  with {', '.join(s.with_nodes)}")
+    for name, m in (("propagated", s.propagated), ("isolated", s.isolated)):
+        if m is not None:
+            lines.append(f"  {name}: {_metrics_words(m)}")
+    lines += [f"  static: {p}" for p in s.static]
+    if s.note:
+        lines.append(f"  note: {s.note}")
+    return lines
+
+
+def node_details(r: NodeRow) -> list[str]:
+    lines = [f"%{r.name} = {r.op} {r.target}"]
+    if r.module:
+        lines.append(f"module {r.module}")
+    if r.source:
+        lines.append(f"{r.source}: {r.code.strip()}" if r.code else r.source)
+    if r.shape is not None:
+        lines.append(f"{shape_text(r.shape)} {r.dtype or ''}".rstrip())
+    for stage, s in r.stages.items():
+        lines += stage_details(stage, s)
+    return lines
