@@ -14,7 +14,8 @@ from .errors import (
 
 __version__ = "0.1.0"
 
-from .pipeline import Options, compile  # noqa: E402  (needs __version__ for debug info)
+from .options import CompileOptions, DebugOptions, Options  # noqa: E402
+from .pipeline import compile  # noqa: E402  (needs __version__ for debug info)
 from .runtime.aot import load, save  # noqa: E402
 
 __all__ = [
@@ -29,6 +30,8 @@ __all__ = [
     "VerifyError",
     "__version__",
     "compile",
+    "CompileOptions",
+    "DebugOptions",
     "Options",
     "save",
     "load",

@@ -63,26 +63,27 @@ __all__ = [
 
 
 def run_passes(module: Module, options) -> Module:
-    """Run the pipeline `options` ask for (``cuvil.compile``'s Options) on `module`.
+    """Run the pipeline `options` ask for (a ``cuvil.options.CompileOptions``) on `module`.
 
     The pipeline is ``options.pipeline`` or the opt level's default; instrumentation comes
-    from print_after_all / print_after_change / snapshot_dir; ``verify_each`` (or debug)
-    verifies after every pass. The pass table is kept in ``module.meta["passes"]``.
+    from its debug options' print_after_all / print_after_change / snapshot_dir;
+    ``verify_each`` (or debug) verifies after every pass. The pass table is kept in ``module.meta["passes"]``.
     """
     text = options.pipeline
     if text is None:
         text = default_pipeline(options.opt_level, options.enable_fusion)
+    watch = options.debug_options
     callback = combine(
-        PrintAfterAll() if options.print_after_all else None,
-        PrintAfterChange() if options.print_after_change else None,
-        Snapshots(Path(options.snapshot_dir)) if options.snapshot_dir else None,
+        PrintAfterAll() if watch.print_after_all else None,
+        PrintAfterChange() if watch.print_after_change else None,
+        Snapshots(Path(watch.snapshot_dir)) if watch.snapshot_dir else None,
     )
     pipeline = PassPipeline(
-        text, callback, verify_each=options.verify_each or options.debug
+        text, callback, verify_each=watch.verify_each or options.debug
     )
-    ctx = pipeline.run(module, PassContext(options.bisect_limit))
+    ctx = pipeline.run(module, PassContext(watch.bisect_limit))
     module.meta["passes"] = pipeline.infos
-    if options.bisect_limit is not None:
+    if watch.bisect_limit is not None:
         print(f"cuvil: {describe_bisect(ctx)}", file=sys.stderr)
     return module
 
