@@ -45,7 +45,7 @@ def compile_module(
         jit = JitModule(
             program, options.opt, debug=options.debug, echo_bisect=echo_llvm_bisect
         )
-    return CompiledModule(module, program, jit, options.to_dict())
+    return CompiledModule(module, program, jit, options)
 
 
 def compile(
