@@ -16,7 +16,7 @@ from .frontend import lower
 from .ir.core import Module
 from .ir.verifier import verify
 from .options import CompileOptions, Options
-from .passes import llvm_bisect_limit, run_passes
+from .passes import run_passes
 from .runtime.compiled import CompiledModule
 from .runtime.jit import JitModule
 
@@ -41,10 +41,13 @@ def compile_module(
         profile=options.debug_options.profile,
         threads=options.num_threads,
     )
-    with llvm_bisect_limit(options.debug_options.llvm_bisect_limit):
-        jit = JitModule(
-            program, options.opt, debug=options.debug, echo_bisect=echo_llvm_bisect
-        )
+    jit = JitModule(
+        program,
+        options.opt,
+        debug=options.debug,
+        bisect_limit=options.debug_options.llvm_bisect_limit,
+        echo_bisect=echo_llvm_bisect,
+    )
     return CompiledModule(module, program, jit, options)
 
 

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 
@@ -57,7 +56,6 @@ __all__ = [
     "known_passes",
     "register_pass",
     "run_passes",
-    "llvm_bisect_limit",
     "describe_bisect",
 ]
 
@@ -98,24 +96,3 @@ def describe_bisect(ctx: PassContext) -> str:
     if last is None:
         return text + "; none applied"
     return text + f"; last applied: #{last.index} {last.pass_name}: {last.description}"
-
-
-@contextlib.contextmanager
-def llvm_bisect_limit(limit: int | None):
-    """LLVM's ``-opt-bisect-limit`` for the JIT modules built inside (``JitModule``
-    without a limit of its own; ``cuvil.compile`` sets it from ``llvm_bisect_limit``).
-
-    Each such module is optimized and compiled in a short-lived child process with a
-    fresh pass counter (``runtime/llvm_worker.py``), never cached: this process's LLVM
-    options are not touched (LLVM cannot undo the option once set). LLVM's ``BISECT:``
-    lines are in ``JitModule.bisect_log`` and written on stderr. None: no change."""
-    if limit is None:
-        yield
-        return
-    from ..runtime import llvm_worker
-
-    token = llvm_worker.LIMIT.set(int(limit))
-    try:
-        yield
-    finally:
-        llvm_worker.LIMIT.reset(token)
