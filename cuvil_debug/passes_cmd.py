@@ -10,19 +10,15 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from cuvil.frontend import lower
 from cuvil.interpreter import random_params
 from cuvil.ir import parse_module, print_module
+from cuvil.options import CompileOptions, DebugOptions
 from cuvil.passes import (
     PassContext,
     PassPipeline,
-    PrintAfterAll,
-    PrintAfterChange,
-    Snapshots,
-    combine,
-    default_pipeline,
+    build_pipeline,
     describe_bisect,
     format_table,
 )
@@ -109,16 +105,22 @@ def add_parser(commands) -> None:
 
 
 def _pipeline(args, default_level: str | None) -> PassPipeline:
-    """-p PIPELINE, else -O's default pipeline, else `default_level`'s (None: no passes)."""
+    """-p PIPELINE, else -O's default pipeline, else `default_level`'s (None: no passes);
+    verified after every pass, instrumentation on stdout."""
     text, level = args.pipeline, args.opt_level or default_level
-    if text is None:
-        text = default_pipeline(f"O{level}", not args.no_fusion) if level else ""
-    callback = combine(
-        PrintAfterAll(sys.stdout) if args.print_after_all else None,
-        PrintAfterChange(sys.stdout) if args.print_after_change else None,
-        Snapshots(Path(args.snapshot_dir)) if args.snapshot_dir else None,
+    options = CompileOptions(
+        opt_level=f"O{level or 3}",
+        enable_fusion=not args.no_fusion,
+        pipeline="" if text is None and not level else text,
+        debug_options=DebugOptions(
+            bisect_limit=args.bisect_limit,
+            print_after_all=args.print_after_all,
+            print_after_change=args.print_after_change,
+            snapshot_dir=args.snapshot_dir,
+            verify_each=True,
+        ),
     )
-    return PassPipeline(text, callback, verify_each=True)
+    return build_pipeline(options, stream=sys.stdout)
 
 
 def _bisect_line(args, ctx: PassContext) -> None:
