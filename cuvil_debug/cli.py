@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 import cuvil
-from cuvil.errors import CuvilError
+from cuvil.args import EXIT_OK, EXIT_USAGE, run_main
 from cuvil.frontend import lower
 from cuvil.ir import print_module
 
@@ -25,27 +25,11 @@ from .validate import format_error, validate_file
 __all__ = ["main", "build_parser"]
 
 PROG = "cuvil-debug"
-EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INVALID = 1  # validate: a file has errors (0, 2, 3: cuvil.args' exit codes)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except CuvilError as e:
-        if args.traceback:
-            raise
-        _error(_describe(e))
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
-    except Exception as e:
-        if args.traceback:
-            raise
-        _error(
-            f"{PROG}: internal error: {type(e).__name__}: {e} (rerun with --traceback)"
-        )
-        return EXIT_INTERNAL
+    return run_main(PROG, build_parser().parse_args(argv))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -118,12 +102,6 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(f"{path}: ok")
         failed = failed or bool(errors)
     return EXIT_INVALID if failed else EXIT_OK
-
-
-def _describe(err: CuvilError) -> str:
-    """`where: error: message` (or `cuvil-debug: error: message`), then any note."""
-    text = str(err) if err.where else f"{PROG}: error: {err}"
-    return f"{text}\n{err.note}" if err.note else text
 
 
 def _error(text: str) -> None:
