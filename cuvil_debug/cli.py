@@ -15,9 +15,8 @@ from cuvil.args import EXIT_OK, EXIT_USAGE, run_main
 from cuvil.frontend import lower
 from cuvil.ir import print_module
 
+from .args import ModelArgs, OutputArgs
 from .diff import cli as diff_cli
-from .loader import add_model_arguments, load_model
-from .output import check_output, write_output
 from .passes_cmd import add_parser as _add_passes
 from .triage import cli as triage_cli
 from .validate import format_error, validate_file
@@ -26,6 +25,9 @@ __all__ = ["main", "build_parser"]
 
 PROG = "cuvil-debug"
 EXIT_INVALID = 1  # validate: a file has errors (0, 2, 3: cuvil.args' exit codes)
+
+MODEL = ModelArgs()
+IR_OUTPUT = OutputArgs("write the IR to FILE instead of stdout")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -58,11 +60,8 @@ def _add_ir(commands) -> None:
         help="print a model's Cuvil IR",
         description="Load a model, lower it and print its Cuvil IR.",
     )
-    add_model_arguments(p)
-    p.add_argument(
-        "-o", "--output", metavar="FILE", help="write the IR to FILE instead of stdout"
-    )
-    p.add_argument("--force", action="store_true", help="let -o overwrite FILE")
+    MODEL.add_to(p)
+    IR_OUTPUT.add_to(p)
     p.set_defaults(run=_cmd_ir)
 
 
@@ -85,10 +84,12 @@ def _cmd_help(args: argparse.Namespace) -> int:
 
 
 def _cmd_ir(args: argparse.Namespace) -> int:
-    check_output(args.output, force=args.force)
-    loaded = load_model(args.model, args.entry)
-    module = lower(loaded.model, loaded.inputs, frontend=args.frontend)
-    write_output(print_module(module), args.output, force=args.force)
+    output = IR_OUTPUT.parse(args)
+    output.check()
+    model = MODEL.parse(args)
+    loaded = model.load()
+    module = lower(loaded.model, loaded.inputs, frontend=model.frontend)
+    output.write(print_module(module))
     return EXIT_OK
 
 

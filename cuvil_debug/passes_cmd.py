@@ -15,10 +15,11 @@ from cuvil.frontend import lower
 from cuvil.opt import main as opt_main  # the cuvil-opt script of older installs
 from cuvil.passes import format_table
 
-from .loader import add_model_arguments, load_model
+from .args import ModelArgs
 
 __all__ = ["add_parser", "run_passes_cmd", "opt_main"]
 
+MODEL = ModelArgs()
 COMPILE = CompileArgs(default_level="3")
 WATCH = PassDebugArgs()
 
@@ -31,7 +32,7 @@ def add_parser(commands) -> None:
         description="Lower a model, run a pass pipeline and print what "
         "each pass did (changed, actions, time).",
     )
-    add_model_arguments(p)
+    MODEL.add_to(p)
     COMPILE.add_to(p)
     WATCH.add_to(p)
     p.set_defaults(run=run_passes_cmd)
@@ -45,8 +46,9 @@ def add_parser(commands) -> None:
 
 
 def run_passes_cmd(args: argparse.Namespace) -> int:
-    loaded = load_model(args.model, args.entry)
-    module = lower(loaded.model, loaded.inputs, frontend=args.frontend)
+    model = MODEL.parse(args)
+    loaded = model.load()
+    module = lower(loaded.model, loaded.inputs, frontend=model.frontend)
     options = COMPILE.parse(args, WATCH.parse(args))
     pipeline, ctx = opt.run_pipeline(module, options)
     print(f"pipeline: {pipeline}")
