@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 
 from cuvil.errors import CuvilError
+from cuvil.options import CompileOptions
 
 from ..args import CheckArgs, CompileArgs, ModelArgs, OutputArgs
 from .engine import DiffOptions, run_diff
@@ -363,16 +364,7 @@ def _cmd_reduce(args) -> int:
     with _faults(check.inject):
         node = args.node
         if node is None:
-            report = run_diff(
-                loaded.model,
-                loaded.inputs,
-                DiffOptions(COMPILE.parse(args), attribute_pass=False, members=False),
-            )
-            node = report.first.node if report.first else None
-            if node:
-                print(
-                    f"first divergence: {node} ({report.first.stage})", file=sys.stderr
-                )
+            node = _first_divergence(loaded, COMPILE.parse(args))
         result = reduce_model(
             loaded.model,
             loaded.inputs,
@@ -398,3 +390,16 @@ def _cmd_reduce(args) -> int:
         print(f"wrote {path}")
     print(f"run it: python {out / 'repro.py'}")
     return EXIT_DIVERGED
+
+
+def _first_divergence(loaded, options: CompileOptions) -> str | None:
+    """reduce's default target: the diff's first diverging node (said on stderr)."""
+    report = run_diff(
+        loaded.model,
+        loaded.inputs,
+        DiffOptions(options, attribute_pass=False, members=False),
+    )
+    node = report.first.node if report.first else None
+    if node:
+        print(f"first divergence: {node} ({report.first.stage})", file=sys.stderr)
+    return node
