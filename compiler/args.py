@@ -58,7 +58,7 @@ def count(text: str) -> int:
     return n
 
 
-# ---- what to build ----------------------------------------------------------------------
+# ---- what to build -------------------------------------------------------------------
 class CompileArgs:
     """``-O``, ``--no-fusion``, ``-p/--pipeline`` (and ``--threads``) -> CompileOptions.
 
@@ -146,7 +146,7 @@ class CompileArgs:
         )
 
 
-# ---- how to watch the passes ------------------------------------------------------------
+# ---- how to watch the passes ---------------------------------------------------------
 class PassDebugArgs:
     """``--print-after-all``, ``--print-after-change``, ``--bisect-limit N``,
     ``--snapshot-dir DIR`` -> DebugOptions; a pass tool verifies after every pass
@@ -189,7 +189,7 @@ class PassDebugArgs:
         )
 
 
-# ---- where the result goes --------------------------------------------------------------
+# ---- where the result goes -----------------------------------------------------------
 class OutputError(CuvilError):
     """An output file could not be written (it exists, or its folder does not)."""
 
@@ -312,7 +312,7 @@ def _exists(target: Path) -> OutputError:
     )
 
 
-# ---- errors and exit codes --------------------------------------------------------------
+# ---- errors and exit codes -----------------------------------------------------------
 def describe_error(err: CuvilError, prog: str) -> str:
     """`where: error: message` (or `PROG: error: message`), then any note."""
     text = str(err) if err.where else f"{prog}: error: {err}"

@@ -3,10 +3,11 @@
 ``cuvil.compile(..., options={...})`` takes one flat dict; ``CompileOptions.parse``
 splits it into the two groups and checks every value::
 
-    CompileOptions      what to build: opt level, fusion, DWARF, frontend, threads, pipeline
-      .debug_options    DebugOptions: profile, pass / LLVM bisect limits, print-after-all
-                        / -change, snapshots, verify-each (they watch, count or cut the
-                        compile; they are not the product)
+    CompileOptions    what to build: opt level, fusion, DWARF, frontend, threads,
+                      pipeline
+      .debug_options  DebugOptions: profile, pass / LLVM bisect limits, print-after-all
+                      / -change, snapshots, verify-each (they watch, count or cut the
+                      compile; they are not the product)
 
 ``to_dict()`` is the flat form again, with every key (saved models keep it as their
 metadata's ``options``).
@@ -28,7 +29,7 @@ __all__ = ["CompileOptions", "DebugOptions", "Options", "KEYS"]
 
 @dataclass(frozen=True)
 class DebugOptions:
-    """How a compile is watched, measured and bisected (``cuvil.compile``'s debug keys)."""
+    """How a compile is watched, measured and bisected (cuvil.compile's debug keys)."""
 
     profile: bool = False  # count cycles per kernel: CompiledModule.profile()
     bisect_limit: int | None = None  # apply only the first N pass actions
@@ -41,7 +42,7 @@ class DebugOptions:
 
 @dataclass(frozen=True)
 class CompileOptions:
-    """What to build; ``debug_options`` says how to watch it (see the module docstring)."""
+    """What to build; `debug_options` says how to watch it (module docstring)."""
 
     opt_level: str = "O3"  # O0..O3: LLVM's pipeline (and, with passes, Cuvil's)
     enable_fusion: bool = True  # fuse elementwise chains and epilogues (pass pipeline)
@@ -57,7 +58,7 @@ class CompileOptions:
         options: Mapping[str, Any] | None = None, /, **keys: Any
     ) -> CompileOptions:
         """The flat keys of ``cuvil.compile(options=...)`` (a dict and/or keywords),
-        checked: an unknown key or a bad value is a CuvilError saying what is allowed."""
+        checked: an unknown key or a bad value is a CuvilError saying what's allowed."""
         flat = {**(options or {}), **keys}
         for key in flat:
             if key not in KEYS:

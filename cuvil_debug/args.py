@@ -4,13 +4,15 @@
 The compiler's groups (``cuvil.args``: what to build, pass instrumentation, output) are
 re-exported here; the toolkit adds the model and what a check injects and tolerates:
 
-    group             flags                                    value          used by
-    ModelArgs         MODEL, --frontend, --entry               ModelChoice    ir passes diff bisect reduce triage
-    CompileArgs       -O, --no-fusion, -p/--pipeline, --threads CompileOptions passes opt diff bisect reduce
-    PassDebugArgs     --print-after-all/-change, --bisect-limit, DebugOptions   passes opt
-                      --snapshot-dir
-    CheckArgs         --inject, --rtol, --atol                 Check          diff bisect reduce
-    OutputArgs        --format, -o/--output, --force ...       Output         ir opt diff reduce triage
+    ModelArgs      MODEL, --frontend, --entry -> ModelChoice
+                   (ir, passes, diff, bisect, reduce, triage)
+    CompileArgs    -O, --no-fusion, -p/--pipeline [, --threads] -> CompileOptions
+                   (passes, opt; diff, bisect, reduce with --threads)
+    PassDebugArgs  --print-after-all/-change, --bisect-limit, --snapshot-dir
+                   -> DebugOptions (passes, opt)
+    CheckArgs      --inject, --rtol, --atol -> Check (diff, bisect, reduce)
+    OutputArgs     [--format] -o/--output [--dot] [--force] -> Output
+                   (ir, opt, diff, reduce, triage)
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """The model spec(s) given, the ``--entry`` and the ``--frontend`` to capture with."""
+    """The model spec(s) given, the --entry and the --frontend to capture with."""
 
     specs: tuple[str, ...]
     entry: str | None

@@ -1,8 +1,8 @@
-"""`cuvil-debug passes MODEL` and `cuvil-debug opt FILE` (= `cuvil-opt FILE -p PIPELINE`).
+"""`cuvil-debug passes MODEL` and `cuvil-debug opt FILE` (= `cuvil-opt FILE`).
 
-``passes`` lowers a model, runs a pass pipeline and prints the pass table (and, asked for,
-the IR diff of each changing pass); ``opt`` is the compiler's ``cuvil-opt`` (cuvil/opt.py):
-passes on a ``.cuvilir`` file, the result printed.
+``passes`` lowers a model, runs a pass pipeline and prints the pass table (and, asked
+for, the IR diff of each changing pass); ``opt`` is the compiler's ``cuvil-opt``
+(cuvil/opt.py): passes on a ``.cuvilir`` file, the result printed.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ __all__ = ["DiffOptions", "run_diff"]
 
 @dataclass(frozen=True, init=False)
 class DiffOptions:
-    """What to compile (`compile`: ``cuvil.compile``'s CompileOptions) and how to compare.
+    """What to compile (`compile`: cuvil.compile's CompileOptions) and how to compare.
 
     ``DiffOptions(opt_level="O2", members=False)``: CompileOptions' own keywords
     (opt_level, enable_fusion, frontend, pipeline, num_threads, ...) change `compile`
