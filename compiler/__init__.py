@@ -11,7 +11,8 @@ from .errors import (
     UnsupportedOpError,
     VerifyError,
 )
-from .pipeline import Options, compile
+from .options import CompileOptions, DebugOptions, Options
+from .pipeline import compile
 from .runtime.aot import load, save
 from .version import __version__
 
@@ -27,6 +28,8 @@ __all__ = [
     "VerifyError",
     "__version__",
     "compile",
+    "CompileOptions",
+    "DebugOptions",
     "Options",
     "save",
     "load",

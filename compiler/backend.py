@@ -16,7 +16,8 @@ import torch
 
 from .errors import CuvilError
 from .frontend.fx import from_fx
-from .pipeline import Options, compile_module
+from .options import CompileOptions
+from .pipeline import compile_module
 
 __all__ = ["cuvil_backend", "register"]
 
@@ -24,7 +25,7 @@ __all__ = ["cuvil_backend", "register"]
 def cuvil_backend(
     gm: torch.fx.GraphModule, example_inputs: Sequence[Any], **options: Any
 ) -> Callable[..., Any]:
-    opts = Options.parse(options.get("options"))
+    opts = CompileOptions.parse(options.get("options"))
     try:
         if not all(isinstance(x, torch.Tensor) for x in example_inputs):
             raise CuvilError(

@@ -11,13 +11,12 @@ import sys
 from collections.abc import Sequence
 
 import cuvil
-from cuvil.errors import CuvilError
+from cuvil.args import EXIT_OK, EXIT_USAGE, run_main
 from cuvil.frontend import lower
 from cuvil.ir import print_module
 
+from .args import ModelArgs, OutputArgs
 from .diff import cli as diff_cli
-from .loader import add_model_arguments, load_model
-from .output import check_output, write_output
 from .passes_cmd import add_parser as _add_passes
 from .triage import cli as triage_cli
 from .validate import format_error, validate_file
@@ -25,27 +24,14 @@ from .validate import format_error, validate_file
 __all__ = ["main", "build_parser"]
 
 PROG = "cuvil-debug"
-EXIT_OK, EXIT_INVALID, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INVALID = 1  # validate: a file has errors (0, 2, 3: cuvil.args' exit codes)
+
+MODEL = ModelArgs()
+IR_OUTPUT = OutputArgs("write the IR to FILE instead of stdout")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except CuvilError as e:
-        if args.traceback:
-            raise
-        _error(_describe(e))
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
-    except Exception as e:
-        if args.traceback:
-            raise
-        _error(
-            f"{PROG}: internal error: {type(e).__name__}: {e} (rerun with --traceback)"
-        )
-        return EXIT_INTERNAL
+    return run_main(PROG, build_parser().parse_args(argv))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,11 +60,8 @@ def _add_ir(commands) -> None:
         help="print a model's Cuvil IR",
         description="Load a model, lower it and print its Cuvil IR.",
     )
-    add_model_arguments(p)
-    p.add_argument(
-        "-o", "--output", metavar="FILE", help="write the IR to FILE instead of stdout"
-    )
-    p.add_argument("--force", action="store_true", help="let -o overwrite FILE")
+    MODEL.add_to(p)
+    IR_OUTPUT.add_to(p)
     p.set_defaults(run=_cmd_ir)
 
 
@@ -101,10 +84,12 @@ def _cmd_help(args: argparse.Namespace) -> int:
 
 
 def _cmd_ir(args: argparse.Namespace) -> int:
-    check_output(args.output, force=args.force)
-    loaded = load_model(args.model, args.entry)
-    module = lower(loaded.model, loaded.inputs, frontend=args.frontend)
-    write_output(print_module(module), args.output, force=args.force)
+    output = IR_OUTPUT.parse(args)
+    output.check()
+    model = MODEL.parse(args)
+    loaded = model.load()
+    module = lower(loaded.model, loaded.inputs, frontend=model.frontend)
+    output.write(print_module(module))
     return EXIT_OK
 
 
@@ -118,12 +103,6 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             print(f"{path}: ok")
         failed = failed or bool(errors)
     return EXIT_INVALID if failed else EXIT_OK
-
-
-def _describe(err: CuvilError) -> str:
-    """`where: error: message` (or `cuvil-debug: error: message`), then any note."""
-    text = str(err) if err.where else f"{PROG}: error: {err}"
-    return f"{text}\n{err.note}" if err.note else text
 
 
 def _error(text: str) -> None:

@@ -26,7 +26,6 @@ __all__ = [
     "LoadedModel",
     "ModelLoadError",
     "load_model",
-    "add_model_arguments",
     "DEFAULT_ENTRY",
     "INPUTS_FN",
 ]
@@ -59,31 +58,6 @@ def load_model(spec: str, entry: str | None = None) -> LoadedModel:
     if path.endswith(".py") and attr.isidentifier():  # path/to/file.py:Entry
         return _load_from_file(path, _one_entry(spec, attr, entry))
     return _load_from_file(spec, entry)
-
-
-def add_model_arguments(parser, *, many: bool = False, frontend: bool = True) -> None:
-    """The arguments every model-taking subcommand shares: MODEL (``many``: one or more,
-    in ``args.models``; else ``args.model``), ``--frontend`` and ``--entry``."""
-    parser.add_argument(
-        "models" if many else "model",
-        nargs="+" if many else None,
-        metavar="MODEL",
-        help="path/to/model.py (defining Model and example_inputs())"
-        + (", a directory of them," if many else "")
-        + " or package.module:attr",
-    )
-    if frontend:
-        parser.add_argument(
-            "--frontend",
-            choices=["fx", "export"],
-            default="fx",
-            help="capture with torch.fx symbolic tracing or torch.export (default: fx)",
-        )
-    parser.add_argument(
-        "--entry",
-        metavar="NAME",
-        help="the model class or zero-argument factory (default: Model)",
-    )
 
 
 def _one_entry(spec: str, attr: str, entry: str | None) -> str:

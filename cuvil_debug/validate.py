@@ -5,19 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from cuvil.errors import CuvilError
-from cuvil.ir import Module, parse_file, verify_all
+from cuvil.ir import verify_all
+from cuvil.opt import read_ir
 
 __all__ = ["read_ir", "validate_file", "format_error"]
-
-
-def read_ir(path: str | Path) -> Module:
-    """Parse a `.cuvilir` file; a file that cannot be read is a CuvilError too."""
-    try:
-        return parse_file(path)
-    except OSError as e:
-        raise CuvilError(
-            f"cannot read the file: {e.strerror or e}", where=str(path)
-        ) from e
 
 
 def validate_file(path: str | Path) -> list[CuvilError]:

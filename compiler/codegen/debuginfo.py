@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 from llvmlite import ir
 
-from ..version import __version__
 from ..ir.location import AnyLoc
 from ..ir.types import DType
+from ..version import __version__
 
 __all__ = ["DebugInfo", "KernelArg"]
 

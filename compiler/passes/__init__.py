@@ -3,14 +3,17 @@
     from cuvil.passes import PassPipeline
     PassPipeline("fold-bn,fuse-elementwise,dce", callback=PrintAfterChange()).run(module)
 
-``run_passes(module, options)`` is what ``cuvil.compile`` calls (docs/PASSES.md).
+``build_pipeline(options)`` is the pipeline ``cuvil.compile`` (through
+``run_passes(module, options)``), ``cuvil-opt`` and ``cuvil-debug passes`` run
+(docs/PASSES.md).
 """
 
 from __future__ import annotations
 
-import contextlib
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from ..ir.core import Module
 from .base import Action, ModulePass, PassContext
@@ -56,33 +59,50 @@ __all__ = [
     "get_pass",
     "known_passes",
     "register_pass",
+    "build_pipeline",
     "run_passes",
-    "llvm_bisect_limit",
     "describe_bisect",
 ]
 
 
-def run_passes(module: Module, options) -> Module:
-    """Run the pipeline `options` ask for (``cuvil.compile``'s Options) on `module`.
+def build_pipeline(
+    options,
+    *,
+    extras: Sequence[tuple[str, str]] = (),
+    stream: TextIO | None = None,
+) -> PassPipeline:
+    """The instrumented pass pipeline `options` ask for: ``cuvil.compile``,
+    ``cuvil-opt`` and ``cuvil-debug passes`` all build theirs here.
 
-    The pipeline is ``options.pipeline`` or the opt level's default; instrumentation comes
-    from print_after_all / print_after_change / snapshot_dir; ``verify_each`` (or debug)
-    verifies after every pass. The pass table is kept in ``module.meta["passes"]``.
-    """
+    `options` is a ``cuvil.options.CompileOptions``: the pipeline is its ``pipeline``
+    text or the default pipeline of its ``opt_level`` (``enable_fusion``), with
+    `extras` (``(anchor pass, item)``) where the default pipeline inserts them; its
+    debug options add print-after-all / print-after-change (on `stream`, default
+    stderr) and snapshots (``snapshot_dir``); ``verify_each`` (or ``debug``) verifies
+    the IR after every pass. Run it with ``PassContext(bisect_limit)``; the pass
+    table (timing, actions) is in its ``infos``."""
     text = options.pipeline
     if text is None:
-        text = default_pipeline(options.opt_level, options.enable_fusion)
+        text = default_pipeline(options.opt_level, options.enable_fusion, extras=extras)
+    watch = options.debug_options
+    out = sys.stderr if stream is None else stream
     callback = combine(
-        PrintAfterAll() if options.print_after_all else None,
-        PrintAfterChange() if options.print_after_change else None,
-        Snapshots(Path(options.snapshot_dir)) if options.snapshot_dir else None,
+        PrintAfterAll(out) if watch.print_after_all else None,
+        PrintAfterChange(out) if watch.print_after_change else None,
+        Snapshots(Path(watch.snapshot_dir)) if watch.snapshot_dir else None,
     )
-    pipeline = PassPipeline(
-        text, callback, verify_each=options.verify_each or options.debug
-    )
-    ctx = pipeline.run(module, PassContext(options.bisect_limit))
+    return PassPipeline(text, callback, verify_each=watch.verify_each or options.debug)
+
+
+def run_passes(module: Module, options) -> Module:
+    """Run ``build_pipeline(options)`` on `module` (`options`: a CompileOptions), with
+    its debug options' ``bisect_limit``; the pass table is kept in
+    ``module.meta["passes"]``."""
+    pipeline = build_pipeline(options)
+    limit = options.debug_options.bisect_limit
+    ctx = pipeline.run(module, PassContext(limit))
     module.meta["passes"] = pipeline.infos
-    if options.bisect_limit is not None:
+    if limit is not None:
         print(f"cuvil: {describe_bisect(ctx)}", file=sys.stderr)
     return module
 
@@ -97,24 +117,3 @@ def describe_bisect(ctx: PassContext) -> str:
     if last is None:
         return text + "; none applied"
     return text + f"; last applied: #{last.index} {last.pass_name}: {last.description}"
-
-
-@contextlib.contextmanager
-def llvm_bisect_limit(limit: int | None):
-    """LLVM's ``-opt-bisect-limit`` for the JIT modules built inside (``JitModule``
-    without a limit of its own; ``cuvil.compile`` sets it from ``llvm_bisect_limit``).
-
-    Each such module is optimized and compiled in a short-lived child process with a
-    fresh pass counter (``runtime/llvm_worker.py``), never cached: this process's LLVM
-    options are not touched (LLVM cannot undo the option once set). LLVM's ``BISECT:``
-    lines are in ``JitModule.bisect_log`` and written on stderr. None: no change."""
-    if limit is None:
-        yield
-        return
-    from ..runtime import llvm_worker
-
-    token = llvm_worker.LIMIT.set(int(limit))
-    try:
-        yield
-    finally:
-        llvm_worker.LIMIT.reset(token)

@@ -45,8 +45,13 @@ DEFAULT_EXTRAS: list[tuple[str, str]] = []
 _ITEM = re.compile(r"\s*([A-Za-z0-9_-]+)\s*(?:\{([^}]*)\})?\s*$")
 
 
-def default_pipeline(opt_level: str, enable_fusion: bool = True) -> str:
-    """The documented pipeline of an opt level (docs/PASSES.md), fusion passes optional."""
+def default_pipeline(
+    opt_level: str,
+    enable_fusion: bool = True,
+    extras: Sequence[tuple[str, str]] = (),
+) -> str:
+    """The documented pipeline of an opt level (docs/PASSES.md), fusion passes optional;
+    `extras` are inserted as DEFAULT_EXTRAS are."""
     if opt_level not in DEFAULT_PIPELINES:
         raise PassError(
             f"unknown opt level {opt_level!r}",
@@ -55,18 +60,19 @@ def default_pipeline(opt_level: str, enable_fusion: bool = True) -> str:
     names = [n for n in DEFAULT_PIPELINES[opt_level].split(",") if n]
     if not enable_fusion:
         names = [n for n in names if n not in FUSION_PASSES]
-    if DEFAULT_EXTRAS:
-        names = _with_extras(names)
+    extras = [*DEFAULT_EXTRAS, *extras]
+    if extras:
+        names = _with_extras(names, extras)
     return ",".join(names)
 
 
-def _with_extras(names: list[str]) -> list[str]:
+def _with_extras(names: list[str], extras: list[tuple[str, str]]) -> list[str]:
     out: list[str] = []
     for i, n in enumerate(names):
         out.append(n)
         if n not in names[:i]:
-            out += [item for anchor, item in DEFAULT_EXTRAS if anchor == n]
-    return out + [item for anchor, item in DEFAULT_EXTRAS if anchor not in names]
+            out += [item for anchor, item in extras if anchor == n]
+    return out + [item for anchor, item in extras if anchor not in names]
 
 
 def _split(text: str) -> list[str]:

@@ -31,10 +31,11 @@ import llvmlite.binding as llvm
 import torch
 from torch.utils._pytree import treespec_dumps, treespec_loads
 
-from ..version import __version__
-from ..codegen.target import OPT_LEVELS, host_cpu, target_machine, target_triple
+from ..codegen.target import host_cpu, target_machine, target_triple
 from ..errors import CuvilError
 from ..ir.types import DType, TensorType
+from ..options import CompileOptions
+from ..version import __version__
 from .compiled import CompiledModule, NativeModule
 from .jit import EntryFn, parse_and_optimize
 
@@ -118,13 +119,11 @@ def save(
         raise CuvilError(
             f"'{out}' is a file; a saved model is a directory", hint="choose a new path"
         )
-    program, options = compiled.program, dict(compiled.options)
+    program, options = compiled.program, compiled.options
     target, versions = _target(), _versions()
-    key = debug_key(program.llvm_ir, target, options, versions)
+    key = debug_key(program.llvm_ir, target, options.to_dict(), versions)
     with tempfile.TemporaryDirectory(prefix="cuvil-aot-") as tmp:
-        library = _build_library(
-            program, OPT_LEVELS[options["opt_level"]], key, Path(tmp)
-        )
+        library = _build_library(program, options.opt, key, Path(tmp))
         params = {n: compiled._params[i] for i, n in enumerate(program.params)}
         torch.save(params, Path(tmp) / PARAMS)
         meta = _metadata(compiled, key, target, versions, library, Path(tmp) / PARAMS)
@@ -188,7 +187,7 @@ def _metadata(
         "debug_key": key,
         "ir_sha256": _sha256(program.llvm_ir.encode()),
         "target": target,
-        "options": dict(compiled.options),
+        "options": compiled.options.to_dict(),
         "versions": versions,
         "library": {"file": LIBRARY, "sha256": _sha256(library.read_bytes())},
         "params": {
@@ -217,7 +216,8 @@ def _metadata(
 class LoadedModule(NativeModule):
     """A model loaded by ``cuvil.load``: the saved native code, no compiler involved.
 
-    ``metadata`` is the bundle's model.json; ``library`` the ctypes handle of model.so.
+    ``metadata`` is the bundle's model.json (its ``options``: the flat keys, parsed into
+    ``options``); ``library`` the ctypes handle of model.so.
     """
 
     def __init__(
@@ -228,7 +228,7 @@ class LoadedModule(NativeModule):
         params: dict[str, torch.Tensor],
     ) -> None:
         self.path, self.metadata, self.library = path, metadata, library
-        self.options = metadata["options"]
+        self.options = CompileOptions.parse(metadata["options"])
         entry = EntryFn(
             ctypes.cast(getattr(library, metadata["entry"]), ctypes.c_void_p).value
         )

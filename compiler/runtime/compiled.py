@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
@@ -13,6 +13,7 @@ from ..codegen.generator import Program
 from ..interpreter import check_inputs
 from ..ir.core import Module
 from ..ir.types import TensorType
+from ..options import CompileOptions
 
 __all__ = ["CompiledModule", "NativeModule"]
 
@@ -70,17 +71,22 @@ class NativeModule:
 
 
 class CompiledModule(NativeModule):
-    """Runs the JIT-compiled native code of one compiled function (see NativeModule)."""
+    """Runs the JIT-compiled native code of one compiled function (see NativeModule).
+
+    `options` are the CompileOptions it was built with (a mapping of
+    ``cuvil.compile``'s flat keys is parsed into them; None: the defaults)."""
 
     def __init__(
-        self, module: Module, program: Program, jit, options: dict[str, Any]
+        self,
+        module: Module,
+        program: Program,
+        jit,
+        options: CompileOptions | Mapping[str, Any] | None = None,
     ) -> None:
-        self.module, self.program, self.jit, self.options = (
-            module,
-            program,
-            jit,
-            options,
-        )
+        if not isinstance(options, CompileOptions):
+            options = CompileOptions.parse(options)
+        self.module, self.program, self.jit = module, program, jit
+        self.options: CompileOptions = options
         data = {**module.param_data, **program.derived}
         super().__init__(
             jit.entry,
@@ -113,7 +119,7 @@ class CompiledModule(NativeModule):
         from ..codegen.entry import PROFILE_SYMBOL
         from ..errors import CuvilError
 
-        if not self.options.get("profile"):
+        if not self.options.debug_options.profile:
             raise CuvilError(
                 "this module was not compiled with options={'profile': True}"
             )

@@ -52,7 +52,7 @@ def parse_and_optimize(program: Program, opt: int) -> llvm.ModuleRef:
 class JitModule:
     """Owns the execution engine (keep it alive as long as the entry is used).
 
-    `bisect_limit` (None: ``llvm_worker.LIMIT``, set by ``passes.llvm_bisect_limit``)
+    `bisect_limit` (None: no limit; ``cuvil.compile`` passes its ``llvm_bisect_limit``)
     compiles with LLVM's ``-opt-bisect-limit`` in a child process, never cached; LLVM's
     ``BISECT: ...`` lines are kept in `bisect_log` and, with `echo_bisect`, also written
     on stderr (where LLVM itself would write them).
@@ -69,8 +69,6 @@ class JitModule:
     ) -> None:
         """`prebuilt`: the same program being compiled by a background child
         (`JitModule.start`); its object is used and cached like MCJIT's own."""
-        if bisect_limit is None:
-            bisect_limit = llvm_worker.LIMIT.get()
         self.bisect_log: list[str] = []
         # debug and bisected builds skip the object cache: debug objects must go
         # through JIT registration, bisected ones are not the module's real code
@@ -111,11 +109,13 @@ class JitModule:
         self.entry = EntryFn(self.engine.get_function_address(program.entry))
 
     @staticmethod
-    def start(program: Program, opt: int) -> llvm_worker.Pending | None:
+    def start(
+        program: Program, opt: int, bisect_limit: int | None = None
+    ) -> llvm_worker.Pending | None:
         """Start optimizing `program` in a background child process, unless its object
-        is cached or bisection is on (None then): pass the result as `prebuilt` to use
-        two cores for two modules."""
-        if llvm_worker.LIMIT.get() is not None:
+        is cached or `bisect_limit` is set (None then): pass the result as `prebuilt`
+        to use two cores for two modules."""
+        if bisect_limit is not None:
             return None
         key = objcache.cache_key(program.llvm_ir, opt)
         if key and objcache.load_object(key) is not None:

@@ -20,25 +20,18 @@ the child's stderr, a pipe the parent reads.
 
 from __future__ import annotations
 
-import contextvars
 import os
 import sys
 
 # (the child runs this file too: it imports nothing else at the top, to start fast)
 
 __all__ = [
-    "LIMIT",
     "WorkerResult",
     "Pending",
     "compile_object",
     "start_object",
     "is_bisect_line",
 ]
-
-# The limit for JitModules built without their own (see passes.llvm_bisect_limit).
-LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar(
-    "cuvil_llvm_bisect_limit", default=None
-)
 
 _BISECT_PREFIX = "BISECT: "
 _SCRIPT = os.path.abspath(__file__)

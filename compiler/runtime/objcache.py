@@ -18,8 +18,8 @@ from pathlib import Path
 import llvmlite
 import llvmlite.binding as llvm
 
-from ..version import __version__
 from ..codegen.target import host_cpu, target_triple
+from ..version import __version__
 
 __all__ = ["cache_key", "load_object", "store_object", "cache_dir", "enabled"]
 

@@ -82,9 +82,11 @@ class Stepper:
         opt_level: str = "O3",
         threads: int = 1,
         background: bool = False,
+        bisect_limit: int | None = None,
     ) -> None:
         """`background`: LLVM optimizes the program in a child process while the caller
-        goes on (another build, other work); the first `bind` waits for it."""
+        goes on (another build, other work); the first `bind` waits for it.
+        `bisect_limit`: LLVM's ``-opt-bisect-limit`` (see ``JitModule``)."""
         if opt_level not in OPT_LEVELS:
             raise CuvilError(
                 f"opt_level={opt_level!r} is not one of {', '.join(OPT_LEVELS)}"
@@ -92,8 +94,12 @@ class Stepper:
         self.module = module
         self.fn = module.main
         self.program: Program = generate(module, threads=threads, steps=True)
-        self._opt = OPT_LEVELS[opt_level]
-        self._pending = JitModule.start(self.program, self._opt) if background else None
+        self._opt, self._bisect_limit = OPT_LEVELS[opt_level], bisect_limit
+        self._pending = (
+            JitModule.start(self.program, self._opt, bisect_limit)
+            if background
+            else None
+        )
         self._jit: JitModule | None = None
         self.steps: list[Step] = [
             Step(s.index, s.symbol, s.op, s.operands, s.results, s.output)
@@ -121,7 +127,12 @@ class Stepper:
 
     def _finish(self) -> JitModule:
         if self._jit is None:
-            self._jit = JitModule(self.program, self._opt, prebuilt=self._pending)
+            self._jit = JitModule(
+                self.program,
+                self._opt,
+                bisect_limit=self._bisect_limit,
+                prebuilt=self._pending,
+            )
             self._pending = None
             self._fns_ = [
                 EntryFn(self._jit.symbol_address(s.symbol)) for s in self.steps

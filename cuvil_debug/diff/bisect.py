@@ -107,7 +107,7 @@ def bisect(
     by the search and ignored); `log` is called with each check's line as it happens.
     """
     opts = Options.parse(options)
-    opts = replace(opts, bisect_limit=None, llvm_bisect_limit=None)
+    opts = opts.with_debug(bisect_limit=None, llvm_bisect_limit=None)
     inputs = tuple(inputs)
     was_training = model.training
     model.eval()
@@ -305,9 +305,8 @@ class _Bisector:
         The pipeline is what ``run_passes`` builds from the options, without its
         instrumentation (and without its bisect line on stderr)."""
         module = self._copy()
-        pipeline = PassPipeline(
-            self.pipeline, None, verify_each=self.opts.verify_each or self.opts.debug
-        )
+        verify_each = self.opts.debug_options.verify_each or self.opts.debug
+        pipeline = PassPipeline(self.pipeline, None, verify_each=verify_each)
         ctx = PassContext(limit)
         failed = None
         try:
@@ -330,8 +329,8 @@ class _Bisector:
 
         With `llvm_limit` LLVM compiles in a child process with a fresh pass counter;
         the passes it counted go to `passes` (not to stderr)."""
-        opts = replace(
-            self.opts, pipeline="", bisect_limit=None, llvm_bisect_limit=llvm_limit
+        opts = replace(self.opts, pipeline="").with_debug(
+            bisect_limit=None, llvm_bisect_limit=llvm_limit
         )
         table = module.meta.get("passes")
         compiled = compile_module(module, opts, echo_llvm_bisect=False)

@@ -18,9 +18,9 @@ from pathlib import Path
 from rich.console import Console
 
 from cuvil.errors import CuvilError
+from cuvil.options import CompileOptions
 
-from ..loader import add_model_arguments, load_model
-from ..output import check_output, write_output
+from ..args import CheckArgs, CompileArgs, ModelArgs, OutputArgs
 from .engine import DiffOptions, run_diff
 from .metrics import parse_tolerances
 from .model import STAGES, DiffReport
@@ -38,60 +38,46 @@ def add_parsers(commands) -> None:
 
 
 # ---- shared options ------------------------------------------------------------------------
+MODEL = ModelArgs()
+COMPILE = CompileArgs(default_level="3", native=True)
+CHECK = CheckArgs()
+DIFF_OUTPUT = OutputArgs(
+    "write the report to FILE, not stdout",
+    force="let -o/--dot overwrite files",
+    also=[("--dot", "also write the FX graph, coloured by error")],
+    formats=["table", "json", "html", "dot"],
+    default_format="table",
+    format_help="table (terminal), json (versioned, docs/DIFF.md), html (one "
+    "self-contained file) or dot (the FX graph coloured by error)",
+)
+REPRO_OUTPUT = OutputArgs(
+    "folder for repro.py and repro.pt (default: ./cuvil-repro)",
+    metavar="DIR",
+    default="cuvil-repro",
+    force="overwrite an existing repro",
+)
+
+
 def _model_args(p: argparse.ArgumentParser) -> None:
-    add_model_arguments(p)
-    p.add_argument(
-        "-O",
-        dest="opt_level",
-        choices=["0", "1", "2", "3"],
-        default="3",
-        help="optimization level of the compile being checked (default: 3)",
-    )
-    p.add_argument("--no-fusion", action="store_true", help="leave out fusion passes")
-    p.add_argument(
-        "-p",
-        "--pipeline",
-        metavar="PIPELINE",
-        help="the pass pipeline instead of the opt level's default",
-    )
-    p.add_argument(
-        "--threads",
-        type=int,
-        default=1,
-        metavar="N",
-        help="kernel threads (default 1)",
-    )
-    p.add_argument(
-        "--inject",
-        action="append",
-        default=[],
-        metavar="SPEC",
-        help="inject a deliberate bug, STAGE:NODE[:EFFECT] (docs/FAULTS.md); repeatable",
-    )
-    p.add_argument(
-        "--rtol", type=float, help="relative tolerance for every float dtype"
-    )
-    p.add_argument(
-        "--atol", type=float, help="absolute tolerance for every float dtype"
-    )
+    MODEL.add_to(p)
+    COMPILE.add_to(p)
+    CHECK.add_to(p)
 
 
 def _compile_options(args) -> dict:
-    if args.threads < 1:
-        raise CuvilError(
-            f"--threads {args.threads}: kernels need at least one thread",
-            hint="give --threads N with N >= 1",
-        )
-    opts = {
-        "opt_level": f"O{args.opt_level}",
-        "num_threads": args.threads,
-        "frontend": args.frontend,
+    """``cuvil.compile``'s flat options for bisect and reduce (a repro's OPTIONS):
+    opt_level, num_threads and frontend, and enable_fusion / pipeline when given."""
+    opts = COMPILE.parse(args)
+    flat = {
+        "opt_level": opts.opt_level,
+        "num_threads": opts.num_threads,
+        "frontend": opts.frontend,
     }
-    if args.no_fusion:
-        opts["enable_fusion"] = False
-    if args.pipeline is not None:
-        opts["pipeline"] = args.pipeline
-    return opts
+    if not opts.enable_fusion:
+        flat["enable_fusion"] = False
+    if opts.pipeline is not None:
+        flat["pipeline"] = opts.pipeline
+    return flat
 
 
 def _check_faults(loaded, specs: list[str], frontend: str = "fx") -> None:
@@ -168,20 +154,7 @@ def _add_diff(commands) -> None:
         action="store_true",
         help="do not recompute the members of fused kernels natively (faster)",
     )
-    p.add_argument(
-        "--format",
-        choices=["table", "json", "html", "dot"],
-        default="table",
-        help="table (terminal), json (versioned, docs/DIFF.md), html (one "
-        "self-contained file) or dot (the FX graph coloured by error)",
-    )
-    p.add_argument(
-        "-o", "--output", metavar="FILE", help="write the report to FILE, not stdout"
-    )
-    p.add_argument(
-        "--dot", metavar="FILE", help="also write the FX graph, coloured by error"
-    )
-    p.add_argument("--force", action="store_true", help="let -o/--dot overwrite files")
+    DIFF_OUTPUT.add_to(p)
     p.add_argument(
         "--all", action="store_true", help="table: also show non-tensor nodes"
     )
@@ -198,7 +171,7 @@ def _add_diff(commands) -> None:
 
 
 def _diff_options(args) -> DiffOptions:
-    _compile_options(args)  # the checks shared with bisect and reduce
+    options = COMPILE.parse(args)  # --threads is checked here, as for bisect, reduce
     stages = tuple(s.strip() for s in args.stages.split(",") if s.strip())
     unknown = [s for s in stages if s not in STAGES]
     if unknown or not stages:
@@ -208,16 +181,13 @@ def _diff_options(args) -> DiffOptions:
         )
     if "native" in stages and "opt" not in stages:
         stages = (*stages, "opt")
+    check = CHECK.parse(args)
     try:
-        tolerances = parse_tolerances(args.rtol, args.atol, args.tol)
+        tolerances = parse_tolerances(check.rtol, check.atol, args.tol)
     except ValueError as e:
         raise CuvilError(str(e)) from None
     return DiffOptions(
-        frontend=args.frontend,
-        opt_level=f"O{args.opt_level}",
-        enable_fusion=not args.no_fusion,
-        pipeline=args.pipeline,
-        num_threads=args.threads,
+        options,
         stages=tuple(s for s in STAGES if s in stages),
         tolerances=tolerances,
         members=not args.no_members,
@@ -226,37 +196,36 @@ def _diff_options(args) -> DiffOptions:
 
 
 def _cmd_diff(args) -> int:
-    check_output(args.output, force=args.force)
-    check_output(args.dot, force=args.force)
+    output = DIFF_OUTPUT.parse(args)
+    output.check()
     for when in args.fail_on:
         _parse_fail_on(when)
     options = _diff_options(args)
-    loaded = load_model(args.model, args.entry)
-    _check_faults(loaded, args.inject, args.frontend)
-    with _faults(args.inject):
+    model, check = MODEL.parse(args), CHECK.parse(args)
+    loaded = model.load()
+    _check_faults(loaded, check.inject, model.frontend)
+    with _faults(check.inject):
         report = run_diff(
-            loaded.model, loaded.inputs, options, label=args.model, faults=args.inject
+            loaded.model, loaded.inputs, options, label=model.spec, faults=check.inject
         )
     from .render import render_dot, render_html, render_table, report_json
 
-    if args.format == "json":
-        write_output(
-            json.dumps(report_json(report), indent=2), args.output, force=args.force
-        )
-    elif args.format == "html":
-        write_output(render_html(report), args.output, force=args.force)
-    elif args.format == "dot":
-        write_output(render_dot(report), args.output, force=args.force)
-    elif args.output and args.output != "-":
+    if output.format == "json":
+        output.write(json.dumps(report_json(report), indent=2))
+    elif output.format == "html":
+        output.write(render_html(report))
+    elif output.format == "dot":
+        output.write(render_dot(report))
+    elif output.path and output.path != "-":
         console = Console(record=True, width=160, no_color=True, file=_Null())
         render_table(report, console, all_rows=args.all)
-        write_output(console.export_text(), args.output, force=args.force)
+        output.write(console.export_text())
     else:
         # a pipe or CI log gets a wide table rather than rich's 80-column default
         wide = None if sys.stdout.isatty() else 160
         render_table(report, Console(width=wide), all_rows=args.all)
-    if args.dot:
-        write_output(render_dot(report), args.dot, force=args.force)
+    if output.also["dot"]:
+        output.write(render_dot(report), also="dot")
     return EXIT_DIVERGED if check_fail_on(report, args.fail_on) else EXIT_OK
 
 
@@ -333,17 +302,17 @@ def _add_bisect(commands) -> None:
 def _cmd_bisect(args) -> int:
     from .bisect import bisect, format_result
 
-    loaded = load_model(args.model, args.entry)
-    _check_faults(loaded, args.inject, args.frontend)
-    tol = {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None}
-    with _faults(args.inject):
+    model, check = MODEL.parse(args), CHECK.parse(args)
+    loaded = model.load()
+    _check_faults(loaded, check.inject, model.frontend)
+    with _faults(check.inject):
         result = bisect(
             loaded.model,
             loaded.inputs,
             _compile_options(args),
             llvm=not args.no_llvm,
             log=lambda line: print(line, file=sys.stderr),
-            **tol,
+            **check.tol,
         )
     print(format_result(result))
     return EXIT_OK if result.verdict == "clean" else EXIT_DIVERGED
@@ -359,14 +328,7 @@ def _add_reduce(commands) -> None:
         "repro.py (+ repro.pt with its inputs and weights).",
     )
     _model_args(p)
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="DIR",
-        default="cuvil-repro",
-        help="folder for repro.py and repro.pt (default: ./cuvil-repro)",
-    )
-    p.add_argument("--force", action="store_true", help="overwrite an existing repro")
+    REPRO_OUTPUT.add_to(p)
     p.add_argument(
         "--node",
         metavar="NAME",
@@ -386,38 +348,23 @@ def _cmd_reduce(args) -> int:
     from .reduce import reduce_model
     from .repro import write_repro
 
-    out = Path(args.output)
+    output = REPRO_OUTPUT.parse(args)
+    out = Path(output.path)
     if out.exists() and not out.is_dir():
         raise CuvilError(f"-o {out} is a file; give a folder for repro.py")
-    if args.frontend != "fx":
+    model, check = MODEL.parse(args), CHECK.parse(args)
+    if model.frontend != "fx":
         raise CuvilError(
             "reduce works on torch.fx graphs only",
             hint="run it without --frontend export (the node names are fx's then)",
         )
-    loaded = load_model(args.model, args.entry)
-    _check_faults(loaded, args.inject)
+    loaded = model.load()
+    _check_faults(loaded, check.inject)
     options = _compile_options(args)
-    tol = {k: v for k, v in (("rtol", args.rtol), ("atol", args.atol)) if v is not None}
-    with _faults(args.inject):
+    with _faults(check.inject):
         node = args.node
         if node is None:
-            report = run_diff(
-                loaded.model,
-                loaded.inputs,
-                DiffOptions(
-                    opt_level=options["opt_level"],
-                    enable_fusion=options.get("enable_fusion", True),
-                    pipeline=options.get("pipeline"),
-                    num_threads=args.threads,
-                    attribute_pass=False,
-                    members=False,
-                ),
-            )
-            node = report.first.node if report.first else None
-            if node:
-                print(
-                    f"first divergence: {node} ({report.first.stage})", file=sys.stderr
-                )
+            node = _first_divergence(loaded, COMPILE.parse(args))
         result = reduce_model(
             loaded.model,
             loaded.inputs,
@@ -425,15 +372,15 @@ def _cmd_reduce(args) -> int:
             target_node=node,
             max_checks=args.max_checks,
             log=lambda line: print(line, file=sys.stderr),
-            **tol,
+            **check.tol,
         )
         out.mkdir(parents=True, exist_ok=True)
         paths = write_repro(
             result,
             out / "repro.py",
             options=options,
-            faults=args.inject,
-            force=args.force,
+            faults=check.inject,
+            force=output.force,
         )
     print(
         f"reduced {result.original_nodes} nodes to {result.nodes} ({result.kind}: "
@@ -443,3 +390,16 @@ def _cmd_reduce(args) -> int:
         print(f"wrote {path}")
     print(f"run it: python {out / 'repro.py'}")
     return EXIT_DIVERGED
+
+
+def _first_divergence(loaded, options: CompileOptions) -> str | None:
+    """reduce's default target: the diff's first diverging node (said on stderr)."""
+    report = run_diff(
+        loaded.model,
+        loaded.inputs,
+        DiffOptions(options, attribute_pass=False, members=False),
+    )
+    node = report.first.node if report.first else None
+    if node:
+        print(f"first divergence: {node} ({report.first.stage})", file=sys.stderr)
+    return node

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 from torch.utils._pytree import tree_flatten
@@ -29,8 +29,8 @@ from cuvil.frontend.fx import from_fx
 from cuvil.ir.core import Module
 from cuvil.ir.printer import print_module
 from cuvil.ir.verifier import verify
+from cuvil.options import CompileOptions
 from cuvil.passes import default_pipeline
-from cuvil.pipeline import Options
 
 from .capture import Capture, capture
 from .explain import explain, first_divergence
@@ -44,15 +44,15 @@ from .status import COMPARED, Stage, Status
 __all__ = ["DiffOptions", "DiffRun", "run_diff"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class DiffOptions:
-    """What to compile and how to compare. Compile options are ``cuvil.compile``'s."""
+    """What to compile (`compile`: cuvil.compile's CompileOptions) and how to compare.
 
-    opt_level: str = "O3"
-    enable_fusion: bool = True
-    frontend: str = "fx"  # fx (torch.fx tracing) | export (torch.export, ATen graph)
-    pipeline: str | None = None
-    num_threads: int = 1
+    ``DiffOptions(opt_level="O2", members=False)``: CompileOptions' own keywords
+    (opt_level, enable_fusion, frontend, pipeline, num_threads, ...) change `compile`
+    (default: ``CompileOptions()``); the others are the diff's."""
+
+    compile: CompileOptions
     stages: tuple[str, ...] = STAGES
     tolerances: dict[str, Tolerance] = field(
         default_factory=lambda: dict(DEFAULT_TOLERANCES)
@@ -61,14 +61,39 @@ class DiffOptions:
     normwise: bool = True  # tolerance against the tensor's scale (False: elementwise)
     attribute_pass: bool = True  # find the pass behind an opt-stage divergence
 
-    def compile_options(self) -> Options:
-        return Options(
-            frontend=self.frontend,
-            opt_level=self.opt_level,
-            enable_fusion=self.enable_fusion,
-            pipeline=self.pipeline,
-            num_threads=self.num_threads,
-        )
+    def __init__(
+        self,
+        compile: CompileOptions | None = None,
+        *,
+        stages: tuple[str, ...] = STAGES,
+        tolerances: dict[str, Tolerance] | None = None,
+        members: bool = True,
+        normwise: bool = True,
+        attribute_pass: bool = True,
+        **compile_fields,
+    ) -> None:
+        own = {
+            "compile": replace(compile or CompileOptions(), **compile_fields),
+            "stages": stages,
+            "tolerances": dict(DEFAULT_TOLERANCES)
+            if tolerances is None
+            else tolerances,
+            "members": members,
+            "normwise": normwise,
+            "attribute_pass": attribute_pass,
+        }
+        for name, value in own.items():
+            object.__setattr__(self, name, value)
+
+    def compile_options(self) -> CompileOptions:
+        return self.compile
+
+    # read-only views of `compile` for the stages
+    opt_level = property(lambda self: self.compile.opt_level)
+    enable_fusion = property(lambda self: self.compile.enable_fusion)
+    frontend = property(lambda self: self.compile.frontend)
+    pipeline = property(lambda self: self.compile.pipeline)
+    num_threads = property(lambda self: self.compile.num_threads)
 
 
 def run_diff(

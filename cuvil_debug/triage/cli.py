@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..loader import add_model_arguments
+from ..args import ModelArgs, Output, OutputArgs
 from .api import expand_specs, load_baseline, new_failures, report_doc, triage
 from .collect import STAGES
 from .report_junit import to_junit
@@ -30,6 +30,16 @@ __all__ = [
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FORMATS = ("terminal", "json", "markdown", "sarif", "junit")
+MODELS = ModelArgs(many=True)
+# the report file is always written (no --force): a CI job rewrites it each run
+OUTPUT = OutputArgs(
+    "write the report here (default: stdout)",
+    metavar=None,
+    force=None,
+    formats=FORMATS,
+    default_format="terminal",
+    format_dest="fmt",
+)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -39,15 +49,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Capture each model, classify failures, trace them to the line "
         "to change, and report (see docs/TRIAGE.md).",
     )
-    add_model_arguments(p, many=True)
+    MODELS.add_to(p)
     p.add_argument(
         "--stage",
         choices=STAGES,
         default="lower",
         help="lower to Cuvil IR (default) or compile to native code too",
     )
-    p.add_argument("--format", choices=FORMATS, default="terminal", dest="fmt")
-    p.add_argument("-o", "--output", help="write the report here (default: stdout)")
+    OUTPUT.add_to(p)
     p.add_argument(
         "--baseline",
         help="a previous --format json report: fail only on failures not in it",
@@ -69,25 +78,26 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    specs = expand_specs(args.models)
+    models = MODELS.parse(args)
+    specs = expand_specs(list(models.specs))
     if not specs:
-        return _usage(f"no models found in {' '.join(args.models)}")
+        return _usage(f"no models found in {' '.join(models.specs)}")
     try:
         baseline = load_baseline(args.baseline) if args.baseline else None
     except (OSError, ValueError, KeyError) as e:
         return _usage(f"cannot read baseline: {e}")
     results = triage(
         specs,
-        args.frontend,
-        args.entry,
+        models.frontend,
+        models.entry,
         args.timeout,
         max(1, args.jobs),
         not args.no_isolate,
         args.stage,
     )
-    doc = report_doc(results, args.frontend, args.stage)
+    doc = report_doc(results, models.frontend, args.stage)
     new = new_failures(results, baseline)
-    _emit(doc, new if baseline is not None else None, args)
+    _emit(doc, new if baseline is not None else None, OUTPUT.parse(args))
     return EXIT_FAILURES if new else EXIT_OK
 
 
@@ -96,18 +106,18 @@ def _usage(message: str) -> int:
     return EXIT_USAGE
 
 
-def _emit(doc: dict, new: list[dict] | None, args) -> None:
-    if args.fmt == "terminal":
-        _terminal(doc, new, args.output)
+def _emit(doc: dict, new: list[dict] | None, output: Output) -> None:
+    if output.format == "terminal":
+        _terminal(doc, new, output.path)
         return
     text = {
         "json": lambda: json.dumps(doc, indent=1) + "\n",
         "markdown": lambda: to_markdown(doc, new),
         "sarif": lambda: write_sarif(doc),
         "junit": lambda: to_junit(doc),
-    }[args.fmt]()
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    }[output.format]()
+    if output.path:
+        Path(output.path).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
 

@@ -77,9 +77,10 @@ def _compile(loaded, frontend: str, stage: str, kwargs: dict) -> None:
 
     module = lower(loaded.model, loaded.inputs, frontend=frontend, **kwargs)
     if stage == "compile":
-        from cuvil.pipeline import Options, compile_module
+        from cuvil.options import CompileOptions
+        from cuvil.pipeline import compile_module
 
-        compile_module(module, Options(frontend=frontend))
+        compile_module(module, CompileOptions(frontend=frontend))
 
 
 def _run_eager(loaded) -> dict:

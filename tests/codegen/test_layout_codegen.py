@@ -9,7 +9,8 @@ from cuvil.codegen.kernel import physical_strides
 from cuvil.errors import CodegenError
 from cuvil.interpreter import interpret, random_params
 from cuvil.ir import DType, TensorType, parse_module
-from cuvil.pipeline import Options, compile_module
+from cuvil.options import CompileOptions
+from cuvil.pipeline import compile_module
 
 
 def _run(text: str, pipeline: str = "", threads: int = 1) -> None:
@@ -23,7 +24,8 @@ def _run(text: str, pipeline: str = "", threads: int = 1) -> None:
     want = interpret(want_mod, xs)
     got_mod = random_params(parse_module(text), 0)
     cm = compile_module(
-        got_mod, Options(pipeline=pipeline, num_threads=threads, verify_each=True)
+        got_mod,
+        CompileOptions.parse(pipeline=pipeline, num_threads=threads, verify_each=True),
     )
     got = cm(*xs)
     got = got if isinstance(got, tuple) else (got,)

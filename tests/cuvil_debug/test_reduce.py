@@ -23,7 +23,8 @@ from cuvil import faults
 from cuvil.errors import CuvilError
 from cuvil.frontend import lower, registry
 from cuvil.frontend import modules as frontend_modules
-from cuvil.pipeline import Options, compile_module
+from cuvil.options import CompileOptions
+from cuvil.pipeline import compile_module
 from cuvil_debug.diff.reduce import ReduceResult, compare, reduce_model
 from cuvil_debug.diff.repro import write_repro
 from cuvil_debug.loader import load_model
@@ -109,7 +110,7 @@ def compile_reduced(result: ReduceResult, options=FAST):
     gm = result.gm
     inputs = tuple(t.clone() for t in result.inputs)
     module = lower(gm, inputs, "fx", gm=gm)
-    return compile_module(module, Options.parse(options))
+    return compile_module(module, CompileOptions.parse(options))
 
 
 def still_diverges(result: ReduceResult) -> str | None:

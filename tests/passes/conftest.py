@@ -6,7 +6,8 @@ import torch
 
 from cuvil.interpreter import interpret, random_params
 from cuvil.ir import parse_module, verify
-from cuvil.pipeline import Options, compile_module
+from cuvil.options import CompileOptions
+from cuvil.pipeline import compile_module
 
 
 def module_of(text: str, seed: int = 0):
@@ -29,7 +30,9 @@ def check_pipeline_matches(text: str, pipeline: str, rtol=1e-4, atol=1e-5):
     xs = inputs_for(before)
     want = interpret(before, xs)
     after = module_of(text)
-    cm = compile_module(after, Options(pipeline=pipeline, verify_each=True))
+    cm = compile_module(
+        after, CompileOptions.parse(pipeline=pipeline, verify_each=True)
+    )
     verify(after)
     got = cm(*xs)
     got = got if isinstance(got, tuple) else (got,)

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from cuvil.interpreter import interpret
 from cuvil.ir import DType, Function, Module, TensorType, verify
 from cuvil.ir import ops as O
+from cuvil.options import CompileOptions
 from cuvil.passes import PassContext, PassPipeline, default_pipeline
-from cuvil.pipeline import Options, compile_module
+from cuvil.pipeline import compile_module
 
 T = TensorType((4, 8), DType.f32)
 KINDS = [
@@ -104,5 +105,7 @@ def test_every_bisect_prefix_verifies_and_matches_eager(recipe):
         torch.testing.assert_close(interpret(module, XS)[0], want, rtol=1e-4, atol=1e-5)
     for n in sorted({total // 2, total}):
         module = build(recipe)
-        cm = compile_module(module, Options(pipeline=pipeline, bisect_limit=n))
+        cm = compile_module(
+            module, CompileOptions.parse(pipeline=pipeline, bisect_limit=n)
+        )
         torch.testing.assert_close(cm(*XS), want, rtol=1e-4, atol=1e-5)

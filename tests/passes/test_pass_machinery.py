@@ -9,6 +9,7 @@ import pytest
 
 from cuvil.errors import CuvilError, PassError
 from cuvil.ir import parse_module, print_module
+from cuvil.options import CompileOptions
 from cuvil.passes import (
     ModulePass,
     PassContext,
@@ -22,7 +23,6 @@ from cuvil.passes import (
     parse_pipeline,
     register_pass,
 )
-from cuvil.pipeline import Options
 
 TEXT = """
 module @m {
@@ -169,7 +169,7 @@ def test_bad_pass_options_are_cuvil_errors(options):
     import cuvil
 
     with pytest.raises(CuvilError):
-        Options.parse(options)._check() if "nope" not in str(
+        CompileOptions.parse(options)._check() if "nope" not in str(
             options
         ) else cuvil.compile(torch.nn.ReLU(), [torch.randn(2)], options=options)
 

@@ -18,7 +18,6 @@ import torch
 import cuvil
 from cuvil import faults
 from cuvil.errors import CodegenError
-from cuvil.passes import llvm_bisect_limit
 from cuvil.runtime import llvm_worker
 from cuvil.runtime.stepper import Stepper
 
@@ -125,13 +124,11 @@ def test_the_overflow_fault_appears_with_early_cse(mlp):
 def test_step_functions_resolve_from_the_childs_object(mlp):
     model, xs, want = mlp
     module = cuvil.compile(model, xs).module  # after the passes
-    with llvm_bisect_limit(0):
-        st = Stepper(module)
+    st = Stepper(module, bisect_limit=0)
     assert st.jit.bisect_log and not st.jit.cache_hit
     st.bind(*xs)
     (got,) = st.run()
     torch.testing.assert_close(got, want, **TOL)
-    assert llvm_worker.LIMIT.get() is None  # the context manager reset it
 
 
 def test_bisected_objects_are_not_cached(mlp, monkeypatch, tmp_path):

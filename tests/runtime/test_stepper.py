@@ -18,8 +18,8 @@ from cuvil.interpreter import Interpreter
 from cuvil.ir import ops
 from cuvil.ir.core import Value
 from cuvil.ir.ops.fused import body_of
+from cuvil.options import CompileOptions
 from cuvil.passes import run_passes
-from cuvil.pipeline import Options
 from cuvil.runtime.compiled import CompiledModule
 from cuvil.runtime.jit import JitModule
 from cuvil.runtime.stepper import Stepper
@@ -40,7 +40,7 @@ def cnn():
 
 def _module(model, inputs, optimized: bool, **options):
     module = lower(model, list(inputs))
-    return run_passes(module, Options(**options)) if optimized else module
+    return run_passes(module, CompileOptions.parse(**options)) if optimized else module
 
 
 @pytest.fixture(scope="module", params=["opt", "raw"])
@@ -181,7 +181,9 @@ class Chain(nn.Module):
 def test_inplace_reshaped_and_copied_outputs():
     x, y = torch.randn(8, 8), torch.randn(8, 8)
     module = lower(Chain(), [x, y])
-    run_passes(module, Options(pipeline="dce,cse,fold-constants,dce,memory-hints"))
+    run_passes(
+        module, CompileOptions(pipeline="dce,cse,fold-constants,dce,memory-hints")
+    )
     st = Stepper(module)
     st.bind(x, y)
     want = _reference_outputs(module, [x, y])

@@ -1,0 +1,127 @@
+"""``cuvil-opt FILE -p PIPELINE``: run passes on a ``.cuvilir`` file, print the result.
+
+Cuvil's ``mlir-opt``, part of the compiler: it parses the file (``-`` for stdin),
+optionally gives params random data, runs the pipeline (``build_pipeline``, verified
+after every pass) and prints the resulting IR. The FileCheck tests in
+tests/passes/filecheck drive it; ``cuvil-debug opt`` is the same command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .args import CompileArgs, OutputArgs, PassDebugArgs, run_main
+from .errors import CuvilError
+from .interpreter import random_params
+from .ir import Module, parse_file, parse_module, print_module
+from .options import CompileOptions
+from .passes import (
+    PassContext,
+    PassPipeline,
+    build_pipeline,
+    describe_bisect,
+    format_table,
+)
+
+__all__ = [
+    "main",
+    "build_parser",
+    "add_arguments",
+    "run",
+    "run_pipeline",
+    "report_bisect",
+    "read_ir",
+    "DESCRIPTION",
+]
+
+PROG = "cuvil-opt"
+DESCRIPTION = (
+    "Parse a .cuvilir file (- for stdin), run passes, verify after each one and "
+    "print the resulting IR."
+)
+COMPILE = CompileArgs(default_level=None)  # no -p, no -O: no passes
+WATCH = PassDebugArgs()
+OUTPUT = OutputArgs("write the IR to FILE")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``cuvil-opt`` console script."""
+    return run_main(PROG, build_parser().parse_args(argv))
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
+    parser.add_argument(
+        "--traceback", action="store_true", help="show the Python traceback of an error"
+    )
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's arguments (also those of ``cuvil-debug opt``)."""
+    parser.add_argument("file", metavar="FILE", help="a .cuvilir file, or - for stdin")
+    COMPILE.add_to(parser)
+    WATCH.add_to(parser)
+    parser.add_argument(
+        "--random-params",
+        action="store_true",
+        help="give params random data so data-dependent passes (fold-bn) can run",
+    )
+    parser.add_argument(
+        "--pass-table", action="store_true", help="print the pass table on stderr"
+    )
+    OUTPUT.add_to(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    output = OUTPUT.parse(args)
+    output.check()
+    module = (
+        parse_module(sys.stdin.read(), "<stdin>")
+        if args.file == "-"
+        else read_ir(args.file)
+    )
+    if args.random_params:
+        random_params(module)
+    options = COMPILE.parse(args, WATCH.parse(args))
+    pipeline, ctx = run_pipeline(module, options)
+    if args.pass_table:
+        print(format_table(pipeline.infos), file=sys.stderr)
+    report_bisect(options, ctx)
+    output.write(print_module(module))
+    return 0
+
+
+def run_pipeline(
+    module: Module, options: CompileOptions
+) -> tuple[PassPipeline, PassContext]:
+    """A pass tool's run: ``build_pipeline(options)`` with its instrumentation on
+    stdout, on `module` in place, with the options' bisect limit."""
+    pipeline = build_pipeline(options, stream=sys.stdout)
+    ctx = pipeline.run(module, PassContext(options.debug_options.bisect_limit))
+    return pipeline, ctx
+
+
+def report_bisect(options: CompileOptions, ctx: PassContext) -> None:
+    """With a bisect limit: which action was the last applied (on stderr)."""
+    if options.debug_options.bisect_limit is not None:
+        print(describe_bisect(ctx), file=sys.stderr)
+
+
+def read_ir(path: str | Path) -> Module:
+    """Parse a `.cuvilir` file; a file that cannot be read is a CuvilError too."""
+    try:
+        return parse_file(path)
+    except OSError as e:
+        raise CuvilError(
+            f"cannot read the file: {e.strerror or e}", where=str(path)
+        ) from e
+
+
+if __name__ == "__main__":
+    sys.exit(main())

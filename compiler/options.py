@@ -1,0 +1,144 @@
+"""The options of a compile, typed: what to build, and how to watch and bisect it.
+
+``cuvil.compile(..., options={...})`` takes one flat dict; ``CompileOptions.parse``
+splits it into the two groups and checks every value::
+
+    CompileOptions    what to build: opt level, fusion, DWARF, frontend, threads,
+                      pipeline
+      .debug_options  DebugOptions: profile, pass / LLVM bisect limits, print-after-all
+                      / -change, snapshots, verify-each (they watch, count or cut the
+                      compile; they are not the product)
+
+``to_dict()`` is the flat form again, with every key (saved models keep it as their
+metadata's ``options``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .codegen.target import OPT_LEVELS
+from .errors import CuvilError
+from .frontend import FRONTENDS
+
+__all__ = ["CompileOptions", "DebugOptions", "Options", "KEYS"]
+
+
+@dataclass(frozen=True)
+class DebugOptions:
+    """How a compile is watched, measured and bisected (cuvil.compile's debug keys)."""
+
+    profile: bool = False  # count cycles per kernel: CompiledModule.profile()
+    bisect_limit: int | None = None  # apply only the first N pass actions
+    llvm_bisect_limit: int | None = None  # LLVM's -opt-bisect-limit for its pipeline
+    print_after_all: bool = False  # IR after every pass, on stderr
+    print_after_change: bool = False  # unified diff of the IR after each changing pass
+    snapshot_dir: str | None = None  # write DIR/0001-<pass>.cuvilir after each pass
+    verify_each: bool = False  # verify after every pass (always on with debug)
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What to build; `debug_options` says how to watch it (module docstring)."""
+
+    opt_level: str = "O3"  # O0..O3: LLVM's pipeline (and, with passes, Cuvil's)
+    enable_fusion: bool = True  # fuse elementwise chains and epilogues (pass pipeline)
+    debug: bool = False  # DWARF + GDB JIT registration, non-inlined kernels
+    frontend: str = "fx"  # "fx" (torch.fx.symbolic_trace) or "export" (torch.export)
+    num_threads: int = 1
+    # pass pipeline (docs/PASSES.md): None = the opt level's default pipeline
+    pipeline: str | None = None
+    debug_options: DebugOptions = DebugOptions()
+
+    @staticmethod
+    def parse(
+        options: Mapping[str, Any] | None = None, /, **keys: Any
+    ) -> CompileOptions:
+        """The flat keys of ``cuvil.compile(options=...)`` (a dict and/or keywords),
+        checked: an unknown key or a bad value is a CuvilError saying what's allowed."""
+        flat = {**(options or {}), **keys}
+        for key in flat:
+            if key not in KEYS:
+                raise CuvilError(
+                    f"unknown option '{key}'", hint=f"known options: {', '.join(KEYS)}"
+                )
+        debug = {k: v for k, v in flat.items() if k in _DEBUG_FIELDS}
+        build = {k: v for k, v in flat.items() if k not in _DEBUG_FIELDS}
+        opts = CompileOptions(**build, debug_options=DebugOptions(**debug))
+        opts._check()
+        return opts
+
+    def to_dict(self) -> dict[str, Any]:
+        """The flat form: every key of ``cuvil.compile``'s options, in their order."""
+        return {key: self._get(key) for key in KEYS}
+
+    def with_debug(self, **changes: Any) -> CompileOptions:
+        """A copy whose debug options have `changes` (``bisect_limit=None``, ...)."""
+        debug = dataclasses.replace(self.debug_options, **changes)
+        return dataclasses.replace(self, debug_options=debug)
+
+    @property
+    def opt(self) -> int:
+        return OPT_LEVELS[self.opt_level]
+
+    def _get(self, key: str) -> Any:
+        return getattr(self.debug_options if key in _DEBUG_FIELDS else self, key)
+
+    def _check(self) -> None:
+        get = self._get
+        if self.opt_level not in OPT_LEVELS:
+            raise CuvilError(
+                f"option opt_level={self.opt_level!r} is not one of "
+                f"{', '.join(OPT_LEVELS)}"
+            )
+        for key in _BOOLS:
+            if not isinstance(get(key), bool):
+                raise CuvilError(f"option {key}={get(key)!r} must be True or False")
+        if self.frontend not in FRONTENDS:
+            raise CuvilError(
+                f"option frontend={self.frontend!r} is not one of {FRONTENDS}"
+            )
+        if not isinstance(self.num_threads, int) or self.num_threads < 1:
+            raise CuvilError(
+                f"option num_threads={self.num_threads!r} must be an int >= 1"
+            )
+        for key in ("bisect_limit", "llvm_bisect_limit"):
+            value = get(key)
+            if value is not None and (not isinstance(value, int) or value < 0):
+                raise CuvilError(f"option {key}={value!r} must be None or an int >= 0")
+        for key in ("pipeline", "snapshot_dir"):
+            if get(key) is not None and not isinstance(get(key), str):
+                raise CuvilError(f"option {key}={get(key)!r} must be a string")
+
+
+# the flat keys in the order users have always seen them (error hints, saved metadata)
+KEYS = (
+    "opt_level",
+    "enable_fusion",
+    "debug",
+    "frontend",
+    "num_threads",
+    "profile",
+    "pipeline",
+    "bisect_limit",
+    "llvm_bisect_limit",
+    "print_after_all",
+    "print_after_change",
+    "snapshot_dir",
+    "verify_each",
+)
+_DEBUG_FIELDS = frozenset(f.name for f in dataclasses.fields(DebugOptions))
+_BOOLS = (
+    "enable_fusion",
+    "debug",
+    "profile",
+    "print_after_all",
+    "print_after_change",
+    "verify_each",
+)
+
+# The name before the split into two groups (``cuvil.Options``).
+Options = CompileOptions
