@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cuvil.frontend import lower
-from cuvil.interpreter import random_params
 from cuvil.ir import parse_module, print_module
+from cuvil.ir.interpreter import random_params
 from cuvil.passes import (
     PassContext,
     PassPipeline,

@@ -14,7 +14,7 @@ import cuvil
 from cuvil import faults
 from cuvil.errors import CodegenError, CuvilError, FrontendError, PassError
 from cuvil.frontend import lower
-from cuvil.interpreter import Interpreter
+from cuvil.ir.interpreter import Interpreter
 from cuvil.passes import default_pipeline
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "models"

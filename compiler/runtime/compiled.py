@@ -10,8 +10,8 @@ import torch
 from torch.utils._pytree import tree_unflatten
 
 from ..codegen.generator import Program
-from ..interpreter import check_inputs
 from ..ir.core import Module
+from ..ir.interpreter import check_inputs
 from ..ir.types import TensorType
 
 __all__ = ["CompiledModule", "NativeModule"]

@@ -46,9 +46,9 @@ from ..codegen.generator import Program, Slot, generate, nbytes
 from ..codegen.kernel import physical_strides
 from ..codegen.target import OPT_LEVELS
 from ..errors import CodegenError, CuvilError, CuvilRuntimeError
-from ..interpreter import check_inputs
 from ..ir import ops
 from ..ir.core import Module, Operation, Value
+from ..ir.interpreter import check_inputs
 from ..ir.types import TensorType
 from .jit import EntryFn, JitModule
 
@@ -107,7 +107,7 @@ class Stepper:
             raise CuvilRuntimeError(
                 f"param @{missing[0]} has no data",
                 hint="load the module from a model, or fill params with "
-                "cuvil.interpreter.random_params(module)",
+                "cuvil.ir.interpreter.random_params(module)",
             )
         self._params = [data[n].contiguous() for n in self.program.params]
         self._param_ptrs = _pointer_array(self._params)

@@ -33,9 +33,9 @@ import torch
 from torch.utils._pytree import tree_leaves
 
 from cuvil.frontend import lower
-from cuvil.interpreter import Interpreter
 from cuvil.ir import print_module
 from cuvil.ir.core import Module
+from cuvil.ir.interpreter import Interpreter
 from cuvil.passes import Action, PassContext, PassPipeline, default_pipeline, ir_diff
 from cuvil.pipeline import Options, compile_module
 

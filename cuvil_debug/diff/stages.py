@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import torch
 
 from cuvil.errors import CuvilError
-from cuvil.interpreter import Interpreter, check_inputs
 from cuvil.ir.core import Function, Module, Operation, Value
+from cuvil.ir.interpreter import Interpreter, check_inputs
 from cuvil.ir.ops import ConstantOp, ParamOp, ReshapeOp
 from cuvil.ir.ops.fused import FusedOp, body_of
 
