@@ -40,6 +40,14 @@ class Trait(enum.Enum):
     REDUCTION = "reduction"
     VIEW = "view"  # moves data without arithmetic (reshape, permute, slice ...)
     CONSTANT = "constant"  # no operands, value known at compile time (param, constant)
+    # a GEMM-shaped op (linear, matmul, conv): fuse-epilogue's root, a GEMM kernel's body
+    CONTRACTION = "contraction"
+    # elementwise and computable in a GEMM epilogue: its scalar emitter also works on
+    # float vectors (no libm calls; exp/erf/tanh use the vectorizable mathfn.py versions)
+    EPILOGUE = "epilogue"
+    # the result may reuse an operand's memory (the ``inplace = i`` hint) although the op
+    # is not elementwise itself (a cuvil.fused op with an elementwise body)
+    IN_PLACE = "in_place"
 
 
 class Value:
@@ -214,8 +222,9 @@ class Operation:
 
     def accepts_inplace(self) -> bool:
         """Whether the ``inplace = i`` hint is allowed: the result may reuse operand i's
-        memory. Elementwise ops read each element before writing it at the same index."""
-        return Trait.ELEMENTWISE in self.TRAITS or self.name == "cuvil.fused"
+        memory. Elementwise ops read each element before writing it at the same index;
+        other ops opt in with ``Trait.IN_PLACE``."""
+        return Trait.ELEMENTWISE in self.TRAITS or Trait.IN_PLACE in self.TRAITS
 
     def known_attrs(self) -> dict[str, AttrSpec]:
         return {**self.ATTRS, **HINT_ATTRS} if self.accepts_inplace() else self.ATTRS

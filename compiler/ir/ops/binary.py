@@ -19,6 +19,8 @@ __all__ = ["BinaryOp", "CompareOp", "LogicalOp", "BINARY_OPS", "BIN", "layout_of
 
 BIN = frozenset({Trait.PURE, Trait.ELEMENTWISE, Trait.BROADCASTING})
 _COMMUTATIVE = BIN | {Trait.COMMUTATIVE}
+_EPILOGUE = BIN | {Trait.EPILOGUE}  # also computable in a GEMM epilogue
+_COMMUTATIVE_EPILOGUE = _COMMUTATIVE | {Trait.EPILOGUE}
 
 
 def layout_of(op: Operation, types: list[TensorType]) -> str:
@@ -78,26 +80,28 @@ class LogicalOp(BinaryOp):
 class AddOp(BinaryOp):
     name = "cuvil.add"
     FN = staticmethod(torch.add)
-    TRAITS = _COMMUTATIVE
+    TRAITS = _COMMUTATIVE_EPILOGUE
 
 
 @register_op
 class SubOp(BinaryOp):
     name = "cuvil.sub"
     FN = staticmethod(torch.sub)
+    TRAITS = _EPILOGUE
 
 
 @register_op
 class MulOp(BinaryOp):
     name = "cuvil.mul"
     FN = staticmethod(torch.mul)
-    TRAITS = _COMMUTATIVE
+    TRAITS = _COMMUTATIVE_EPILOGUE
 
 
 @register_op
 class DivOp(BinaryOp):
     name = "cuvil.div"
     FN = staticmethod(torch.div)
+    TRAITS = _EPILOGUE
     FLOAT_ONLY = True
 
 
@@ -111,14 +115,14 @@ class PowOp(BinaryOp):
 class MaximumOp(BinaryOp):
     name = "cuvil.maximum"
     FN = staticmethod(torch.maximum)
-    TRAITS = _COMMUTATIVE
+    TRAITS = _COMMUTATIVE_EPILOGUE
 
 
 @register_op
 class MinimumOp(BinaryOp):
     name = "cuvil.minimum"
     FN = staticmethod(torch.minimum)
-    TRAITS = _COMMUTATIVE
+    TRAITS = _COMMUTATIVE_EPILOGUE
 
 
 @register_op

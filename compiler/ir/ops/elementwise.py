@@ -11,7 +11,15 @@ from ..core import Operation, register_op
 from ..types import DType, TensorType, broadcast_shapes
 from .binary import BIN, BINARY_OPS, BinaryOp, CompareOp, layout_of
 from .layout import ANY_LAYOUT
-from .unary import EW, UNARY_OPS, GeluOp, LeakyReluOp, LogicalNotOp, UnaryOp
+from .unary import (
+    EW,
+    EW_EPILOGUE,
+    UNARY_OPS,
+    GeluOp,
+    LeakyReluOp,
+    LogicalNotOp,
+    UnaryOp,
+)
 
 __all__ = [
     "UnaryOp",
@@ -58,7 +66,7 @@ class ClampOp(Operation):
 
     name = "cuvil.clamp"
     OPERANDS = ("x",)
-    TRAITS = EW
+    TRAITS = EW_EPILOGUE
     LAYOUTS = ANY_LAYOUT
     ATTRS = {
         "min": AttrSpec("scalar", default=None),

@@ -19,6 +19,7 @@ from .layout import ANY_LAYOUT
 __all__ = ["UnaryOp", "UNARY_OPS", "GeluOp", "LeakyReluOp", "LogicalNotOp"]
 
 EW = frozenset({Trait.PURE, Trait.ELEMENTWISE})
+EW_EPILOGUE = EW | {Trait.EPILOGUE}  # also computable in a GEMM epilogue
 
 
 class UnaryOp(Operation):
@@ -45,6 +46,7 @@ class UnaryOp(Operation):
 @register_op
 class NegOp(UnaryOp):
     name = "cuvil.neg"
+    TRAITS = EW_EPILOGUE
     FN = staticmethod(torch.neg)
     FLOAT_ONLY = False
 
@@ -52,6 +54,7 @@ class NegOp(UnaryOp):
 @register_op
 class AbsOp(UnaryOp):
     name = "cuvil.abs"
+    TRAITS = EW_EPILOGUE
     FN = staticmethod(torch.abs)
     FLOAT_ONLY = False
 
@@ -59,6 +62,7 @@ class AbsOp(UnaryOp):
 @register_op
 class ReluOp(UnaryOp):
     name = "cuvil.relu"
+    TRAITS = EW_EPILOGUE
     FN = staticmethod(torch.relu)
     FLOAT_ONLY = False
 
@@ -66,6 +70,7 @@ class ReluOp(UnaryOp):
 @register_op
 class ExpOp(UnaryOp):
     name = "cuvil.exp"
+    TRAITS = EW_EPILOGUE
     FN = staticmethod(torch.exp)
 
 
@@ -90,18 +95,21 @@ class RsqrtOp(UnaryOp):
 @register_op
 class TanhOp(UnaryOp):
     name = "cuvil.tanh"
+    TRAITS = EW_EPILOGUE
     FN = staticmethod(torch.tanh)
 
 
 @register_op
 class SigmoidOp(UnaryOp):
     name = "cuvil.sigmoid"
+    TRAITS = EW_EPILOGUE
     FN = staticmethod(torch.sigmoid)
 
 
 @register_op
 class ErfOp(UnaryOp):
     name = "cuvil.erf"
+    TRAITS = EW_EPILOGUE
     FN = staticmethod(torch.erf)
 
 
@@ -126,6 +134,7 @@ class ReciprocalOp(UnaryOp):
 @register_op
 class SiluOp(UnaryOp):
     name = "cuvil.silu"
+    TRAITS = EW_EPILOGUE
     FN = staticmethod(F.silu)
 
 
@@ -169,6 +178,7 @@ class GeluOp(UnaryOp):
     """``cuvil.gelu(%x) {approximate = "none"|"tanh"}``."""
 
     name = "cuvil.gelu"
+    TRAITS = EW_EPILOGUE
     ATTRS = {"approximate": AttrSpec("str", default="none", choices=("none", "tanh"))}
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
@@ -180,6 +190,7 @@ class LeakyReluOp(UnaryOp):
     """``cuvil.leaky_relu(%x) {negative_slope = 0.01}``."""
 
     name = "cuvil.leaky_relu"
+    TRAITS = EW_EPILOGUE
     ATTRS = {"negative_slope": AttrSpec("float", default=0.01)}
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
