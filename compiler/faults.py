@@ -19,14 +19,15 @@ Stages (docs/FAULTS.md):
   buffer of the kernel computing the node (the IR is right, the native code is not).
 
 Faults are process-wide state (not thread-safe) and apply only inside ``inject``; each
-stage's hook costs one attribute test when none is active. What was applied is recorded in
-``module.meta["faults"]`` (a list of ``Injection``).
+stage's hook costs one attribute test when none is active. What was applied to a module is
+``applied(module)`` (a list of ``Injection``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import difflib
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -56,6 +57,7 @@ __all__ = [
     "parse",
     "inject",
     "active",
+    "applied",
 ]
 
 EFFECTS: dict[str, str] = {
@@ -194,8 +196,19 @@ def _listing(names: list[str], limit: int = 16) -> str:
     return ", ".join(names[:limit]) + more
 
 
+# what each module got, kept here rather than on the module (the IR knows no faults)
+_APPLIED: weakref.WeakKeyDictionary[Module, list[Injection]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def applied(module: Module) -> list[Injection]:
+    """The faults applied to `module` (lowering, pass and kernel stages), in order."""
+    return list(_APPLIED.get(module, ()))
+
+
 def _record(module: Module, fault: Fault, at: str, value: str) -> None:
-    module.meta.setdefault("faults", []).append(Injection(fault, at, value))
+    _APPLIED.setdefault(module, []).append(Injection(fault, at, value))
 
 
 def _node_loc(loc: AnyLoc, node: str) -> AnyLoc:

@@ -135,7 +135,7 @@ def test_fault_on_the_output_node_is_exactly_the_effect(mlp, stage, effect):
     compiled, got = run(model, xs, faults.Fault(stage, "fc3", effect))
     assert not close(got, want)
     torch.testing.assert_close(got, EXPECT[effect](want), rtol=RTOL, atol=ATOL)
-    (record,) = compiled.module.meta["faults"]
+    (record,) = faults.applied(compiled.module)
     assert record.fault == faults.Fault(stage, "fc3", effect) and record.value == "fc3"
 
 
@@ -146,7 +146,7 @@ def test_cnn_faults_in_nhwc_and_fused_conv_kernels(cnn, stage, node):
     compiled, got = run(model, xs, f"{stage}:{node}")
     assert not close(got, want)
     if stage == "kernel":  # O3: block1_relu is a fused conv+relu kernel in NHWC
-        (record,) = compiled.module.meta["faults"]
+        (record,) = faults.applied(compiled.module)
         assert record.value == node and record.at.startswith("kernel cuvil_k")
 
 
@@ -161,7 +161,7 @@ def test_kernel_fault_on_a_member_of_a_fused_elementwise_kernel():
     compiled, got = run(Chain(), xs, "kernel:exp:shift")
     assert [k.op_name for k in compiled.program.kernels] == ["cuvil.fused"]
     # the fused kernel's output is the root's value: `add`, not `exp`, is what changed
-    (record,) = compiled.module.meta["faults"]
+    (record,) = faults.applied(compiled.module)
     assert record.value == "add"
     torch.testing.assert_close(got, want + 0.5, rtol=RTOL, atol=ATOL)
 
@@ -245,7 +245,7 @@ def test_explicit_pipeline_is_left_alone(mlp):
     model, xs, want = mlp
     compiled, got = run(model, xs, "pass:fc3", pipeline="dce,cse")
     assert close(got, want)
-    assert [p.name for p in compiled.module.meta["passes"]] == ["dce", "cse"]
+    assert [p.name for p in compiled.module.passes] == ["dce", "cse"]
 
 
 def test_faulty_objects_are_not_reused_by_clean_compiles(mlp, monkeypatch, tmp_path):
@@ -263,10 +263,10 @@ def test_pass_fault_is_one_action_that_bisection_finds(mlp):
     model, xs, want = mlp
     compiled, got = run(model, xs, "pass:fc2:shift")
     assert not close(got, want)
-    (info,) = [p for p in compiled.module.meta["passes"] if "inject-fault" in p.name]
+    (info,) = [p for p in compiled.module.passes if "inject-fault" in p.name]
     assert info.name == "inject-fault{node=fc2,effect=shift}"
     assert info.actions == 1 and info.changed
-    names = [p.name for p in compiled.module.meta["passes"]]
+    names = [p.name for p in compiled.module.passes]
     assert names[names.index(info.name) - 1] == "fold-constants"
     limit = info.first_action
     _, got = run(model, xs, "pass:fc2:shift", bisect_limit=limit - 1)

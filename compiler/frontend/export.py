@@ -88,5 +88,5 @@ def from_export(
     ExportLowering(ep, module).run()
     out_spec = getattr(ep.call_spec, "out_spec", None)
     if out_spec is not None:  # the user's output structure, not the graph's flat tuple
-        module.meta["output_spec"] = out_spec
+        module.output_spec = out_spec
     return module

@@ -76,7 +76,7 @@ class GraphLowering:
         # what each FX node became when it was lowered (an IR Value, a Python value, a
         # LazyTensor or a tuple of those; a later in-place op rebinds the env, not this):
         # the diff maps FX nodes to IR values through it
-        values = self.cx.module.meta["fx_values"] = {}
+        values = self.cx.module.fx_values = {}
         for node in self.graph.nodes:
             self.cx.loc, self.cx.node_name = node_loc(node), node.name
             try:
@@ -195,7 +195,7 @@ class GraphLowering:
         leaves, spec = tree_flatten(
             torch.fx.node.map_arg(node.args[0], lambda n: self.env[n])
         )
-        self.cx.module.meta["output_spec"] = spec
+        self.cx.module.output_spec = spec
         outputs = []
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, (LazyTensor, torch.Tensor)):

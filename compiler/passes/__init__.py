@@ -67,7 +67,7 @@ def run_passes(module: Module, options) -> Module:
 
     The pipeline is ``options.pipeline`` or the opt level's default; instrumentation comes
     from print_after_all / print_after_change / snapshot_dir; ``verify_each`` (or debug)
-    verifies after every pass. The pass table is kept in ``module.meta["passes"]``.
+    verifies after every pass. The pass table is kept in ``module.passes``.
     """
     text = options.pipeline
     if text is None:
@@ -81,7 +81,7 @@ def run_passes(module: Module, options) -> Module:
         text, callback, verify_each=options.verify_each or options.debug
     )
     ctx = pipeline.run(module, PassContext(options.bisect_limit))
-    module.meta["passes"] = pipeline.infos
+    module.passes = pipeline.infos
     if options.bisect_limit is not None:
         print(f"cuvil: {describe_bisect(ctx)}", file=sys.stderr)
     return module

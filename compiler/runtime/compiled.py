@@ -89,7 +89,7 @@ class CompiledModule(NativeModule):
             program.outputs,
             [data[name] for name in program.params],
             program.arena_bytes,
-            module.meta.get("output_spec"),
+            module.output_spec,
         )
 
     def profile(self) -> list[tuple[str, str, int, float]]:

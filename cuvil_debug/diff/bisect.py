@@ -314,7 +314,7 @@ class _Bisector:
             pipeline.run(module, ctx)
         except Exception as e:
             failed = _Check(True, math.inf, f"failed: the passes raised {_one_line(e)}")
-        module.meta["passes"] = pipeline.infos
+        module.passes = pipeline.infos
         key = len(ctx.actions) if limit is None else limit
         with contextlib.suppress(Exception):  # a broken module may not print
             self.texts[key] = print_module(module)
@@ -333,12 +333,11 @@ class _Bisector:
         opts = replace(
             self.opts, pipeline="", bisect_limit=None, llvm_bisect_limit=llvm_limit
         )
-        table = module.meta.get("passes")
+        table = module.passes
         compiled = compile_module(module, opts, echo_llvm_bisect=False)
         if passes is not None:
             passes.extend(_llvm_passes(compiled.jit.bisect_log))
-        if table is not None:  # keep the real pass table, not the empty pipeline's
-            module.meta["passes"] = table
+        module.passes = table  # the real pass table, not the empty pipeline's
         return compiled
 
     def _copy(self) -> Module:

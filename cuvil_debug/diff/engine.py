@@ -124,9 +124,7 @@ def run_diff(
         lap("native-codegen")
     with _share_cores(builds is not None):
         if "ir" in opts.stages:
-            maps["ir"] = map_stage(
-                before, cap.rows, names, exact=before.meta["fx_values"]
-            )
+            maps["ir"] = map_stage(before, cap.rows, names, exact=before.fx_values)
             _run_stage(report, "ir", maps["ir"], expected, cap, opts, before, meter)
             lap("ir")
         if "opt" in opts.stages:
@@ -184,7 +182,7 @@ def _optimize(before: Module, opts: DiffOptions, report) -> Module:
             "last_action": p.last_action,
             "ms": round(p.seconds * 1e3, 3),
         }
-        for p in after.meta.get("passes", [])
+        for p in after.passes
     ]
     report.ir_after = print_module(after)
     return after

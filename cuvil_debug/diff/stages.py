@@ -292,7 +292,7 @@ def inline_fused(module: Module) -> tuple[Module, dict[int, tuple[Function, dict
     twin = Module(module.name)
     twin.params = dict(module.params)
     twin.param_data = dict(module.param_data)
-    twin.meta = {k: v for k, v in module.meta.items() if k == "output_spec"}
+    twin.output_spec = module.output_spec
     main = module.main
     fn = twin.add_function(Function(main.name))
     vmap: dict[int, Value] = {}

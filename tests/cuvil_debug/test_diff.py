@@ -173,7 +173,7 @@ def test_static_check_lists_shape_and_dtype_mismatches():
     model, inputs = sample("mlp")
     report = clean("mlp")
     module = from_fx(model, inputs)
-    v = module.meta["fx_values"]["relu"]
+    v = module.fx_values["relu"]
     v.type = TensorType((1, 7), DType.f16)  # what a frontend bug would produce
     smap = map_stage(module, report.rows, fx_value_names(module))
     problems = smap.results["relu"].static
