@@ -14,6 +14,7 @@ from .errors import (
 
 __version__ = "0.1.0"
 
+from .hooks import CompileHooks  # noqa: E402
 from .pipeline import Options, compile  # noqa: E402  (needs __version__ for debug info)
 from .runtime.aot import load, save  # noqa: E402
 
@@ -29,6 +30,7 @@ __all__ = [
     "VerifyError",
     "__version__",
     "compile",
+    "CompileHooks",
     "Options",
     "save",
     "load",

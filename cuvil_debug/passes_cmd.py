@@ -27,6 +27,8 @@ from cuvil.passes import (
     format_table,
 )
 
+# registers inject-fault also where the cuvil.passes entry point is not installed
+from . import faults as _faults  # noqa: F401
 from .loader import add_model_arguments, load_model
 from .output import check_output, write_output
 from .validate import read_ir

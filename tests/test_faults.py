@@ -1,4 +1,4 @@
-"""Fault injection (cuvil.faults, docs/FAULTS.md): each stage and effect breaks exactly the
+"""Fault injection (cuvil_debug.faults, docs/FAULTS.md): each stage and effect breaks exactly the
 value it says, damped effects hide behind ReLU / softmax, and nothing outlives `inject`."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import torch
 from torch import nn
 
 import cuvil
-from cuvil import faults
 from cuvil.errors import CodegenError, CuvilError, FrontendError, PassError
 from cuvil.frontend import lower
 from cuvil.ir.interpreter import Interpreter
 from cuvil.passes import default_pipeline
+from cuvil_debug import faults
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "models"
 RTOL, ATOL = 1e-4, 1e-5
@@ -63,7 +63,7 @@ def close(a, b) -> bool:
 
 def run(model, xs, *specs, **options):
     with faults.inject(*specs):
-        compiled = cuvil.compile(model, xs, options=options)
+        compiled = cuvil.compile(model, xs, options=options, hooks=faults.hooks())
     return compiled, compiled(*xs)
 
 
@@ -191,8 +191,8 @@ def test_negative_before_relu_is_damped_in_the_mlp(mlp, stage):
     with torch.no_grad():
         fc1 = model.fc1(xs[0])
     with faults.inject(f"{stage}:fc1:negative"):
-        compiled = cuvil.compile(model, xs)
-        before = lower(model, xs)
+        compiled = cuvil.compile(model, xs, hooks=faults.hooks())
+        before = lower(model, xs, hooks=faults.hooks())
     assert close(compiled(*xs), want)
     module = before if stage == "lowering" else compiled.module
     seen = values_by_name(module, xs, expand_fused=True)
@@ -223,16 +223,19 @@ def test_faults_vanish_after_the_block_and_nest(mlp):
     assert faults.active() == ()
     with faults.inject(a) as added:
         assert added == (a,) and faults.active() == (a,)
-        assert default_pipeline("O3") == clean.replace(
+        extras = faults.hooks().passes
+        assert default_pipeline("O3", extras=extras) == clean.replace(
             "fold-constants", "fold-constants,inject-fault{node=fc3,effect=scale}"
         )
-        assert default_pipeline("O0") == "inject-fault{node=fc3,effect=scale}"
+        assert default_pipeline("O0", extras=extras) == (
+            "inject-fault{node=fc3,effect=scale}"
+        )
         with faults.inject(b):
             assert faults.active() == (a, b)
-            assert not close(cuvil.compile(model, xs)(*xs), want)
+            assert not close(cuvil.compile(model, xs, hooks=faults.hooks())(*xs), want)
         assert faults.active() == (a,)
     assert faults.active() == () and default_pipeline("O3") == clean
-    assert close(cuvil.compile(model, xs)(*xs), want)
+    assert close(cuvil.compile(model, xs, hooks=faults.hooks())(*xs), want)
 
 
 def test_inject_restores_on_exceptions(mlp):
@@ -308,7 +311,7 @@ def test_unknown_nodes_are_refused_with_a_did_you_mean(mlp):
         ("kernel:fc4", CodegenError),
     ]:
         with pytest.raises(error, match="'fc4'") as e, faults.inject(spec):
-            cuvil.compile(model, xs)
+            cuvil.compile(model, xs, hooks=faults.hooks())
         assert "did you mean" in e.value.hint
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 import torch
 from llvmlite import ir
 
-from .. import faults as _faults
 from ..errors import CodegenError
+from ..hooks import CompileHooks, KernelEmitted
 from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.types import TensorType
@@ -248,7 +248,9 @@ class Generator:
         node = op.loc.nodes[0] if op.loc.nodes else op.name.split(".")[1]
         return f"cuvil_k{len(self.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', node)}"
 
-    def emit_all(self) -> None:
+    def emit_all(self, hooks: CompileHooks | None = None) -> None:
+        after_kernel = hooks.after_kernel if hooks is not None else None
+        kernel_ops = [op for op in self.fn.ops if id(op) in self.prepared]
         for op in self.fn.ops:
             prep = self.prepared.get(id(op))
             if prep is None:
@@ -268,8 +270,8 @@ class Generator:
             except CodegenError as e:
                 e.where = e.where or op.loc.source() or op.loc.describe()
                 raise
-            if _faults.ACTIVE:  # injected bugs for testing tools (docs/FAULTS.md)
-                _faults.emitted(self, op, k)
+            if after_kernel is not None:  # a tool's seam (cuvil.hooks)
+                after_kernel(KernelEmitted(op, k, self.module, kernel_ops))
             self.kernels.append(
                 KernelInfo(
                     k.fn.name, op.name, op.loc.nodes, op.loc.source(), len(self.calls)
@@ -588,16 +590,17 @@ def generate(
     profile: bool = False,
     threads: int = 1,
     steps: bool = False,
+    hooks: CompileHooks | None = None,
 ) -> Program:
     """Generate LLVM IR for the module's main function (``profile``: per-kernel cycles;
     ``threads``: large GEMMs split their rows over that many threads; ``steps``: also
     emit ``cuvil_step_<i>`` per call of the entry, see `StepInfo`; the entry and the
-    kernels are the same text as without)."""
+    kernels are the same text as without; ``hooks``: ``after_kernel``, cuvil.hooks)."""
     fn = module.main
     _check_boundary_layouts(module, fn)
     gen = Generator(module, fn, debug, threads)
     copies, arena = gen.assign_slots()
-    gen.emit_all()
+    gen.emit_all(hooks)
     for index, v in copies:
         gen.emit_copy(index, v)
     gen.emit_entry(profile)

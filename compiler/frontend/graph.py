@@ -14,8 +14,8 @@ import torch
 import torch.fx
 from torch.utils._pytree import tree_flatten, tree_map
 
-from .. import faults as _faults
 from ..errors import CuvilError, FrontendError, UnsupportedOpError
+from ..hooks import CompileHooks, NodeLowered
 from ..ir.core import Function, Module, Trait, Value
 from ..ir.types import DType, SymDim, TensorType
 from . import lower_math, lower_nn, lower_shape  # noqa: F401  (registers the rules)
@@ -72,7 +72,8 @@ class GraphLowering:
         return None
 
     # ---- the walk ------------------------------------------------------------------------
-    def run(self) -> Function:
+    def run(self, hooks: CompileHooks | None = None) -> Function:
+        after_node = hooks.after_node if hooks is not None else None
         # what each FX node became when it was lowered (an IR Value, a Python value, a
         # LazyTensor or a tuple of those; a later in-place op rebinds the env, not this):
         # the diff maps FX nodes to IR values through it
@@ -81,8 +82,8 @@ class GraphLowering:
             self.cx.loc, self.cx.node_name = node_loc(node), node.name
             try:
                 self.env[node] = self.lower_node(node)
-                if _faults.ACTIVE:  # injected bugs for testing tools (docs/FAULTS.md)
-                    _faults.lowered(self, node)
+                if after_node is not None:  # a tool's seam (cuvil.hooks)
+                    after_node(NodeLowered(node, self.graph, self.cx, self.env))
             except CuvilError as e:
                 raise self._with_location(e, node) from None
             except Exception as e:  # a rule met arguments it does not handle

@@ -12,6 +12,7 @@ import contextlib
 import sys
 from pathlib import Path
 
+from ..hooks import CompileHooks
 from ..ir.core import Module
 from .base import Action, ModulePass, PassContext
 from .instrument import (
@@ -62,16 +63,18 @@ __all__ = [
 ]
 
 
-def run_passes(module: Module, options) -> Module:
+def run_passes(module: Module, options, hooks: CompileHooks | None = None) -> Module:
     """Run the pipeline `options` ask for (``cuvil.compile``'s Options) on `module`.
 
-    The pipeline is ``options.pipeline`` or the opt level's default; instrumentation comes
+    The pipeline is ``options.pipeline`` or the opt level's default (plus the
+    ``hooks.passes`` extras, see cuvil.hooks); instrumentation comes
     from print_after_all / print_after_change / snapshot_dir; ``verify_each`` (or debug)
     verifies after every pass. The pass table is kept in ``module.passes``.
     """
     text = options.pipeline
     if text is None:
-        text = default_pipeline(options.opt_level, options.enable_fusion)
+        extras = hooks.passes if hooks is not None else ()
+        text = default_pipeline(options.opt_level, options.enable_fusion, extras)
     callback = combine(
         PrintAfterAll() if options.print_after_all else None,
         PrintAfterChange() if options.print_after_change else None,

@@ -26,7 +26,6 @@ __all__ = [
     "format_pass",
     "default_pipeline",
     "DEFAULT_PIPELINES",
-    "DEFAULT_EXTRAS",
     "FUSION_PASSES",
 ]
 
@@ -37,16 +36,19 @@ DEFAULT_PIPELINES = {
     "O3": "dce,cse,fold-constants,fold-bn,layout-nhwc,fuse-epilogue,fuse-elementwise,dce,memory-hints",
 }
 FUSION_PASSES = ("fuse-elementwise", "fuse-epilogue")
-# Extra items the default pipelines run, as (anchor, item): right after the anchor pass's
-# first occurrence, or at the end when the pipeline lacks it. ``cuvil.faults.inject`` adds
-# ``inject-fault{...}`` here while a pass fault is active (docs/FAULTS.md).
-DEFAULT_EXTRAS: list[tuple[str, str]] = []
 
 _ITEM = re.compile(r"\s*([A-Za-z0-9_-]+)\s*(?:\{([^}]*)\})?\s*$")
 
 
-def default_pipeline(opt_level: str, enable_fusion: bool = True) -> str:
-    """The documented pipeline of an opt level (docs/PASSES.md), fusion passes optional."""
+def default_pipeline(
+    opt_level: str,
+    enable_fusion: bool = True,
+    extras: Sequence[tuple[str, str]] = (),
+) -> str:
+    """The documented pipeline of an opt level (docs/PASSES.md), fusion passes optional.
+
+    `extras` are ``(anchor, item)`` pairs (``CompileHooks.passes``): each item runs right
+    after the anchor pass's first occurrence, or at the end when the pipeline lacks it."""
     if opt_level not in DEFAULT_PIPELINES:
         raise PassError(
             f"unknown opt level {opt_level!r}",
@@ -55,18 +57,18 @@ def default_pipeline(opt_level: str, enable_fusion: bool = True) -> str:
     names = [n for n in DEFAULT_PIPELINES[opt_level].split(",") if n]
     if not enable_fusion:
         names = [n for n in names if n not in FUSION_PASSES]
-    if DEFAULT_EXTRAS:
-        names = _with_extras(names)
+    if extras:
+        names = _with_extras(names, extras)
     return ",".join(names)
 
 
-def _with_extras(names: list[str]) -> list[str]:
+def _with_extras(names: list[str], extras: Sequence[tuple[str, str]]) -> list[str]:
     out: list[str] = []
     for i, n in enumerate(names):
         out.append(n)
         if n not in names[:i]:
-            out += [item for anchor, item in DEFAULT_EXTRAS if anchor == n]
-    return out + [item for anchor, item in DEFAULT_EXTRAS if anchor not in names]
+            out += [item for anchor, item in extras if anchor == n]
+    return out + [item for anchor, item in extras if anchor not in names]
 
 
 def _split(text: str) -> list[str]:

@@ -46,6 +46,7 @@ from ..codegen.generator import Program, Slot, generate, nbytes
 from ..codegen.kernel import physical_strides
 from ..codegen.target import OPT_LEVELS
 from ..errors import CodegenError, CuvilError, CuvilRuntimeError
+from ..hooks import CompileHooks
 from ..ir import ops
 from ..ir.core import Module, Operation, Value
 from ..ir.interpreter import check_inputs
@@ -81,16 +82,20 @@ class Stepper:
         opt_level: str = "O3",
         threads: int = 1,
         background: bool = False,
+        hooks: CompileHooks | None = None,
     ) -> None:
         """`background`: LLVM optimizes the program in a child process while the caller
-        goes on (another build, other work); the first `bind` waits for it."""
+        goes on (another build, other work); the first `bind` waits for it. `hooks`:
+        ``after_kernel`` of cuvil.hooks, as in the compile being stepped through."""
         if opt_level not in OPT_LEVELS:
             raise CuvilError(
                 f"opt_level={opt_level!r} is not one of {', '.join(OPT_LEVELS)}"
             )
         self.module = module
         self.fn = module.main
-        self.program: Program = generate(module, threads=threads, steps=True)
+        self.program: Program = generate(
+            module, threads=threads, steps=True, hooks=hooks
+        )
         self._opt = OPT_LEVELS[opt_level]
         self._pending = JitModule.start(self.program, self._opt) if background else None
         self._jit: JitModule | None = None

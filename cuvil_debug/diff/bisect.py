@@ -39,6 +39,7 @@ from cuvil.ir.interpreter import Interpreter
 from cuvil.passes import Action, PassContext, PassPipeline, default_pipeline, ir_diff
 from cuvil.pipeline import Options, compile_module
 
+from ..faults import hooks as fault_hooks
 from . import metrics
 from .model import Tolerance
 
@@ -120,7 +121,7 @@ def bisect(
     was_training = model.training
     model.eval()
     try:
-        module = lower(model, list(inputs), opts.frontend)
+        module = lower(model, list(inputs), opts.frontend, hooks=fault_hooks())
         with torch.no_grad():
             reference = _tensors(model(*inputs))
     finally:
@@ -142,10 +143,12 @@ class _Bisector:
         self.llvm_compiles = 0
         self.texts: dict[int, str] = {}  # bisect limit -> IR after the passes
         self.contexts: dict[int, PassContext] = {}
+        self.hooks = fault_hooks()  # an enclosing faults.inject block's, if any
+        extras = self.hooks.passes if self.hooks is not None else ()
         self.pipeline = (
             opts.pipeline
             if opts.pipeline is not None
-            else default_pipeline(opts.opt_level, opts.enable_fusion)
+            else default_pipeline(opts.opt_level, opts.enable_fusion, extras)
         )
         self.checker = "interpreter"
 
@@ -334,7 +337,9 @@ class _Bisector:
             self.opts, pipeline="", bisect_limit=None, llvm_bisect_limit=llvm_limit
         )
         table = module.passes
-        compiled = compile_module(module, opts, echo_llvm_bisect=False)
+        compiled = compile_module(
+            module, opts, echo_llvm_bisect=False, hooks=self.hooks
+        )
         if passes is not None:
             passes.extend(_llvm_passes(compiled.jit.bisect_log))
         module.passes = table  # the real pass table, not the empty pipeline's

@@ -31,6 +31,7 @@ from cuvil.ir.verifier import verify
 from cuvil.passes import PassContext, PassPipeline, default_pipeline
 from cuvil.pipeline import Options
 
+from ..faults import hooks as fault_hooks
 from .capture import Capture, capture
 from .mapping import StageMap, fx_value_names, map_stage
 from .metrics import DEFAULT_TOLERANCES, compare, tolerance_for
@@ -87,10 +88,12 @@ def run_diff(
 
     cap = capture(model, inputs, opts.frontend)
     lap("capture")
+    hooks = fault_hooks()  # the faults of an enclosing faults.inject block, if any
+    extras = hooks.passes if hooks is not None else ()
     if cap.exported is not None:
-        before = verify(from_export(cap.exported))
+        before = verify(from_export(cap.exported, hooks=hooks))
     else:
-        before = verify(from_fx(model, inputs, gm=cap.gm))
+        before = verify(from_fx(model, inputs, gm=cap.gm, hooks=hooks))
     names = fx_value_names(before)
     report = DiffReport(
         model=label or type(model).__name__,
@@ -99,7 +102,7 @@ def run_diff(
             "opt_level": opts.opt_level,
             "enable_fusion": opts.enable_fusion,
             "pipeline": opts.pipeline
-            or default_pipeline(opts.opt_level, opts.enable_fusion),
+            or default_pipeline(opts.opt_level, opts.enable_fusion, extras),
             "num_threads": opts.num_threads,
             "frontend": opts.frontend,
         },
@@ -172,7 +175,7 @@ def _output_value(cap: Capture):
 def _optimize(before: Module, opts: DiffOptions, report) -> Module:
     from cuvil.passes import run_passes
 
-    after = run_passes(before.clone(), opts.compile_options())
+    after = run_passes(before.clone(), opts.compile_options(), fault_hooks())
     report.passes = [
         {
             "name": p.name,
@@ -204,12 +207,19 @@ def _start_builds(after: Module, opts: DiffOptions):
     from cuvil.runtime.stepper import Stepper
 
     try:
-        stepper = Stepper(after, opts.opt_level, opts.num_threads, background=True)
+        hooks = fault_hooks()
+        stepper = Stepper(
+            after, opts.opt_level, opts.num_threads, background=True, hooks=hooks
+        )
         twin = None
         if opts.members and any(op.name == "cuvil.fused" for op in after.main.ops):
             t_module, members = inline_fused(after)
             t_stepper = Stepper(
-                t_module, _twin_level(opts.opt_level), opts.num_threads, background=True
+                t_module,
+                _twin_level(opts.opt_level),
+                opts.num_threads,
+                background=True,
+                hooks=hooks,
             )
             twin = (t_stepper, t_module, members)
     except CuvilError as e:
@@ -371,7 +381,9 @@ def _find_pass(before, cap, names, opts, node: str) -> str | None:
     """Re-run the pipeline pass by pass; after each pass that changed the IR, measure
     `node` in isolation: the first pass after which it diverges introduced the error."""
     module = before.clone()
-    text = opts.pipeline or default_pipeline(opts.opt_level, opts.enable_fusion)
+    hooks = fault_hooks()
+    extras = hooks.passes if hooks is not None else ()
+    text = opts.pipeline or default_pipeline(opts.opt_level, opts.enable_fusion, extras)
     found: list[str] = []
 
     def check(pass_, before, after, info) -> None:

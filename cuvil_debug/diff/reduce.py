@@ -40,6 +40,7 @@ from cuvil.frontend import lower
 from cuvil.frontend.fx import trace
 from cuvil.pipeline import Options, compile_module
 
+from ..faults import hooks as fault_hooks
 from . import metrics
 from .model import Tolerance
 
@@ -290,11 +291,12 @@ class _Reducer:
         return _Outcome("ok") if detail is None else _Outcome("diverges", detail)
 
     def _compile(self, gm: torch.fx.GraphModule, inputs):
+        hooks = fault_hooks()  # an enclosing faults.inject block's, if any
         if self.opts.frontend != "fx":
-            return cuvil.compile(gm, _clone(inputs), options=self.options)
+            return cuvil.compile(gm, _clone(inputs), options=self.options, hooks=hooks)
         # cuvil.compile minus the retrace, so that FX node names stay the model's
-        module = lower(gm, _clone(inputs), "fx", gm=gm)
-        return compile_module(module, self.opts)
+        module = lower(gm, _clone(inputs), "fx", gm=gm, hooks=hooks)
+        return compile_module(module, self.opts, hooks=hooks)
 
     def _build(self, kept: frozenset):
         """(GraphModule, inputs, output names) for a candidate; None without outputs."""

@@ -42,7 +42,7 @@ def write_repro(
 
     `path` is a folder (created when missing) or the ``.py`` file to write, whose data
     file is then the same name with ``.pt``. Existing files are only replaced with
-    `force`. `faults` (``kernel:NODE[:EFFECT]`` specs of ``cuvil.faults``) are written
+    `force`. `faults` (``kernel:NODE[:EFFECT]`` specs of ``cuvil_debug.faults``) are written
     with node names renamed to those ``cuvil.compile`` gives the repro's module.
     Returns the paths written.
     """
@@ -234,7 +234,6 @@ _TEMPLATE = '''\
 """{header}
 """
 
-import contextlib
 import sys
 from pathlib import Path
 
@@ -286,12 +285,13 @@ def clone(tensors):
     return tuple(t.clone() for t in tensors)
 
 
-def faults():
+def hooks():
+    """cuvil.compile's hooks that re-apply FAULTS (cuvil_debug.faults); None without."""
     if not FAULTS:
-        return contextlib.nullcontext()
-    import cuvil.faults
+        return None
+    from cuvil_debug import faults
 
-    return cuvil.faults.inject(*map(cuvil.faults.parse, FAULTS))
+    return faults.hooks(FAULTS)
 
 
 def differs(got, want):
@@ -318,9 +318,8 @@ def main():
     with torch.no_grad():
         want = flat(model(*clone(inputs)))
     try:
-        with faults():
-            compiled = cuvil.compile(model, clone(inputs), options=OPTIONS)
-            got = flat(compiled(*clone(inputs)))
+        compiled = cuvil.compile(model, clone(inputs), options=OPTIONS, hooks=hooks())
+        got = flat(compiled(*clone(inputs)))
     except cuvil.CuvilError as e:
         print(f"cuvil failed: {{type(e).__name__}}: {{e}}")
         if KIND == "compile-error" and EXPECTED.startswith(type(e).__name__ + ":"):

@@ -12,7 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuvil import faults
+from cuvil_debug import faults
 from cuvil_debug.diff.engine import DiffOptions, run_diff
 from cuvil_debug.diff.mapping import fx_value_names, map_stage
 from cuvil_debug.diff.model import STATUSES

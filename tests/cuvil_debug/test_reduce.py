@@ -3,7 +3,7 @@ few FX nodes, and write standalone repros.
 
 Divergences come from lowering rules patched with ``monkeypatch`` to be wrong for one FX
 node (matched on ``cx.node_name``), or, for the repro run in a separate process, from a
-``cuvil.faults`` kernel fault that the repro re-applies itself.
+``cuvil_debug.faults`` kernel fault that the repro re-applies itself.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from cuvil import faults
 from cuvil.errors import CuvilError
 from cuvil.frontend import lower, registry
 from cuvil.frontend import modules as frontend_modules
 from cuvil.pipeline import Options, compile_module
+from cuvil_debug import faults
 from cuvil_debug.diff.reduce import ReduceResult, compare, reduce_model
 from cuvil_debug.diff.repro import write_repro
 from cuvil_debug.loader import load_model
