@@ -18,7 +18,12 @@ from ..errors import CuvilError, FrontendError, UnsupportedOpError
 from ..hooks import CompileHooks, NodeLowered
 from ..ir.core import Function, Module, Trait, Value
 from ..ir.types import DType, SymDim, TensorType
-from . import lower_math, lower_nn, lower_shape  # noqa: F401  (registers the rules)
+from . import (  # noqa: F401  (registers the rules)
+    lower_math,
+    lower_nn,
+    lower_reduce,
+    lower_shape,
+)
 from .context import LazyTensor, LoweringContext
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
