@@ -206,7 +206,8 @@ def _repro_source(
             f"Reduced by cuvil-debug reduce from {result.original_nodes} to "
             f"{result.nodes} compute nodes ({result.checks} candidate subgraphs "
             "compiled).",
-            "Standalone: needs torch and cuvil, and the .pt file next to it.",
+            "Standalone: needs torch and cuvil, and the .pt file next to it"
+            + (" (and cuvil_debug, for FAULTS)." if faults else "."),
             "",
             "    python repro.py    exit 1: reproduces; 0: does not; "
             "2: something else failed",
@@ -226,7 +227,21 @@ def _repro_source(
         data=repr(data_name),
         globals=globals_src + "\n\n" if globals_src else "",
         forward=forward,
+        hooks=_HOOKS if faults else _NO_HOOKS,
     )
+
+
+# the repro's hooks() for cuvil.compile: only a repro with faults needs the toolkit
+_HOOKS = '''def hooks():
+    """cuvil.compile's hooks that re-apply FAULTS (cuvil_debug.faults)."""
+    from cuvil_debug import faults
+
+    return faults.hooks(FAULTS)
+'''
+_NO_HOOKS = '''def hooks():
+    """cuvil.compile's hooks: none (no FAULTS)."""
+    return None
+'''
 
 
 _TEMPLATE = '''\
@@ -285,13 +300,7 @@ def clone(tensors):
     return tuple(t.clone() for t in tensors)
 
 
-def hooks():
-    """cuvil.compile's hooks that re-apply FAULTS (cuvil_debug.faults); None without."""
-    if not FAULTS:
-        return None
-    from cuvil_debug import faults
-
-    return faults.hooks(FAULTS)
+{hooks}
 
 
 def differs(got, want):

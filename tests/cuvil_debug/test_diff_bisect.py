@@ -244,8 +244,8 @@ def test_llvm(mlp, monkeypatch):
 def test_frontend(mlp, monkeypatch):
     real = bisect_mod.lower
 
-    def wrong_lower(model, inputs, frontend):
-        module = real(model, inputs, frontend)
+    def wrong_lower(model, inputs, frontend, hooks=None):
+        module = real(model, inputs, frontend, hooks=hooks)
         module.param_data["fc3.bias"] = module.param_data["fc3.bias"] + 1
         return module
 
