@@ -42,7 +42,7 @@ BUILTIN_PASSES: dict[str, str] = {
 Loader = Callable[[], type[ModulePass]]
 
 _PASSES: dict[str, type[ModulePass]] = {}  # loaded (or decorated) passes
-_ENTRY_LOADERS: dict[str, Loader] = {}  # entry-point passes, not loaded yet
+_ENTRY_LOADERS: dict[str, Loader] = {}  # entry-point passes (loaded on first use)
 _loaded_entry_points = False  # entry points scanned (their modules are not imported)
 
 
@@ -81,15 +81,15 @@ def _scan_entry_points() -> None:
     global _loaded_entry_points
     if _loaded_entry_points:
         return
-    _loaded_entry_points = True
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         _ENTRY_LOADERS[ep.name] = _entry_loader(ep)
+    _loaded_entry_points = True  # after the table is full: compiles run on threads too
 
 
 def _load(name: str) -> type[ModulePass] | None:
     if name in BUILTIN_PASSES:
         return register_pass(_builtin(name))
-    loader = _ENTRY_LOADERS.pop(name, None)
+    loader = _ENTRY_LOADERS.get(name)
     return None if loader is None else register_pass(loader())
 
 
