@@ -29,7 +29,7 @@ CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 import torch
-from cuvil import faults
+from cuvil_debug import faults
 from cuvil_debug.diff.engine import run_diff
 from cuvil_debug.loader import load_model
 

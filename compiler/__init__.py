@@ -11,6 +11,7 @@ from .errors import (
     UnsupportedOpError,
     VerifyError,
 )
+from .hooks import CompileHooks
 from .options import CompileOptions, DebugOptions, Options
 from .pipeline import compile
 from .runtime.aot import load, save
@@ -30,6 +31,7 @@ __all__ = [
     "compile",
     "CompileOptions",
     "DebugOptions",
+    "CompileHooks",
     "Options",
     "save",
     "load",

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from .args import CompileArgs, OutputArgs, PassDebugArgs, run_main
 from .errors import CuvilError
-from .interpreter import random_params
 from .ir import Module, parse_file, parse_module, print_module
+from .ir.interpreter import random_params
 from .options import CompileOptions
 from .passes import (
     PassContext,

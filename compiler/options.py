@@ -20,11 +20,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .codegen.target import OPT_LEVELS
 from .errors import CuvilError
-from .frontend import FRONTENDS
 
-__all__ = ["CompileOptions", "DebugOptions", "Options", "KEYS"]
+__all__ = [
+    "CompileOptions",
+    "DebugOptions",
+    "Options",
+    "KEYS",
+    "OPT_LEVELS",
+    "FRONTENDS",
+]
+
+# The domains of two options, here so that every floor reads them from one low module.
+OPT_LEVELS = {"O0": 0, "O1": 1, "O2": 2, "O3": 3}  # name -> LLVM's level
+FRONTENDS = ("fx", "export")  # torch.fx tracing | torch.export
 
 
 @dataclass(frozen=True)

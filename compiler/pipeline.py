@@ -13,6 +13,7 @@ import torch
 from .codegen.generator import generate
 from .errors import CuvilError
 from .frontend import lower
+from .hooks import CompileHooks
 from .ir.core import Module
 from .ir.verifier import verify
 from .options import CompileOptions, Options
@@ -26,20 +27,25 @@ TARGETS = ("cpu",)
 
 
 def compile_module(
-    module: Module, options: CompileOptions, *, echo_llvm_bisect: bool = True
+    module: Module,
+    options: CompileOptions,
+    *,
+    echo_llvm_bisect: bool = True,
+    hooks: CompileHooks | None = None,
 ) -> CompiledModule:
     """Cuvil IR -> native code: the stages after capture, each one line.
 
     With ``llvm_bisect_limit`` LLVM runs in a child process (runtime/llvm_worker.py);
     its ``BISECT:`` lines are in ``compiled.jit.bisect_log`` and, with
-    `echo_llvm_bisect`, on stderr."""
+    `echo_llvm_bisect`, on stderr. `hooks`: the seams of cuvil.hooks (passes, kernels)."""
     verify(module)
-    module = run_passes(module, options)
+    module = run_passes(module, options, hooks)
     program = generate(
         module,
         debug=options.debug,
         profile=options.debug_options.profile,
         threads=options.num_threads,
+        hooks=hooks,
     )
     jit = JitModule(
         program,
@@ -56,8 +62,12 @@ def compile(
     inputs: Sequence[torch.Tensor],
     target: str = "cpu",
     options: dict[str, Any] | None = None,
+    hooks: CompileHooks | None = None,
 ) -> CompiledModule:
-    """Compile `model` for the shapes of `inputs`; returns a callable CompiledModule."""
+    """Compile `model` for the shapes of `inputs`; returns a callable CompiledModule.
+
+    `hooks` (cuvil.hooks.CompileHooks): callbacks after each FX node is lowered, extra
+    default-pipeline passes, callbacks after each kernel is emitted; for this call only."""
     if target not in TARGETS:
         raise CuvilError(
             f"unknown target '{target}'", hint=f"supported targets: {TARGETS}"
@@ -68,7 +78,7 @@ def compile(
     was_training = model.training
     model.eval()
     try:
-        module = lower(model, list(inputs), opts.frontend)
+        module = lower(model, list(inputs), opts.frontend, hooks=hooks)
     finally:
         model.train(was_training)
-    return compile_module(module, opts)
+    return compile_module(module, opts, hooks=hooks)

@@ -15,6 +15,8 @@ from cuvil.frontend import lower
 from cuvil.opt import main as opt_main  # the cuvil-opt script of older installs
 from cuvil.passes import format_table
 
+# registers inject-fault also where the cuvil.passes entry point is not installed
+from . import faults as _faults  # noqa: F401
 from .args import ModelArgs
 
 __all__ = ["add_parser", "run_passes_cmd", "opt_main"]

@@ -1,4 +1,4 @@
-"""Fault injection (cuvil.faults, docs/FAULTS.md): each stage and effect breaks exactly the
+"""Fault injection (cuvil_debug.faults, docs/FAULTS.md): each stage and effect breaks exactly the
 value it says, damped effects hide behind ReLU / softmax, and nothing outlives `inject`."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import torch
 from torch import nn
 
 import cuvil
-from cuvil import faults
 from cuvil.errors import CodegenError, CuvilError, FrontendError, PassError
 from cuvil.frontend import lower
-from cuvil.interpreter import Interpreter
+from cuvil.ir.interpreter import Interpreter
 from cuvil.passes import default_pipeline
+from cuvil_debug import faults
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "models"
 RTOL, ATOL = 1e-4, 1e-5
@@ -63,7 +63,7 @@ def close(a, b) -> bool:
 
 def run(model, xs, *specs, **options):
     with faults.inject(*specs):
-        compiled = cuvil.compile(model, xs, options=options)
+        compiled = cuvil.compile(model, xs, options=options, hooks=faults.hooks())
     return compiled, compiled(*xs)
 
 
@@ -135,7 +135,7 @@ def test_fault_on_the_output_node_is_exactly_the_effect(mlp, stage, effect):
     compiled, got = run(model, xs, faults.Fault(stage, "fc3", effect))
     assert not close(got, want)
     torch.testing.assert_close(got, EXPECT[effect](want), rtol=RTOL, atol=ATOL)
-    (record,) = compiled.module.meta["faults"]
+    (record,) = faults.applied(compiled.module)
     assert record.fault == faults.Fault(stage, "fc3", effect) and record.value == "fc3"
 
 
@@ -146,7 +146,7 @@ def test_cnn_faults_in_nhwc_and_fused_conv_kernels(cnn, stage, node):
     compiled, got = run(model, xs, f"{stage}:{node}")
     assert not close(got, want)
     if stage == "kernel":  # O3: block1_relu is a fused conv+relu kernel in NHWC
-        (record,) = compiled.module.meta["faults"]
+        (record,) = faults.applied(compiled.module)
         assert record.value == node and record.at.startswith("kernel cuvil_k")
 
 
@@ -161,7 +161,7 @@ def test_kernel_fault_on_a_member_of_a_fused_elementwise_kernel():
     compiled, got = run(Chain(), xs, "kernel:exp:shift")
     assert [k.op_name for k in compiled.program.kernels] == ["cuvil.fused"]
     # the fused kernel's output is the root's value: `add`, not `exp`, is what changed
-    (record,) = compiled.module.meta["faults"]
+    (record,) = faults.applied(compiled.module)
     assert record.value == "add"
     torch.testing.assert_close(got, want + 0.5, rtol=RTOL, atol=ATOL)
 
@@ -191,8 +191,8 @@ def test_negative_before_relu_is_damped_in_the_mlp(mlp, stage):
     with torch.no_grad():
         fc1 = model.fc1(xs[0])
     with faults.inject(f"{stage}:fc1:negative"):
-        compiled = cuvil.compile(model, xs)
-        before = lower(model, xs)
+        compiled = cuvil.compile(model, xs, hooks=faults.hooks())
+        before = lower(model, xs, hooks=faults.hooks())
     assert close(compiled(*xs), want)
     module = before if stage == "lowering" else compiled.module
     seen = values_by_name(module, xs, expand_fused=True)
@@ -223,16 +223,19 @@ def test_faults_vanish_after_the_block_and_nest(mlp):
     assert faults.active() == ()
     with faults.inject(a) as added:
         assert added == (a,) and faults.active() == (a,)
-        assert default_pipeline("O3") == clean.replace(
+        extras = faults.hooks().passes
+        assert default_pipeline("O3", extras=extras) == clean.replace(
             "fold-constants", "fold-constants,inject-fault{node=fc3,effect=scale}"
         )
-        assert default_pipeline("O0") == "inject-fault{node=fc3,effect=scale}"
+        assert default_pipeline("O0", extras=extras) == (
+            "inject-fault{node=fc3,effect=scale}"
+        )
         with faults.inject(b):
             assert faults.active() == (a, b)
-            assert not close(cuvil.compile(model, xs)(*xs), want)
+            assert not close(cuvil.compile(model, xs, hooks=faults.hooks())(*xs), want)
         assert faults.active() == (a,)
     assert faults.active() == () and default_pipeline("O3") == clean
-    assert close(cuvil.compile(model, xs)(*xs), want)
+    assert close(cuvil.compile(model, xs, hooks=faults.hooks())(*xs), want)
 
 
 def test_inject_restores_on_exceptions(mlp):
@@ -245,7 +248,7 @@ def test_explicit_pipeline_is_left_alone(mlp):
     model, xs, want = mlp
     compiled, got = run(model, xs, "pass:fc3", pipeline="dce,cse")
     assert close(got, want)
-    assert [p.name for p in compiled.module.meta["passes"]] == ["dce", "cse"]
+    assert [p.name for p in compiled.module.passes] == ["dce", "cse"]
 
 
 def test_faulty_objects_are_not_reused_by_clean_compiles(mlp, monkeypatch, tmp_path):
@@ -263,10 +266,10 @@ def test_pass_fault_is_one_action_that_bisection_finds(mlp):
     model, xs, want = mlp
     compiled, got = run(model, xs, "pass:fc2:shift")
     assert not close(got, want)
-    (info,) = [p for p in compiled.module.meta["passes"] if "inject-fault" in p.name]
+    (info,) = [p for p in compiled.module.passes if "inject-fault" in p.name]
     assert info.name == "inject-fault{node=fc2,effect=shift}"
     assert info.actions == 1 and info.changed
-    names = [p.name for p in compiled.module.meta["passes"]]
+    names = [p.name for p in compiled.module.passes]
     assert names[names.index(info.name) - 1] == "fold-constants"
     limit = info.first_action
     _, got = run(model, xs, "pass:fc2:shift", bisect_limit=limit - 1)
@@ -308,7 +311,7 @@ def test_unknown_nodes_are_refused_with_a_did_you_mean(mlp):
         ("kernel:fc4", CodegenError),
     ]:
         with pytest.raises(error, match="'fc4'") as e, faults.inject(spec):
-            cuvil.compile(model, xs)
+            cuvil.compile(model, xs, hooks=faults.hooks())
         assert "did you mean" in e.value.hint
 
 

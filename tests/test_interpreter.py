@@ -13,9 +13,9 @@ from torch import nn
 
 from cuvil.errors import CuvilRuntimeError
 from cuvil.frontend import lower
-from cuvil.interpreter import Interpreter, interpret, random_params
 from cuvil.ir import Module, parse_module, print_module
 from cuvil.ir.core import Operation
+from cuvil.ir.interpreter import Interpreter, interpret, random_params
 from cuvil.ir.types import SymDim
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "models"

@@ -17,7 +17,7 @@ from llvmlite import ir
 
 from ..errors import CodegenError
 from ..ir import ops
-from ..ir.core import Function, Module, Operation, Value
+from ..ir.core import Function, Module, Operation, Trait, Value
 from ..ir.ops.fused import body_of
 from ..ir.types import DType
 from . import gemm_ops
@@ -30,33 +30,7 @@ from .parallel import gemm_call
 from .pointwise import emit_pointwise, tensor_access
 from .scalar import BINARY, UNARY, emit_cast
 
-__all__ = ["prepare_fused", "EPILOGUE_OPS", "CONTRACTIONS"]
-
-CONTRACTIONS = (ops.LinearOp, ops.MatmulOp, ops.ConvOp)
-
-#: elementwise ops whose scalar emitters also work on float vectors (no libm calls;
-#: exp/erf/tanh and what is built on them use the vectorizable versions in mathfn.py)
-EPILOGUE_OPS = frozenset(
-    {
-        "cuvil.exp",
-        "cuvil.tanh",
-        "cuvil.erf",
-        "cuvil.sigmoid",
-        "cuvil.silu",
-        "cuvil.gelu",
-        "cuvil.relu",
-        "cuvil.neg",
-        "cuvil.abs",
-        "cuvil.clamp",
-        "cuvil.leaky_relu",
-        "cuvil.add",
-        "cuvil.sub",
-        "cuvil.mul",
-        "cuvil.div",
-        "cuvil.maximum",
-        "cuvil.minimum",
-    }
-)
+__all__ = ["prepare_fused"]
 
 
 def prepare_fused(
@@ -70,7 +44,7 @@ def prepare_fused(
             f"fused body @{body.name} has {len(body.outputs)} results; "
             "code generation supports one"
         )
-    if body.ops and isinstance(body.ops[0], CONTRACTIONS):
+    if body.ops and body.ops[0].has_trait(Trait.CONTRACTION):
         return _prepare_contraction(op, body, param_data, threads)
     return Prepared(lambda k: _emit_pointwise(k, op, body))
 
@@ -173,7 +147,7 @@ def _split_tail(
         if data is not None and data.numel() == 1 and a.type.dtype.is_float:
             ep.scalars[id(a)] = float(data.reshape(-1)[0])
     for o in ep.tail:
-        if o.name not in EPILOGUE_OPS or o.results[0].type != c.results[0].type:
+        if not o.has_trait(Trait.EPILOGUE) or o.results[0].type != c.results[0].type:
             raise CodegenError(f"'{o.name}' cannot run in a GEMM epilogue")
     tail = ep.tail
     if tail and (r := _residual(tail[0], ep, index, ep.start)) is not None:

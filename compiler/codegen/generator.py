@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import torch
 from llvmlite import ir
 
+from ..hooks import CompileHooks
 from ..ir.core import Module, Value
 from ..ir.types import TensorType
 from .buffers import Buffers, Slot, check_boundary_layouts
@@ -56,11 +57,12 @@ def generate(
     profile: bool = False,
     threads: int = 1,
     steps: bool = False,
+    hooks: CompileHooks | None = None,
 ) -> Program:
     """Generate LLVM IR for the module's main function (``profile``: per-kernel cycles;
     ``threads``: large GEMMs split their rows over that many threads; ``steps``: also
     emit ``cuvil_step_<i>`` per call of the entry, see `StepInfo`; the entry and the
-    kernels are the same text as without)."""
+    kernels are the same text as without; ``hooks``: ``after_kernel``, cuvil.hooks)."""
     fn = module.main
     check_boundary_layouts(module, fn)
     llmod = ir.Module(name=module.name)
@@ -71,7 +73,7 @@ def generate(
         buffers.place(op)
         lowering.prepare(op)
     copies, arena = buffers.assign(lowering.prepared)
-    lowering.emit_all(buffers)
+    lowering.emit_all(buffers, hooks)
     for index, v in copies:
         lowering.emit_copy(index, v, buffers)
     emit_entry(llmod, lowering.calls, buffers, profile)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import torch
 from llvmlite import ir
 
-from .. import faults as _faults
 from ..errors import CodegenError
+from ..hooks import CompileHooks, KernelEmitted
 from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from . import contract, fused, gemm_ops, reduce, window
@@ -151,7 +151,9 @@ class Lowering:
         node = op.loc.nodes[0] if op.loc.nodes else op.name.split(".")[1]
         return f"cuvil_k{len(self.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', node)}"
 
-    def emit_all(self, buffers: Buffers) -> None:
+    def emit_all(self, buffers: Buffers, hooks: CompileHooks | None = None) -> None:
+        after_kernel = hooks.after_kernel if hooks is not None else None
+        kernel_ops = [op for op in self.fn.ops if id(op) in self.prepared]
         for op in self.fn.ops:
             prep = self.prepared.get(id(op))
             if prep is None:
@@ -171,8 +173,8 @@ class Lowering:
             except CodegenError as e:
                 e.where = e.where or op.loc.source() or op.loc.describe()
                 raise
-            if _faults.ACTIVE:  # injected bugs for testing tools (docs/FAULTS.md)
-                _faults.emitted(self, op, k)
+            if after_kernel is not None:  # a tool's seam (cuvil.hooks)
+                after_kernel(KernelEmitted(op, k, self.module, kernel_ops))
             self.kernels.append(
                 KernelInfo(
                     k.fn.name, op.name, op.loc.nodes, op.loc.source(), len(self.calls)

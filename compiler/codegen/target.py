@@ -7,15 +7,12 @@ import functools
 import llvmlite.binding as llvm
 
 __all__ = [
-    "OPT_LEVELS",
     "init_llvm",
     "host_cpu",
     "target_machine",
     "target_triple",
     "optimize",
 ]
-
-OPT_LEVELS = {"O0": 0, "O1": 1, "O2": 2, "O3": 3}
 
 
 @functools.cache

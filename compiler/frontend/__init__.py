@@ -10,8 +10,10 @@ from collections.abc import Sequence
 import torch
 
 from ..errors import FrontendError
+from ..hooks import CompileHooks
 from ..ir.core import Module
 from ..ir.verifier import verify
+from ..options import FRONTENDS
 from .export import from_export
 from .fx import from_fx
 from .registry import LOWERINGS, lookup, lowers
@@ -26,21 +28,21 @@ __all__ = [
     "FRONTENDS",
 ]
 
-FRONTENDS = ("fx", "export")
-
 
 def lower(
     model: torch.nn.Module,
     example_inputs: Sequence[torch.Tensor],
     frontend: str = "fx",
+    hooks: CompileHooks | None = None,
     **kwargs,
 ) -> Module:
-    """Capture `model` with the chosen frontend, lower it and verify the result."""
+    """Capture `model` with the chosen frontend, lower it and verify the result
+    (`hooks`: the frontend's seam, ``after_node``; see cuvil.hooks)."""
     if frontend not in FRONTENDS:
         raise FrontendError(
             f"unknown frontend '{frontend}'", hint=f"use one of {FRONTENDS}"
         )
     with torch.no_grad():
         fn = from_fx if frontend == "fx" else from_export
-        module = fn(model, tuple(example_inputs), **kwargs)
+        module = fn(model, tuple(example_inputs), hooks=hooks, **kwargs)
     return verify(module)

@@ -11,6 +11,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
 from ..errors import FrontendError
+from ..hooks import CompileHooks
 from ..ir.core import Module
 from .graph import GraphLowering, tensor_type
 from .provenance import node_loc
@@ -74,8 +75,10 @@ def from_export(
     inputs: Sequence[torch.Tensor] = (),
     *,
     dynamic_shapes: Any = None,
+    hooks: CompileHooks | None = None,
 ) -> Module:
-    """Export `model` with torch.export (or take an ExportedProgram) and lower it."""
+    """Export `model` with torch.export (or take an ExportedProgram) and lower it
+    (`hooks`: ``after_node`` is called after each FX node, see cuvil.hooks)."""
     ep = (
         model
         if isinstance(model, ExportedProgram)
@@ -85,8 +88,8 @@ def from_export(
         type(model).__name__ if not isinstance(model, ExportedProgram) else "exported"
     )
     module = Module(name)
-    ExportLowering(ep, module).run()
+    ExportLowering(ep, module).run(hooks)
     out_spec = getattr(ep.call_spec, "out_spec", None)
     if out_spec is not None:  # the user's output structure, not the graph's flat tuple
-        module.meta["output_spec"] = out_spec
+        module.output_spec = out_spec
     return module

@@ -10,6 +10,7 @@ import torch.fx
 from torch.fx.passes.shape_prop import ShapeProp
 
 from ..errors import FrontendError
+from ..hooks import CompileHooks
 from ..ir.core import Module
 from ..ir.location import Loc
 from .graph import GraphLowering, tensor_type
@@ -83,8 +84,10 @@ def from_fx(
     *,
     concrete_args: dict[str, Any] | None = None,
     gm: torch.fx.GraphModule | None = None,
+    hooks: CompileHooks | None = None,
 ) -> Module:
-    """Trace `model` with torch.fx and lower it to Cuvil IR (params carry their data)."""
+    """Trace `model` with torch.fx and lower it to Cuvil IR (params carry their data;
+    `hooks`: ``after_node`` is called after each FX node, see cuvil.hooks)."""
     if gm is None:
         try:
             gm = trace(model, concrete_args)
@@ -95,7 +98,7 @@ def from_fx(
             ) from e
     _propagate_shapes(gm, inputs)
     module = Module(type(model).__name__)
-    FxLowering(gm, module, inputs).run()
+    FxLowering(gm, module, inputs).run(hooks)
     return module
 
 

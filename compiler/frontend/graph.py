@@ -14,11 +14,16 @@ import torch
 import torch.fx
 from torch.utils._pytree import tree_flatten, tree_map
 
-from .. import faults as _faults
 from ..errors import CuvilError, FrontendError, UnsupportedOpError
+from ..hooks import CompileHooks, NodeLowered
 from ..ir.core import Function, Module, Trait, Value
 from ..ir.types import DType, SymDim, TensorType
-from . import lower_math, lower_nn, lower_shape  # noqa: F401  (registers the rules)
+from . import (  # noqa: F401  (registers the rules)
+    lower_math,
+    lower_nn,
+    lower_reduce,
+    lower_shape,
+)
 from .context import LazyTensor, LoweringContext
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
@@ -72,17 +77,18 @@ class GraphLowering:
         return None
 
     # ---- the walk ------------------------------------------------------------------------
-    def run(self) -> Function:
+    def run(self, hooks: CompileHooks | None = None) -> Function:
+        after_node = hooks.after_node if hooks is not None else None
         # what each FX node became when it was lowered (an IR Value, a Python value, a
         # LazyTensor or a tuple of those; a later in-place op rebinds the env, not this):
         # the diff maps FX nodes to IR values through it
-        values = self.cx.module.meta["fx_values"] = {}
+        values = self.cx.module.fx_values = {}
         for node in self.graph.nodes:
             self.cx.loc, self.cx.node_name = node_loc(node), node.name
             try:
                 self.env[node] = self.lower_node(node)
-                if _faults.ACTIVE:  # injected bugs for testing tools (docs/FAULTS.md)
-                    _faults.lowered(self, node)
+                if after_node is not None:  # a tool's seam (cuvil.hooks)
+                    after_node(NodeLowered(node, self.graph, self.cx, self.env))
             except CuvilError as e:
                 raise self._with_location(e, node) from None
             except Exception as e:  # a rule met arguments it does not handle
@@ -195,7 +201,7 @@ class GraphLowering:
         leaves, spec = tree_flatten(
             torch.fx.node.map_arg(node.args[0], lambda n: self.env[n])
         )
-        self.cx.module.meta["output_spec"] = spec
+        self.cx.module.output_spec = spec
         outputs = []
         for i, leaf in enumerate(leaves):
             if isinstance(leaf, (LazyTensor, torch.Tensor)):

@@ -1,4 +1,4 @@
-"""Lowering rules for elementwise math, casts, reductions and softmax."""
+"""Lowering rules for elementwise math and casts (reductions: lower_reduce.py)."""
 
 from __future__ import annotations
 
@@ -14,20 +14,9 @@ from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
 from .context import LoweringContext, result_dtype
-from .lower_shape import reshape
 from .registry import aten, lowers, named
 
-__all__ = ["norm_dims", "to_dtype"]
-
-
-def norm_dims(rank: int, dim: Any) -> tuple[int, ...]:
-    """Normalize a dim argument (None, int or list; negatives allowed) to sorted dims."""
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
-        return tuple(range(rank))
-    if rank == 0:  # torch accepts dim 0 or -1 on a 0-d tensor: nothing to reduce
-        return ()
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(sorted({d % rank for d in dims}))
+__all__ = ["to_dtype", "emit_bin", "is_tensor"]
 
 
 # ---- binary -------------------------------------------------------------------------------
@@ -39,21 +28,21 @@ def _binary(name: str, floating: bool = False):
         if alpha != 1:
             b = (
                 operator.mul(b, alpha)
-                if not _is_tensor(b)
-                else _emit_bin(cx, "cuvil.mul", b, alpha)
+                if not is_tensor(b)
+                else emit_bin(cx, "cuvil.mul", b, alpha)
             )
-        return _emit_bin(cx, name, a, b, floating)
+        return emit_bin(cx, name, a, b, floating)
 
     return rule
 
 
-def _is_tensor(x: Any) -> bool:
+def is_tensor(x: Any) -> bool:
     from .context import LazyTensor
 
     return isinstance(x, Value | LazyTensor | torch.Tensor)
 
 
-def _emit_bin(cx: LoweringContext, name: str, a, b, floating: bool = False) -> Value:
+def emit_bin(cx: LoweringContext, name: str, a, b, floating: bool = False) -> Value:
     _, (va, vb) = cx.promote(a, b, floating=floating)
     return cx.op(name, va, vb)
 
@@ -61,7 +50,7 @@ def _emit_bin(cx: LoweringContext, name: str, a, b, floating: bool = False) -> V
 def _compare(name: str):
     @named(f"compare[{name}]")
     def rule(cx: LoweringContext, a, b, **_):
-        return _emit_bin(cx, name, a, b)
+        return emit_bin(cx, name, a, b)
 
     return rule
 
@@ -107,10 +96,10 @@ for _name, _targets in {
 )
 def _div(cx: LoweringContext, a, b, *, rounding_mode=None):
     if rounding_mode is None:
-        return _emit_bin(cx, "cuvil.div", a, b, floating=True)
+        return emit_bin(cx, "cuvil.div", a, b, floating=True)
     dtype = result_dtype(a, b)
     if rounding_mode == "floor" and dtype.is_float and _exact_divisor(b):
-        return cx.emit(ops.UNARY_OPS["cuvil.floor"], _emit_bin(cx, "cuvil.div", a, b))
+        return cx.emit(ops.UNARY_OPS["cuvil.floor"], emit_bin(cx, "cuvil.div", a, b))
     raise UnsupportedOpError(
         f"torch.div(rounding_mode={rounding_mode!r}) on {dtype}",
         node=cx.node_name,
@@ -141,7 +130,7 @@ def _pow(cx: LoweringContext, a, b):
         return cx.op("cuvil.mul", cx.value(a), cx.value(a))
     if isinstance(b, int | float) and b == 0.5 and cx.value(a).type.dtype.is_float:
         return cx.op("cuvil.sqrt", a)
-    return _emit_bin(cx, "cuvil.pow", a, b)
+    return emit_bin(cx, "cuvil.pow", a, b)
 
 
 @lowers(torch.logical_and, "logical_and", aten.logical_and)
@@ -247,10 +236,10 @@ def _leaky_relu(cx: LoweringContext, x, negative_slope=0.01, inplace=False):
 
 @lowers(torch.clamp, torch.clip, "clamp", "clip", "clamp_", aten.clamp, aten.clip)
 def _clamp(cx: LoweringContext, x, min=None, max=None):
-    if _is_tensor(min) or _is_tensor(max):
+    if is_tensor(min) or is_tensor(max):
         v = cx.value(x)
-        v = v if min is None else _emit_bin(cx, "cuvil.maximum", v, min)
-        return v if max is None else _emit_bin(cx, "cuvil.minimum", v, max)
+        v = v if min is None else emit_bin(cx, "cuvil.maximum", v, min)
+        return v if max is None else emit_bin(cx, "cuvil.minimum", v, max)
     bounds = [b for b in (min, max) if b is not None]
     v = cx.value(x)
     return cx.emit(ops.ClampOp, cx.cast(v, result_dtype(v, *bounds)), min=min, max=max)
@@ -378,117 +367,6 @@ def _dropout(cx: LoweringContext, x, p=0.5, training=False, *_, **kw):
             where=cx.where(),
         )
     return cx.value(x)
-
-
-# ---- reductions ---------------------------------------------------------------------------
-def _reduce(name: str, int_to: DType | None = None):
-    cls = ops.REDUCE_OPS[name]
-
-    @named(f"reduce[{name}]")
-    def rule(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None, **_):
-        v = cx.value(x)
-        if dtype is not None:
-            v = to_dtype(cx, v, dtype)
-        elif int_to is not None and not v.type.dtype.is_float:
-            v = cx.cast(v, int_to)
-        dims = norm_dims(v.type.rank, dim)
-        return cx.emit(cls, v, dims=dims, keepdim=bool(keepdim))
-
-    return rule
-
-
-lowers(torch.sum, "sum", aten.sum)(_reduce("cuvil.sum", int_to=DType.i64))
-lowers(torch.mean, "mean", aten.mean)(_reduce("cuvil.mean"))
-lowers(torch.amax, "amax", aten.amax)(_reduce("cuvil.amax"))
-lowers(torch.amin, "amin", aten.amin)(_reduce("cuvil.amin"))
-lowers(torch.prod, "prod", aten.prod)(_reduce("cuvil.prod", int_to=DType.i64))
-
-
-@lowers(torch.var, "var", aten.var)
-def _var(
-    cx: LoweringContext, x, dim=None, unbiased=None, keepdim=False, *, correction=None
-):
-    if isinstance(dim, bool):  # torch.var(x, unbiased)
-        dim, unbiased = None, dim
-    if correction is None:
-        correction = 0 if unbiased is False else 1
-    v = cx.value(x)
-    dims = norm_dims(v.type.rank, dim)
-    return cx.emit(
-        ops.VarOp, v, dims=dims, keepdim=bool(keepdim), correction=int(correction)
-    )
-
-
-@lowers(torch.std, "std", aten.std)
-def _std(cx: LoweringContext, *args, **kwargs):
-    return cx.op("cuvil.sqrt", _var(cx, *args, **kwargs))
-
-
-def _minmax(reduce_name: str, pairwise: str, arg_fn):
-    @named(f"minmax[{reduce_name}]")
-    def rule(cx: LoweringContext, x, dim=None, keepdim=False):
-        if _is_tensor(dim):
-            return _emit_bin(cx, pairwise, x, dim)
-        v = cx.value(x)
-        if dim is None:
-            return cx.emit(
-                ops.REDUCE_OPS[reduce_name], v, dims=norm_dims(v.type.rank, None)
-            )
-        d = norm_dims(v.type.rank, dim)
-        values = cx.emit(ops.REDUCE_OPS[reduce_name], v, dims=d, keepdim=bool(keepdim))
-        return values, arg_fn(cx, v, dim, keepdim)
-
-    return rule
-
-
-@lowers(torch.argmax, "argmax", aten.argmax)
-def _argmax(cx: LoweringContext, x, dim=None, keepdim=False):
-    v = cx.value(x)
-    if dim is None:
-        v = cx.emit(ops.ReshapeOp, v, shape=(-1,))
-        return cx.emit(ops.ArgmaxOp, v, dim=0)
-    return cx.emit(
-        ops.ArgmaxOp, v, dim=norm_dims(v.type.rank, dim)[0], keepdim=bool(keepdim)
-    )
-
-
-@lowers(torch.argmin, "argmin", aten.argmin)
-def _argmin(cx: LoweringContext, x, dim=None, keepdim=False):
-    return _argmax(cx, cx.emit(ops.UNARY_OPS["cuvil.neg"], x), dim, keepdim)
-
-
-lowers(torch.max, "max", aten.max)(_minmax("cuvil.amax", "cuvil.maximum", _argmax))
-lowers(torch.min, "min", aten.min)(_minmax("cuvil.amin", "cuvil.minimum", _argmin))
-
-
-def _softmax(cls):
-    @named(f"softmax[{cls.name}]")
-    def rule(cx: LoweringContext, x, dim=None, *args, dtype=None, **_):
-        v = cx.value(x)
-        if args and isinstance(args[0], torch.dtype):  # aten.softmax.int(x, dim, dtype)
-            dtype = args[0]
-        if dtype is not None:
-            v = to_dtype(cx, v, dtype)
-        if dim is None:
-            raise UnsupportedOpError(
-                "softmax without dim (implicit dim is deprecated)",
-                node=cx.node_name,
-                where=cx.where(),
-                hint="pass dim=-1",
-            )
-        if v.type.rank == 0:  # torch treats a 0-d tensor as one element along dim 0
-            return reshape(cx, cx.emit(cls, reshape(cx, v, (1,)), dim=0), ())
-        return cx.emit(cls, v, dim=dim % v.type.rank)
-
-    return rule
-
-
-lowers(torch.softmax, F.softmax, "softmax", aten.softmax, aten._softmax)(
-    _softmax(ops.SoftmaxOp)
-)
-lowers(
-    torch.log_softmax, F.log_softmax, "log_softmax", aten.log_softmax, aten._log_softmax
-)(_softmax(ops.LogSoftmaxOp))
 
 
 @lowers(math.sqrt)

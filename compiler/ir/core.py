@@ -27,6 +27,7 @@ __all__ = [
     "OPS",
     "register_op",
     "lookup_op",
+    "remap",
 ]
 
 
@@ -40,6 +41,14 @@ class Trait(enum.Enum):
     REDUCTION = "reduction"
     VIEW = "view"  # moves data without arithmetic (reshape, permute, slice ...)
     CONSTANT = "constant"  # no operands, value known at compile time (param, constant)
+    # a GEMM-shaped op (linear, matmul, conv): fuse-epilogue's root, a GEMM kernel's body
+    CONTRACTION = "contraction"
+    # elementwise and computable in a GEMM epilogue: its scalar emitter also works on
+    # float vectors (no libm calls; exp/erf/tanh use the vectorizable mathfn.py versions)
+    EPILOGUE = "epilogue"
+    # the result may reuse an operand's memory (the ``inplace = i`` hint) although the op
+    # is not elementwise itself (a cuvil.fused op with an elementwise body)
+    IN_PLACE = "in_place"
 
 
 class Value:
@@ -214,8 +223,9 @@ class Operation:
 
     def accepts_inplace(self) -> bool:
         """Whether the ``inplace = i`` hint is allowed: the result may reuse operand i's
-        memory. Elementwise ops read each element before writing it at the same index."""
-        return Trait.ELEMENTWISE in self.TRAITS or self.name == "cuvil.fused"
+        memory. Elementwise ops read each element before writing it at the same index;
+        other ops opt in with ``Trait.IN_PLACE``."""
+        return Trait.ELEMENTWISE in self.TRAITS or Trait.IN_PLACE in self.TRAITS
 
     def known_attrs(self) -> dict[str, AttrSpec]:
         return {**self.ATTRS, **HINT_ATTRS} if self.accepts_inplace() else self.ATTRS
@@ -321,9 +331,15 @@ class Module:
         self.params: dict[str, TensorType] = {}
         self.param_data: dict[str, torch.Tensor] = {}
         self.functions: list[Function] = []
-        self.meta: dict[
-            str, Any
-        ] = {}  # not printed: e.g. the frontend's output pytree spec
+        # Facts one stage leaves for later ones (not printed, not part of the IR's meaning):
+        # what each FX node became when lowered (an IR Value of the main function, a
+        # Python value, a LazyTensor or a tuple of those), set by the frontend; the diff
+        # maps FX nodes to IR values through it
+        self.fx_values: dict[str, Any] = {}
+        # the pytree spec of forward()'s outputs (None: a flat tuple), set by the frontend
+        self.output_spec: Any = None
+        # the pass table (cuvil.passes.PassInfo per pass) of the last pipeline run
+        self.passes: list[Any] = []
 
     def add_param(
         self,
@@ -347,12 +363,11 @@ class Module:
 
     def clone(self) -> Module:
         """An independent copy to rewrite (passes work in place): new functions, ops and
-        values; param data and attribute values are shared, not copied. The frontend's
-        ``meta["fx_values"]`` follows the values into the copy."""
+        values; param data and attribute values are shared, not copied. The module's own
+        fields come along, the Values they hold mapped to their copies (`remap`)."""
         new = Module(self.name)
         new.params = dict(self.params)
         new.param_data = dict(self.param_data)
-        new.meta = dict(self.meta)
         vmap: dict[int, Value] = {}
         for fn in self.functions:
             copy = Function(fn.name)
@@ -362,11 +377,9 @@ class Module:
                 copy.append(op.clone(vmap))
             copy.set_outputs([vmap[id(v)] for v in fn.outputs])
             new.add_function(copy)
-        if "fx_values" in self.meta:
-            new.meta["fx_values"] = {
-                node: vmap.get(id(v), v) if isinstance(v, Value) else v
-                for node, v in self.meta["fx_values"].items()
-            }
+        new.fx_values = {k: remap(v, vmap) for k, v in self.fx_values.items()}
+        new.output_spec = self.output_spec
+        new.passes = list(self.passes)
         return new
 
     def lookup(self, name: str) -> Function | None:
@@ -376,3 +389,9 @@ class Module:
         from .printer import print_module
 
         return print_module(self)
+
+
+def remap(x: Any, vmap: dict[int, Value]) -> Any:
+    """`x` with a Value replaced by its copy in `vmap` (``Operation.clone``'s map); any
+    other object, or a Value `vmap` does not know, is returned as it is."""
+    return vmap.get(id(x), x) if isinstance(x, Value) else x

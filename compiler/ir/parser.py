@@ -17,121 +17,19 @@ import torch
 from ..errors import IRParseError
 from .attributes import SymbolRef
 from .core import Function, Module, Operation, Value, lookup_op, suggest_op
+from .lexer import Lexer, Token, unquote
 from .location import UNKNOWN, AnyLoc, FusedLoc, Loc
 from .types import LAYOUTS, DType, SymDim, TensorType
 
 __all__ = ["parse_module", "parse_file", "parse_type"]
 
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>(?:\s|//[^\n]*)+)
-  | (?P<value>%[A-Za-z0-9_.$-]+)
-  | (?P<symbol>@(?:"(?:[^"\\\n]|\\.)*"|[A-Za-z0-9_.$-]+))
-  | (?P<string>"(?:[^"\\\n]|\\.)*")
-  | (?P<number>-?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|inf\b))
-  | (?P<ident>[A-Za-z_][A-Za-z0-9_.]*)
-  | (?P<arrow>->)
-  | (?P<punct>[(){}\[\]<>,:=?])
-    """,
-    re.VERBOSE,
-)
 _TYPE_BODY = re.compile(
     r"((?:(?:\d+|\?|\[[A-Za-z_][A-Za-z0-9_]*\])x)*)([a-z0-9]+)(?:\s*,\s*([a-z0-9_]+))?"
 )
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
 
 
-def _unquote(text: str) -> str:
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), text[1:-1])
-
-
-class Token:
-    __slots__ = ("kind", "text", "pos")
-
-    def __init__(self, kind: str, text: str, pos: int) -> None:
-        self.kind, self.text, self.pos = kind, text, pos
-
-    def __repr__(self) -> str:
-        return "end of input" if self.kind == "eof" else f"'{self.text}'"
-
-
-class Parser:
-    def __init__(self, text: str, file: str) -> None:
-        self.text, self.file, self.pos = text, file, 0
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.tok = self._next()
-
-    # ---- errors --------------------------------------------------------------------------
-    def position(self, pos: int) -> tuple[int, int]:
-        lo, hi = 0, len(self.line_starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.line_starts[mid] <= pos:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1, pos - self.line_starts[lo] + 1
-
-    def error(
-        self, message: str, pos: int | None = None, hint: str | None = None
-    ) -> IRParseError:
-        pos = self.tok.pos if pos is None else pos
-        line, col = self.position(pos)
-        src = self.text.split("\n")[line - 1] if self.text else ""
-        note = f"  {src}\n  {' ' * (col - 1)}^"
-        return IRParseError(
-            message, file=self.file, line=line, col=col, hint=hint, note=note
-        )
-
-    # ---- tokens --------------------------------------------------------------------------
-    def _next(self) -> Token:
-        while True:
-            if self.pos >= len(self.text):
-                return Token("eof", "", len(self.text))
-            m = _TOKEN.match(self.text, self.pos)
-            if m is None:
-                ch = self.text[self.pos]
-                what = (
-                    f"character {ch!r}" if ch.isprintable() else f"byte {ord(ch):#04x}"
-                )
-                raise self.error(f"unexpected {what}", self.pos)
-            self.pos = m.end()
-            if m.lastgroup != "ws":
-                return Token(m.lastgroup, m.group(), m.start())
-
-    def advance(self) -> Token:
-        tok, self.tok = self.tok, self._next()
-        return tok
-
-    def at(self, text: str) -> bool:
-        return self.tok.text == text and self.tok.kind in ("punct", "ident", "arrow")
-
-    def accept(self, text: str) -> bool:
-        if self.at(text):
-            self.advance()
-            return True
-        return False
-
-    def expect(self, text: str, what: str | None = None) -> Token:
-        if not self.at(text):
-            raise self.error(
-                f"expected '{text}'{f' {what}' if what else ''}, found {self.tok}"
-            )
-        return self.advance()
-
-    def expect_kind(self, kind: str, what: str) -> Token:
-        if self.tok.kind != kind:
-            raise self.error(f"expected {what}, found {self.tok}")
-        return self.advance()
-
-    def comma_list(self, close: str, item) -> list:
-        items = []
-        if not self.at(close):
-            items.append(item())
-            while self.accept(","):
-                items.append(item())
-        self.expect(close)
-        return items
+class Parser(Lexer):
+    """The grammar of printer.py's output, on the token cursor of `Lexer`."""
 
     # ---- types ---------------------------------------------------------------------------
     def parse_type(self) -> TensorType:
@@ -210,9 +108,9 @@ class Parser:
             return UNKNOWN
         fields: dict[str, Any] = {}
         if self.tok.kind == "string" and not self._string_then_colon():
-            fields["node"] = _unquote(self.advance().text)
+            fields["node"] = unquote(self.advance().text)
         if self.accept("in"):
-            fields["module"] = _unquote(
+            fields["module"] = unquote(
                 self.expect_kind("string", "a module path string").text
             )
         if self.accept("at") or (not fields and self.tok.kind == "string"):
@@ -227,7 +125,7 @@ class Parser:
 
     def _source(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "file": _unquote(self.expect_kind("string", "a file name string").text)
+            "file": unquote(self.expect_kind("string", "a file name string").text)
         }
         if self.accept(":"):
             out["line"] = self._int("a line number")
@@ -262,10 +160,10 @@ class Parser:
         if tok.kind == "number" or tok.text in ("nan", "true", "false"):
             return self._scalar()
         if tok.kind == "string":
-            return _unquote(self.advance().text)
+            return unquote(self.advance().text)
         if tok.kind == "symbol":
             text = self.advance().text[1:]
-            return SymbolRef(_unquote(text) if text.startswith('"') else text)
+            return SymbolRef(unquote(text) if text.startswith('"') else text)
         if self.accept("["):
             return tuple(self.comma_list("]", self._list_elem))
         if tok.text == "dense":
@@ -349,7 +247,7 @@ class Parser:
 
     def _symbol(self, what: str) -> str:
         text = self.expect_kind("symbol", what).text[1:]
-        return _unquote(text) if text.startswith('"') else text
+        return unquote(text) if text.startswith('"') else text
 
     def _toplevel(self, module: Module) -> None:
         if self.accept("param"):

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from ..hooks import CompileHooks
 from ..ir.core import Module
 from .base import Action, ModulePass, PassContext
 from .instrument import (
@@ -94,14 +95,15 @@ def build_pipeline(
     return PassPipeline(text, callback, verify_each=watch.verify_each or options.debug)
 
 
-def run_passes(module: Module, options) -> Module:
+def run_passes(module: Module, options, hooks: CompileHooks | None = None) -> Module:
     """Run ``build_pipeline(options)`` on `module` (`options`: a CompileOptions), with
-    its debug options' ``bisect_limit``; the pass table is kept in
-    ``module.meta["passes"]``."""
-    pipeline = build_pipeline(options)
+    its debug options' ``bisect_limit`` and the ``hooks.passes`` extras (cuvil.hooks);
+    the pass table is kept in ``module.passes``."""
+    extras = hooks.passes if hooks is not None else ()
+    pipeline = build_pipeline(options, extras=extras)
     limit = options.debug_options.bisect_limit
     ctx = pipeline.run(module, PassContext(limit))
-    module.meta["passes"] = pipeline.infos
+    module.passes = pipeline.infos
     if limit is not None:
         print(f"cuvil: {describe_bisect(ctx)}", file=sys.stderr)
     return module

@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen.fused import CONTRACTIONS, EPILOGUE_OPS
-from ..ir.core import Function, Module, Operation, Value
+from ..ir.core import Function, Module, Operation, Trait, Value
 from ..ir.ops import ConstantOp, FusedOp, MatmulOp, ParamOp
 from ..ir.types import DType
 from .base import ModulePass, PassContext, main_functions
@@ -74,7 +73,7 @@ class FuseEpiloguePass(ModulePass):
             if len(nxt) != 1 or len(cur.uses) != 1 or is_output(fn, cur):
                 break
             op = nxt[0]
-            if op.name not in EPILOGUE_OPS or op.result.type != c.result.type:
+            if not op.has_trait(Trait.EPILOGUE) or op.result.type != c.result.type:
                 break
             others = [v for v in op.operands if v is not cur]
             if all(_scalar_constant(v) for v in others):
@@ -91,7 +90,7 @@ class FuseEpiloguePass(ModulePass):
 
 
 def _contraction(op: Operation) -> bool:
-    if not isinstance(op, CONTRACTIONS) or not op.result.type.is_static:
+    if not op.has_trait(Trait.CONTRACTION) or not op.result.type.is_static:
         return False
     if any(v.type.dtype is not DType.f32 or v.type.numel() == 0 for v in op.operands):
         return False

@@ -26,7 +26,6 @@ __all__ = [
     "format_pass",
     "default_pipeline",
     "DEFAULT_PIPELINES",
-    "DEFAULT_EXTRAS",
     "FUSION_PASSES",
 ]
 
@@ -37,10 +36,6 @@ DEFAULT_PIPELINES = {
     "O3": "dce,cse,fold-constants,fold-bn,layout-nhwc,fuse-epilogue,fuse-elementwise,dce,memory-hints",
 }
 FUSION_PASSES = ("fuse-elementwise", "fuse-epilogue")
-# Extra items the default pipelines run, as (anchor, item): right after the anchor pass's
-# first occurrence, or at the end when the pipeline lacks it. ``cuvil.faults.inject`` adds
-# ``inject-fault{...}`` here while a pass fault is active (docs/FAULTS.md).
-DEFAULT_EXTRAS: list[tuple[str, str]] = []
 
 _ITEM = re.compile(r"\s*([A-Za-z0-9_-]+)\s*(?:\{([^}]*)\})?\s*$")
 
@@ -50,8 +45,10 @@ def default_pipeline(
     enable_fusion: bool = True,
     extras: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """The documented pipeline of an opt level (docs/PASSES.md), fusion passes optional;
-    `extras` are inserted as DEFAULT_EXTRAS are."""
+    """The documented pipeline of an opt level (docs/PASSES.md), fusion passes optional.
+
+    `extras` are ``(anchor, item)`` pairs (``CompileHooks.passes``): each item runs right
+    after the anchor pass's first occurrence, or at the end when the pipeline lacks it."""
     if opt_level not in DEFAULT_PIPELINES:
         raise PassError(
             f"unknown opt level {opt_level!r}",
@@ -60,13 +57,12 @@ def default_pipeline(
     names = [n for n in DEFAULT_PIPELINES[opt_level].split(",") if n]
     if not enable_fusion:
         names = [n for n in names if n not in FUSION_PASSES]
-    extras = [*DEFAULT_EXTRAS, *extras]
     if extras:
         names = _with_extras(names, extras)
     return ",".join(names)
 
 
-def _with_extras(names: list[str], extras: list[tuple[str, str]]) -> list[str]:
+def _with_extras(names: list[str], extras: Sequence[tuple[str, str]]) -> list[str]:
     out: list[str] = []
     for i, n in enumerate(names):
         out.append(n)

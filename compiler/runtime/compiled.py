@@ -10,8 +10,8 @@ import torch
 from torch.utils._pytree import tree_unflatten
 
 from ..codegen.generator import Program
-from ..interpreter import check_inputs
 from ..ir.core import Module
+from ..ir.interpreter import check_inputs
 from ..ir.types import TensorType
 from ..options import CompileOptions
 
@@ -95,7 +95,7 @@ class CompiledModule(NativeModule):
             program.outputs,
             [data[name] for name in program.params],
             program.arena_bytes,
-            module.meta.get("output_spec"),
+            module.output_spec,
         )
 
     def profile(self) -> list[tuple[str, str, int, float]]:

@@ -45,12 +45,13 @@ import torch
 from ..codegen.buffers import Slot, nbytes
 from ..codegen.generator import Program, generate
 from ..codegen.kernel import physical_strides
-from ..codegen.target import OPT_LEVELS
 from ..errors import CodegenError, CuvilError, CuvilRuntimeError
-from ..interpreter import check_inputs
+from ..hooks import CompileHooks
 from ..ir import ops
 from ..ir.core import Module, Operation, Value
+from ..ir.interpreter import check_inputs
 from ..ir.types import TensorType
+from ..options import OPT_LEVELS
 from .jit import EntryFn, JitModule
 
 __all__ = ["Step", "Stepper"]
@@ -83,17 +84,21 @@ class Stepper:
         threads: int = 1,
         background: bool = False,
         bisect_limit: int | None = None,
+        hooks: CompileHooks | None = None,
     ) -> None:
         """`background`: LLVM optimizes the program in a child process while the caller
         goes on (another build, other work); the first `bind` waits for it.
-        `bisect_limit`: LLVM's ``-opt-bisect-limit`` (see ``JitModule``)."""
+        `bisect_limit`: LLVM's ``-opt-bisect-limit`` (see ``JitModule``). `hooks`:
+        ``after_kernel`` of cuvil.hooks, as in the compile being stepped through."""
         if opt_level not in OPT_LEVELS:
             raise CuvilError(
                 f"opt_level={opt_level!r} is not one of {', '.join(OPT_LEVELS)}"
             )
         self.module = module
         self.fn = module.main
-        self.program: Program = generate(module, threads=threads, steps=True)
+        self.program: Program = generate(
+            module, threads=threads, steps=True, hooks=hooks
+        )
         self._opt, self._bisect_limit = OPT_LEVELS[opt_level], bisect_limit
         self._pending = (
             JitModule.start(self.program, self._opt, bisect_limit)
@@ -114,7 +119,7 @@ class Stepper:
             raise CuvilRuntimeError(
                 f"param @{missing[0]} has no data",
                 hint="load the module from a model, or fill params with "
-                "cuvil.interpreter.random_params(module)",
+                "cuvil.ir.interpreter.random_params(module)",
             )
         self._params = [data[n].contiguous() for n in self.program.params]
         self._param_ptrs = _pointer_array(self._params)

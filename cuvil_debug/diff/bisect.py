@@ -32,12 +32,13 @@ from typing import Any
 import torch
 
 from cuvil.frontend import lower
-from cuvil.interpreter import Interpreter
 from cuvil.ir import print_module
 from cuvil.ir.core import Module
+from cuvil.ir.interpreter import Interpreter
 from cuvil.passes import Action, PassContext, PassPipeline, default_pipeline, ir_diff
 from cuvil.pipeline import Options, compile_module
 
+from ..faults import hooks as fault_hooks
 from .oracle import Comparison, Oracle, one_line, tensors
 from .status import BisectVerdict
 
@@ -112,7 +113,7 @@ def bisect(
     was_training = model.training
     model.eval()
     try:
-        module = lower(model, list(inputs), opts.frontend)
+        module = lower(model, list(inputs), opts.frontend, hooks=fault_hooks())
         with torch.no_grad():
             reference = tensors(model(*inputs))
     finally:
@@ -135,10 +136,12 @@ class _Bisector:
         self.llvm_compiles = 0
         self.texts: dict[int, str] = {}  # bisect limit -> IR after the passes
         self.contexts: dict[int, PassContext] = {}
+        self.hooks = fault_hooks()  # an enclosing faults.inject block's, if any
+        extras = self.hooks.passes if self.hooks is not None else ()
         self.pipeline = (
             opts.pipeline
             if opts.pipeline is not None
-            else default_pipeline(opts.opt_level, opts.enable_fusion)
+            else default_pipeline(opts.opt_level, opts.enable_fusion, extras)
         )
         self.checker = "interpreter"
 
@@ -313,7 +316,7 @@ class _Bisector:
             pipeline.run(module, ctx)
         except Exception as e:
             failed = Comparison.failed(f"the passes raised {one_line(e)}")
-        module.meta["passes"] = pipeline.infos
+        module.passes = pipeline.infos
         key = len(ctx.actions) if limit is None else limit
         with contextlib.suppress(Exception):  # a broken module may not print
             self.texts[key] = print_module(module)
@@ -332,12 +335,13 @@ class _Bisector:
         opts = replace(self.opts, pipeline="").with_debug(
             bisect_limit=None, llvm_bisect_limit=llvm_limit
         )
-        table = module.meta.get("passes")
-        compiled = compile_module(module, opts, echo_llvm_bisect=False)
+        table = module.passes
+        compiled = compile_module(
+            module, opts, echo_llvm_bisect=False, hooks=self.hooks
+        )
         if passes is not None:
             passes.extend(_llvm_passes(compiled.jit.bisect_log))
-        if table is not None:  # keep the real pass table, not the empty pipeline's
-            module.meta["passes"] = table
+        module.passes = table  # the real pass table, not the empty pipeline's
         return compiled
 
     def _copy(self) -> Module:

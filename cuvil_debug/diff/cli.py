@@ -86,9 +86,9 @@ def _check_faults(loaded, specs: list[str], frontend: str = "fx") -> None:
         return
     import difflib
 
-    from cuvil import faults
     from cuvil.frontend.export import export
     from cuvil.frontend.fx import trace
+    from cuvil_debug import faults
 
     parsed = [faults.parse(s) for s in specs]
     try:
@@ -114,7 +114,7 @@ def _faults(specs: list[str]):
     if not specs:
         yield
         return
-    from cuvil import faults
+    from cuvil_debug import faults
 
     with faults.inject(*[faults.parse(s) for s in specs]):
         yield

@@ -26,12 +26,14 @@ from torch.utils._pytree import tree_flatten
 from cuvil.errors import CuvilError
 from cuvil.frontend.export import from_export
 from cuvil.frontend.fx import from_fx
+from cuvil.hooks import CompileHooks
 from cuvil.ir.core import Module
 from cuvil.ir.printer import print_module
 from cuvil.ir.verifier import verify
 from cuvil.options import CompileOptions
 from cuvil.passes import default_pipeline
 
+from ..faults import hooks as fault_hooks
 from .capture import Capture, capture
 from .explain import explain, first_divergence
 from .mapping import StageMap, fx_value_names, map_stage
@@ -108,11 +110,13 @@ def run_diff(
     clock = _Clock()
     cap = capture(model, inputs, opts.frontend)
     clock.lap("capture")
+    hooks = fault_hooks()  # the faults of an enclosing faults.inject block, if any
     if cap.exported is not None:
-        before = verify(from_export(cap.exported))
+        before = verify(from_export(cap.exported, hooks=hooks))
     else:
-        before = verify(from_fx(model, inputs, gm=cap.gm))
-    run = DiffRun(opts, cap, before, clock, label or type(model).__name__, faults)
+        before = verify(from_fx(model, inputs, gm=cap.gm, hooks=hooks))
+    label = label or type(model).__name__
+    run = DiffRun(opts, cap, before, clock, label, faults, hooks)
     clock.lap("lower")
 
     builds = None
@@ -121,11 +125,11 @@ def run_diff(
         clock.lap("passes")
     if Stage.NATIVE in opts.stages:
         # LLVM works on the native builds in child processes while the IR stages run
-        builds = _start_builds(run.after, opts)
+        builds = _start_builds(run.after, opts, hooks)
         clock.lap("native-codegen")
     with _share_cores(builds is not None):
         if Stage.IR in opts.stages:
-            run.interpret(Stage.IR, before, exact=before.meta["fx_values"])
+            run.interpret(Stage.IR, before, exact=before.fx_values)
             clock.lap("ir")
         if Stage.OPT in opts.stages:
             run.interpret(Stage.OPT, run.after)
@@ -160,13 +164,15 @@ class DiffRun:
     clock: _Clock
     label: str
     faults: Sequence[str] = ()
+    hooks: CompileHooks | None = None  # the compile's seams (injected faults)
     after: Module | None = None  # the IR after the pass pipeline
     maps: dict[Stage, StageMap] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.names = fx_value_names(self.before)
+        extras = self.hooks.passes if self.hooks is not None else ()
         self.pipeline = self.opts.pipeline or default_pipeline(
-            self.opts.opt_level, self.opts.enable_fusion
+            self.opts.opt_level, self.opts.enable_fusion, extras
         )
         self.report = self._new_report()
         self.expected = list(tree_flatten(_output_value(self.cap))[0])
@@ -201,7 +207,9 @@ class DiffRun:
         """The pass pipeline on a copy of the IR; the pass table and IR after it."""
         from cuvil.passes import run_passes
 
-        self.after = run_passes(self.before.clone(), self.opts.compile_options())
+        self.after = run_passes(
+            self.before.clone(), self.opts.compile_options(), self.hooks
+        )
         self.report.passes = [
             {
                 "name": p.name,
@@ -211,7 +219,7 @@ class DiffRun:
                 "last_action": p.last_action,
                 "ms": round(p.seconds * 1e3, 3),
             }
-            for p in self.after.meta.get("passes", [])
+            for p in self.after.passes
         ]
         self.report.ir_after = print_module(self.after)
 
@@ -290,12 +298,14 @@ def _output_value(cap: Capture):
     return cap.eager[out.name]
 
 
-def _start_builds(after: Module, opts: DiffOptions) -> NativeBuild | CuvilError:
+def _start_builds(
+    after: Module, opts: DiffOptions, hooks: CompileHooks | None
+) -> NativeBuild | CuvilError:
     """The native builds, started in the background (a failure is the native stage's
     to report)."""
     try:
         return NativeBuild.start(
-            after, opts.opt_level, opts.num_threads, members=opts.members
+            after, opts.opt_level, opts.num_threads, opts.members, hooks
         )
     except CuvilError as e:
         return e

@@ -1,6 +1,6 @@
 """Which IR value holds each FX node's value, in a given stage's module.
 
-The frontend records what every FX node became (``module.meta["fx_values"]``): usually an
+The frontend records what every FX node became (``module.fx_values``): usually an
 op result named after the node, sometimes another node's value (a view or identity that
 lowered to no op), a compile-time Python value, or a param not yet used. Passes keep value
 names when they rewrite (fold-bn names the folded conv's result after the batch norm,
@@ -49,7 +49,7 @@ class StageMap:
 def fx_value_names(before: Module) -> dict[str, str | None]:
     """Node -> the name of the IR value holding its value (None: no tensor value)."""
     out: dict[str, str | None] = {}
-    for node, v in before.meta.get("fx_values", {}).items():
+    for node, v in before.fx_values.items():
         out[node] = v.name if isinstance(v, Value) else None
     return out
 

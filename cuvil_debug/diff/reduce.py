@@ -34,6 +34,7 @@ from cuvil.errors import CuvilError
 from cuvil.frontend import lower
 from cuvil.pipeline import Options, compile_module
 
+from ..faults import hooks as fault_hooks
 from .oracle import Oracle, compare_outputs, one_line, tensors
 from .status import Outcome, ReduceKind
 from .subgraph import CALLS, Candidate, Graph, clone
@@ -171,11 +172,12 @@ class _Tester:
         return _Outcome(Outcome.DIVERGES, detail)
 
     def _compile(self, gm: torch.fx.GraphModule, inputs):
+        hooks = fault_hooks()  # an enclosing faults.inject block's, if any
         if self.opts.frontend != "fx":
-            return cuvil.compile(gm, clone(inputs), options=self.options)
+            return cuvil.compile(gm, clone(inputs), options=self.options, hooks=hooks)
         # cuvil.compile minus the retrace, so that FX node names stay the model's
-        module = lower(gm, clone(inputs), "fx", gm=gm)
-        return compile_module(module, self.opts)
+        module = lower(gm, clone(inputs), "fx", gm=gm, hooks=hooks)
+        return compile_module(module, self.opts, hooks=hooks)
 
 
 def _signature(e: BaseException) -> tuple[str, str]:

@@ -43,7 +43,7 @@ def write_repro(
 
     `path` is a folder (created when missing) or the ``.py`` file to write, whose data
     file is then the same name with ``.pt``. Existing files are only replaced with
-    `force`. `faults` (``kernel:NODE[:EFFECT]`` specs of ``cuvil.faults``) are written
+    `force`. `faults` (``kernel:NODE[:EFFECT]`` specs of ``cuvil_debug.faults``) are written
     with node names renamed to those ``cuvil.compile`` gives the repro's module.
     Returns the paths written.
     """
@@ -207,7 +207,8 @@ def _repro_source(
             f"Reduced by cuvil-debug reduce from {result.original_nodes} to "
             f"{result.nodes} compute nodes ({result.checks} candidate subgraphs "
             "compiled).",
-            "Standalone: needs torch and cuvil, and the .pt file next to it.",
+            "Standalone: needs torch and cuvil, and the .pt file next to it"
+            + (" (and cuvil_debug, for FAULTS)." if faults else "."),
             "",
             "    python repro.py    exit 1: reproduces; 0: does not; "
             "2: something else failed",
@@ -227,7 +228,21 @@ def _repro_source(
         data=repr(data_name),
         globals=globals_src + "\n\n" if globals_src else "",
         forward=forward,
+        hooks=_HOOKS if faults else _NO_HOOKS,
     )
+
+
+# the repro's hooks() for cuvil.compile: only a repro with faults needs the toolkit
+_HOOKS = '''def hooks():
+    """cuvil.compile's hooks that re-apply FAULTS (cuvil_debug.faults)."""
+    from cuvil_debug import faults
+
+    return faults.hooks(FAULTS)
+'''
+_NO_HOOKS = '''def hooks():
+    """cuvil.compile's hooks: none (no FAULTS)."""
+    return None
+'''
 
 
 _TEMPLATE = '''\
@@ -235,7 +250,6 @@ _TEMPLATE = '''\
 """{header}
 """
 
-import contextlib
 import sys
 from pathlib import Path
 
@@ -287,12 +301,7 @@ def clone(tensors):
     return tuple(t.clone() for t in tensors)
 
 
-def faults():
-    if not FAULTS:
-        return contextlib.nullcontext()
-    import cuvil.faults
-
-    return cuvil.faults.inject(*map(cuvil.faults.parse, FAULTS))
+{hooks}
 
 
 def differs(got, want):
@@ -319,9 +328,8 @@ def main():
     with torch.no_grad():
         want = flat(model(*clone(inputs)))
     try:
-        with faults():
-            compiled = cuvil.compile(model, clone(inputs), options=OPTIONS)
-            got = flat(compiled(*clone(inputs)))
+        compiled = cuvil.compile(model, clone(inputs), options=OPTIONS, hooks=hooks())
+        got = flat(compiled(*clone(inputs)))
     except cuvil.CuvilError as e:
         print(f"cuvil failed: {{type(e).__name__}}: {{e}}")
         if KIND == "compile-error" and EXPECTED.startswith(type(e).__name__ + ":"):

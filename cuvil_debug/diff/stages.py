@@ -22,8 +22,9 @@ from typing import Any
 import torch
 
 from cuvil.errors import CuvilError
-from cuvil.interpreter import Interpreter, check_inputs
+from cuvil.hooks import CompileHooks
 from cuvil.ir.core import Function, Module, Operation, Value
+from cuvil.ir.interpreter import Interpreter, check_inputs
 from cuvil.ir.ops import ConstantOp, ParamOp, ReshapeOp
 from cuvil.ir.ops.fused import FusedOp, body_of
 
@@ -256,17 +257,24 @@ class NativeBuild:
 
     @staticmethod
     def start(
-        module: Module, opt_level: str, num_threads: int, members: bool = True
+        module: Module,
+        opt_level: str,
+        num_threads: int,
+        members: bool = True,
+        hooks: CompileHooks | None = None,
     ) -> NativeBuild:
-        """Start the builds (`members`: with the twin, when there are fused ops)."""
+        """Start the builds (`members`: with the twin, when there are fused ops;
+        `hooks`: the compile's ``after_kernel`` seam, in both builds)."""
         from cuvil.runtime.stepper import Stepper
 
-        stepper = Stepper(module, opt_level, num_threads, background=True)
+        stepper = Stepper(module, opt_level, num_threads, background=True, hooks=hooks)
         twin = None
         if members and any(op.name == "cuvil.fused" for op in module.main.ops):
             t_module, fused = inline_fused(module)
             level = _twin_level(opt_level)
-            t_stepper = Stepper(t_module, level, num_threads, background=True)
+            t_stepper = Stepper(
+                t_module, level, num_threads, background=True, hooks=hooks
+            )
             twin = Twin(t_stepper, t_module, fused)
         return NativeBuild(module, stepper, twin)
 
@@ -355,7 +363,7 @@ def inline_fused(module: Module) -> tuple[Module, dict[int, tuple[Function, dict
     twin = Module(module.name)
     twin.params = dict(module.params)
     twin.param_data = dict(module.param_data)
-    twin.meta = {k: v for k, v in module.meta.items() if k == "output_spec"}
+    twin.output_spec = module.output_spec
     main = module.main
     fn = twin.add_function(Function(main.name))
     vmap: dict[int, Value] = {}

@@ -7,8 +7,8 @@ import torch
 
 from cuvil.codegen.kernel import physical_strides
 from cuvil.errors import CodegenError
-from cuvil.interpreter import interpret, random_params
 from cuvil.ir import DType, TensorType, parse_module
+from cuvil.ir.interpreter import interpret, random_params
 from cuvil.options import CompileOptions
 from cuvil.pipeline import compile_module
 

@@ -12,7 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuvil import faults
+from cuvil_debug import faults
 from cuvil_debug.diff.engine import DiffOptions, run_diff
 from cuvil_debug.diff.mapping import fx_value_names, map_stage
 from cuvil_debug.diff.model import STATUSES
@@ -173,7 +173,7 @@ def test_static_check_lists_shape_and_dtype_mismatches():
     model, inputs = sample("mlp")
     report = clean("mlp")
     module = from_fx(model, inputs)
-    v = module.meta["fx_values"]["relu"]
+    v = module.fx_values["relu"]
     v.type = TensorType((1, 7), DType.f16)  # what a frontend bug would produce
     smap = map_stage(module, report.rows, fx_value_names(module))
     problems = smap.results["relu"].static

@@ -244,8 +244,8 @@ def test_llvm(mlp, monkeypatch):
 def test_frontend(mlp, monkeypatch):
     real = bisect_mod.lower
 
-    def wrong_lower(model, inputs, frontend):
-        module = real(model, inputs, frontend)
+    def wrong_lower(model, inputs, frontend, hooks=None):
+        module = real(model, inputs, frontend, hooks=hooks)
         module.param_data["fc3.bias"] = module.param_data["fc3.bias"] + 1
         return module
 
@@ -255,7 +255,7 @@ def test_frontend(mlp, monkeypatch):
     assert r.verdict == "frontend" and r.compiles == 0, format_result(r)
 
 
-# ---- cuvil.faults: documented injected bugs ---------------------------------------------
+# ---- cuvil_debug.faults: documented injected bugs ---------------------------------------------
 
 FAULT_NODES = {"mlp": ("relu_1", "fc2"), "small_cnn": ("block2_relu", "block1_conv")}
 
@@ -263,7 +263,7 @@ FAULT_NODES = {"mlp": ("relu_1", "fc2"), "small_cnn": ("block2_relu", "block1_co
 @pytest.mark.parametrize("sample", ["mlp", "small_cnn"])
 @pytest.mark.parametrize("which", [0, 1])
 def test_fault_pass(sample, which, request):
-    faults = pytest.importorskip("cuvil.faults")
+    faults = pytest.importorskip("cuvil_debug.faults")
     model, inputs = request.getfixturevalue(sample)
     node = FAULT_NODES[sample][which]
     with faults.inject(faults.parse(f"pass:{node}")):
@@ -279,7 +279,7 @@ def test_fault_pass(sample, which, request):
 
 
 def test_fault_kernel_overflow_is_llvm(mlp, capfd):
-    faults = pytest.importorskip("cuvil.faults")
+    faults = pytest.importorskip("cuvil_debug.faults")
     model, inputs = mlp
     with faults.inject(faults.Fault("kernel", "fc2", "overflow")):
         r = bisect(model, inputs)
@@ -293,7 +293,7 @@ def test_fault_kernel_overflow_is_llvm(mlp, capfd):
 
 
 def test_fault_kernel_scale_is_codegen(mlp):
-    faults = pytest.importorskip("cuvil.faults")
+    faults = pytest.importorskip("cuvil_debug.faults")
     model, inputs = mlp
     with faults.inject("kernel:fc2"):
         r = bisect(model, inputs)
@@ -303,7 +303,7 @@ def test_fault_kernel_scale_is_codegen(mlp):
 
 
 def test_fault_lowering_is_frontend(small_cnn):
-    faults = pytest.importorskip("cuvil.faults")
+    faults = pytest.importorskip("cuvil_debug.faults")
     model, inputs = small_cnn
     with faults.inject("lowering:block2_relu"):
         r = bisect(model, inputs)

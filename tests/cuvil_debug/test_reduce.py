@@ -3,7 +3,7 @@ few FX nodes, and write standalone repros.
 
 Divergences come from lowering rules patched with ``monkeypatch`` to be wrong for one FX
 node (matched on ``cx.node_name``), or, for the repro run in a separate process, from a
-``cuvil.faults`` kernel fault that the repro re-applies itself.
+``cuvil_debug.faults`` kernel fault that the repro re-applies itself.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from cuvil import faults
 from cuvil.errors import CuvilError
 from cuvil.frontend import lower, registry
 from cuvil.frontend import modules as frontend_modules
 from cuvil.options import CompileOptions
 from cuvil.pipeline import compile_module
+from cuvil_debug import faults
 from cuvil_debug.diff.reduce import ReduceResult, compare, reduce_model
 from cuvil_debug.diff.repro import write_repro
 from cuvil_debug.loader import load_model
@@ -256,10 +256,18 @@ def test_repro_with_a_fault_reproduces_in_a_separate_process(tmp_path):
     assert "FAULTS = ['kernel:relu:scale']" in text
     assert "relu <- relu_1: torch.nn.functional.relu" in text
     assert "test_reduce.py:" in text  # the model line of each node
-    assert imported_modules(text) <= {"contextlib", "sys", "pathlib", "torch", "cuvil"}
+    # re-applying FAULTS needs the toolkit's fault injection (cuvil_debug.faults)
+    allowed = {"contextlib", "sys", "pathlib", "torch", "cuvil", "cuvil_debug"}
+    assert imported_modules(text) <= allowed
     proc = run_repro(tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "REPRODUCED" in proc.stdout and "max abs" in proc.stdout
+
+
+def test_repro_without_faults_needs_only_torch_and_cuvil(tmp_path):
+    result = reduce_model(Unsupported(), small_inputs(), FAST)
+    (py, _) = write_repro(result, tmp_path, options=FAST)
+    assert imported_modules(py.read_text()) <= {"sys", "pathlib", "torch", "cuvil"}
 
 
 def test_compile_error_repro_exits_1(tmp_path, capsys):

@@ -10,8 +10,8 @@ from torch import nn
 from torch.utils._pytree import tree_flatten
 
 from cuvil.frontend import lower
-from cuvil.interpreter import interpret
 from cuvil.ir import Module
+from cuvil.ir.interpreter import interpret
 from cuvil.ir.types import DType
 
 __all__ = [

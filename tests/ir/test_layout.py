@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from cuvil.errors import VerifyError
-from cuvil.interpreter import interpret
 from cuvil.ir import DType, TensorType, Value, parse_module, print_module, verify
 from cuvil.ir import ops as O
+from cuvil.ir.interpreter import interpret
 
 X = "tensor<1x4x6x6xf32>"
 XN = "tensor<1x4x6x6xf32, nhwc>"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from cuvil.interpreter import interpret, random_params
 from cuvil.ir import parse_module, verify
+from cuvil.ir.interpreter import interpret, random_params
 from cuvil.options import CompileOptions
 from cuvil.pipeline import compile_module
 

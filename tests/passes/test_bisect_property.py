@@ -11,9 +11,9 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cuvil.interpreter import interpret
 from cuvil.ir import DType, Function, Module, TensorType, verify
 from cuvil.ir import ops as O
+from cuvil.ir.interpreter import interpret
 from cuvil.options import CompileOptions
 from cuvil.passes import PassContext, PassPipeline, default_pipeline
 from cuvil.pipeline import compile_module

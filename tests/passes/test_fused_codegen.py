@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from cuvil.interpreter import Interpreter
+from cuvil.ir.interpreter import Interpreter
 from cuvil.ir.ops import FusedOp
 
 from .conftest import check_pipeline_matches, inputs_for, module_of

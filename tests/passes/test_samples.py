@@ -10,8 +10,8 @@ import torch
 
 import cuvil
 from cuvil.frontend import lower
-from cuvil.interpreter import interpret
 from cuvil.ir import verify
+from cuvil.ir.interpreter import interpret
 from cuvil.ir.ops import ConstantOp, ParamOp, RelayoutOp, ReshapeOp
 from cuvil.passes import PassPipeline, default_pipeline
 from cuvil_debug import load_model

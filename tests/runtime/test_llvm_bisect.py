@@ -16,10 +16,10 @@ import pytest
 import torch
 
 import cuvil
-from cuvil import faults
 from cuvil.errors import CodegenError
 from cuvil.runtime import llvm_worker
 from cuvil.runtime.stepper import Stepper
+from cuvil_debug import faults
 
 ROOT = Path(__file__).resolve().parents[2]
 TOL = {"rtol": 1e-4, "atol": 1e-5}
@@ -44,7 +44,12 @@ def _no_cache(monkeypatch, tmp_path):
 
 def _compile(mlp, limit, **options):
     model, xs, _ = mlp
-    return cuvil.compile(model, xs, options={"llvm_bisect_limit": limit, **options})
+    return cuvil.compile(
+        model,
+        xs,
+        options={"llvm_bisect_limit": limit, **options},
+        hooks=faults.hooks(),  # inside a faults.inject block: its faults
+    )
 
 
 def _passes(log: list[str]) -> list[tuple[bool, int, str, str]]:

@@ -14,9 +14,9 @@ import cuvil
 from cuvil.codegen.generator import generate
 from cuvil.errors import CuvilRuntimeError
 from cuvil.frontend import lower
-from cuvil.interpreter import Interpreter
 from cuvil.ir import ops
 from cuvil.ir.core import Value
+from cuvil.ir.interpreter import Interpreter
 from cuvil.ir.ops.fused import body_of
 from cuvil.options import CompileOptions
 from cuvil.passes import run_passes

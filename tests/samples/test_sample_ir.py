@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from cuvil.interpreter import interpret, random_params
 from cuvil.ir import parse_file, print_module, verify
+from cuvil.ir.interpreter import interpret, random_params
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_IR = sorted((ROOT / "samples" / "ir").glob("*.cuvilir"))

@@ -37,7 +37,7 @@ class FusedOp(Operation):
 
     name = "cuvil.fused"
     OPERANDS = ("inputs*",)
-    TRAITS = frozenset({Trait.PURE})
+    TRAITS = frozenset({Trait.PURE, Trait.IN_PLACE})
     ATTRS = {"body": AttrSpec("symbol")}
     NUM_RESULTS = -1
     LAYOUTS = ANY_LAYOUT  # the body's ops check their own operands

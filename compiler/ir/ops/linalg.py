@@ -19,7 +19,7 @@ __all__ = [
     "window_attrs",
 ]
 
-_PURE = frozenset({Trait.PURE})
+_CONTRACTION = frozenset({Trait.PURE, Trait.CONTRACTION})
 
 
 def _same_dtype(op: Operation, types: list[TensorType]) -> None:
@@ -40,7 +40,7 @@ class MatmulOp(Operation):
 
     name = "cuvil.matmul"
     OPERANDS = ("a", "b")
-    TRAITS = _PURE
+    TRAITS = _CONTRACTION
 
     def infer_types(self) -> list[TensorType]:
         a, b = self.operand_types
@@ -66,7 +66,7 @@ class LinearOp(Operation):
 
     name = "cuvil.linear"
     OPERANDS = ("x", "weight", "bias?")
-    TRAITS = _PURE
+    TRAITS = _CONTRACTION
 
     def infer_types(self) -> list[TensorType]:
         x, w, *rest = self.operand_types
@@ -111,7 +111,7 @@ class ConvOp(Operation):
     """
 
     OPERANDS = ("input", "weight", "bias?")
-    TRAITS = _PURE
+    TRAITS = _CONTRACTION
     SPATIAL = 2
 
     def infer_types(self) -> list[TensorType]:

@@ -55,22 +55,38 @@ class ReduceOp(Operation):
         return type(self).FN(x, dims, keep)
 
 
-def _reduce(name: str, fn, float_only=False):
-    cls_name = name.split(".")[1].capitalize() + "Op"
-    body = {"name": name, "FN": staticmethod(fn), "FLOAT_ONLY": float_only}
-    return register_op(type(cls_name, (ReduceOp,), body))
+@register_op
+class SumOp(ReduceOp):
+    name = "cuvil.sum"
+    FN = staticmethod(lambda x, d, k: torch.sum(x, d, k))
 
 
-REDUCE_OPS = {
-    op.name: op
-    for op in [
-        _reduce("cuvil.sum", lambda x, d, k: torch.sum(x, d, k)),
-        _reduce("cuvil.mean", lambda x, d, k: torch.mean(x, d, k), float_only=True),
-        _reduce("cuvil.amax", lambda x, d, k: torch.amax(x, d, k)),
-        _reduce("cuvil.amin", lambda x, d, k: torch.amin(x, d, k)),
-        _reduce("cuvil.prod", lambda x, d, k: _prod(x, d, k)),
-    ]
-}
+@register_op
+class MeanOp(ReduceOp):
+    name = "cuvil.mean"
+    FN = staticmethod(lambda x, d, k: torch.mean(x, d, k))
+    FLOAT_ONLY = True
+
+
+@register_op
+class AmaxOp(ReduceOp):
+    name = "cuvil.amax"
+    FN = staticmethod(lambda x, d, k: torch.amax(x, d, k))
+
+
+@register_op
+class AminOp(ReduceOp):
+    name = "cuvil.amin"
+    FN = staticmethod(lambda x, d, k: torch.amin(x, d, k))
+
+
+@register_op
+class ProdOp(ReduceOp):
+    name = "cuvil.prod"
+    FN = staticmethod(lambda x, d, k: _prod(x, d, k))
+
+
+REDUCE_OPS = {op.name: op for op in [SumOp, MeanOp, AmaxOp, AminOp, ProdOp]}
 
 
 def _prod(x: torch.Tensor, dims: list[int], keep: bool) -> torch.Tensor:

@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from .errors import CuvilRuntimeError
-from .ir.core import Function, Module, Operation
-from .ir.ops.constant import ParamOp
-from .ir.ops.fused import FusedOp, body_of
-from .ir.types import SymDim, TensorType
+from ..errors import CuvilRuntimeError
+from .core import Function, Module, Operation
+from .ops.constant import ParamOp
+from .ops.fused import FusedOp, body_of
+from .types import SymDim, TensorType
 
 __all__ = [
     "Interpreter",
@@ -121,7 +121,7 @@ class Interpreter:
             raise CuvilRuntimeError(
                 f"param @{name} has no data",
                 hint="load the module from a model, or fill params with "
-                "cuvil.interpreter.random_params(module)",
+                "cuvil.ir.interpreter.random_params(module)",
             )
         return data
 

@@ -1,0 +1,138 @@
+"""Lowering rules for reductions (sum, mean, var, max/min, argmax/argmin) and softmax."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from ..errors import UnsupportedOpError
+from ..ir import ops
+from ..ir.types import DType
+from .context import LoweringContext
+from .lower_math import emit_bin, is_tensor, to_dtype
+from .lower_shape import reshape
+from .registry import aten, lowers, named
+
+__all__ = ["norm_dims"]
+
+
+def norm_dims(rank: int, dim: Any) -> tuple[int, ...]:
+    """Normalize a dim argument (None, int or list; negatives allowed) to sorted dims."""
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return tuple(range(rank))
+    if rank == 0:  # torch accepts dim 0 or -1 on a 0-d tensor: nothing to reduce
+        return ()
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(sorted({d % rank for d in dims}))
+
+
+def _reduce(name: str, int_to: DType | None = None):
+    cls = ops.REDUCE_OPS[name]
+
+    @named(f"reduce[{name}]")
+    def rule(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None, **_):
+        v = cx.value(x)
+        if dtype is not None:
+            v = to_dtype(cx, v, dtype)
+        elif int_to is not None and not v.type.dtype.is_float:
+            v = cx.cast(v, int_to)
+        dims = norm_dims(v.type.rank, dim)
+        return cx.emit(cls, v, dims=dims, keepdim=bool(keepdim))
+
+    return rule
+
+
+lowers(torch.sum, "sum", aten.sum)(_reduce("cuvil.sum", int_to=DType.i64))
+lowers(torch.mean, "mean", aten.mean)(_reduce("cuvil.mean"))
+lowers(torch.amax, "amax", aten.amax)(_reduce("cuvil.amax"))
+lowers(torch.amin, "amin", aten.amin)(_reduce("cuvil.amin"))
+lowers(torch.prod, "prod", aten.prod)(_reduce("cuvil.prod", int_to=DType.i64))
+
+
+@lowers(torch.var, "var", aten.var)
+def _var(
+    cx: LoweringContext, x, dim=None, unbiased=None, keepdim=False, *, correction=None
+):
+    if isinstance(dim, bool):  # torch.var(x, unbiased)
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    v = cx.value(x)
+    dims = norm_dims(v.type.rank, dim)
+    return cx.emit(
+        ops.VarOp, v, dims=dims, keepdim=bool(keepdim), correction=int(correction)
+    )
+
+
+@lowers(torch.std, "std", aten.std)
+def _std(cx: LoweringContext, *args, **kwargs):
+    return cx.op("cuvil.sqrt", _var(cx, *args, **kwargs))
+
+
+def _minmax(reduce_name: str, pairwise: str, arg_fn):
+    @named(f"minmax[{reduce_name}]")
+    def rule(cx: LoweringContext, x, dim=None, keepdim=False):
+        if is_tensor(dim):
+            return emit_bin(cx, pairwise, x, dim)
+        v = cx.value(x)
+        if dim is None:
+            return cx.emit(
+                ops.REDUCE_OPS[reduce_name], v, dims=norm_dims(v.type.rank, None)
+            )
+        d = norm_dims(v.type.rank, dim)
+        values = cx.emit(ops.REDUCE_OPS[reduce_name], v, dims=d, keepdim=bool(keepdim))
+        return values, arg_fn(cx, v, dim, keepdim)
+
+    return rule
+
+
+@lowers(torch.argmax, "argmax", aten.argmax)
+def _argmax(cx: LoweringContext, x, dim=None, keepdim=False):
+    v = cx.value(x)
+    if dim is None:
+        v = cx.emit(ops.ReshapeOp, v, shape=(-1,))
+        return cx.emit(ops.ArgmaxOp, v, dim=0)
+    return cx.emit(
+        ops.ArgmaxOp, v, dim=norm_dims(v.type.rank, dim)[0], keepdim=bool(keepdim)
+    )
+
+
+@lowers(torch.argmin, "argmin", aten.argmin)
+def _argmin(cx: LoweringContext, x, dim=None, keepdim=False):
+    return _argmax(cx, cx.emit(ops.UNARY_OPS["cuvil.neg"], x), dim, keepdim)
+
+
+lowers(torch.max, "max", aten.max)(_minmax("cuvil.amax", "cuvil.maximum", _argmax))
+lowers(torch.min, "min", aten.min)(_minmax("cuvil.amin", "cuvil.minimum", _argmin))
+
+
+def _softmax(cls):
+    @named(f"softmax[{cls.name}]")
+    def rule(cx: LoweringContext, x, dim=None, *args, dtype=None, **_):
+        v = cx.value(x)
+        if args and isinstance(args[0], torch.dtype):  # aten.softmax.int(x, dim, dtype)
+            dtype = args[0]
+        if dtype is not None:
+            v = to_dtype(cx, v, dtype)
+        if dim is None:
+            raise UnsupportedOpError(
+                "softmax without dim (implicit dim is deprecated)",
+                node=cx.node_name,
+                where=cx.where(),
+                hint="pass dim=-1",
+            )
+        if v.type.rank == 0:  # torch treats a 0-d tensor as one element along dim 0
+            return reshape(cx, cx.emit(cls, reshape(cx, v, (1,)), dim=0), ())
+        return cx.emit(cls, v, dim=dim % v.type.rank)
+
+    return rule
+
+
+lowers(torch.softmax, F.softmax, "softmax", aten.softmax, aten._softmax)(
+    _softmax(ops.SoftmaxOp)
+)
+lowers(
+    torch.log_softmax, F.log_softmax, "log_softmax", aten.log_softmax, aten._log_softmax
+)(_softmax(ops.LogSoftmaxOp))

@@ -1,0 +1,77 @@
+"""What an effect computes: as IR ops (lowering and pass faults) and as an in-place LLVM
+loop over a kernel's output (kernel faults)."""
+
+from __future__ import annotations
+
+import torch
+from llvmlite import ir
+
+from cuvil.codegen.kernel import Kernel, physical_strides
+from cuvil.codegen.pointwise import Access, emit_pointwise
+from cuvil.ir import ops
+from cuvil.ir.core import Operation, Value
+from cuvil.ir.location import AnyLoc
+from cuvil.ir.types import TensorType
+
+__all__ = ["SCALE", "SHIFT", "NEGATIVE_SLOPE", "effect_ops", "node_loc", "emit_effect"]
+
+SCALE, SHIFT, NEGATIVE_SLOPE = 1.0625, 0.5, 2.0  # all exact in f16/bf16 too
+INT32_MAX = 2**31 - 1
+
+
+def node_loc(loc: AnyLoc, node: str) -> AnyLoc:
+    """The part of `loc` that names `node` (a fused op's member), else `loc`."""
+    return next((p for p in loc.parts if p.node == node), loc)
+
+
+def effect_ops(effect: str, x: Value, loc: AnyLoc, name: str) -> list[Operation]:
+    """IR ops computing effect(x); the last one's result is named `name`."""
+    if effect == "negative":  # x >= 0 ? x : 2x, as one op (a valid GEMM epilogue too)
+        return [
+            ops.LeakyReluOp.build(x, loc=loc, name=name, negative_slope=NEGATIVE_SLOPE)
+        ]
+    factor = SCALE if effect == "scale" else SHIFT
+    op_cls = ops.BINARY_OPS["cuvil.mul" if effect == "scale" else "cuvil.add"]
+    c = ops.ConstantOp.build(
+        value=torch.tensor(factor, dtype=x.type.dtype.torch), loc=loc
+    )
+    return [c, op_cls.build(x, c.result, loc=loc, name=name)]
+
+
+def _overflow_flag(k: Kernel) -> ir.Value:
+    """``k + 1 > k`` for k = INT_MAX loaded from a mutable global: false when computed
+    (the add wraps), but ``add nsw`` makes overflow UB, so InstSimplify folds the compare
+    to true (in EarlyCSE, the 8th pass of LLVM's O1-O3 pipelines; InstCombine would too).
+    O0 runs no passes and opt-bisect-limit=0 skips them: no fold."""
+    b, i32 = k.b, ir.IntType(32)
+    g = ir.GlobalVariable(
+        k.fn.module, i32, name=k.fn.module.get_unique_name("cuvil_fault_int_max")
+    )
+    g.linkage, g.initializer = "internal", ir.Constant(i32, INT32_MAX)
+    value = b.load(g, typ=i32)
+    return b.icmp_signed(">", b.add(value, ir.Constant(i32, 1), flags=["nsw"]), value)
+
+
+def emit_effect(k: Kernel, effect: str, t: TensorType) -> None:
+    """``out = effect(out)`` in place over the kernel's output buffer, after its loops."""
+    bigger = _overflow_flag(k) if effect == "overflow" else None
+
+    def expr(b: ir.IRBuilder, xs: list[ir.Value]) -> ir.Value:
+        x = xs[0]
+
+        def c(v: float) -> ir.Constant:
+            return ir.Constant(x.type, v)
+
+        if effect == "scale":
+            return b.fmul(x, c(SCALE))
+        if effect == "shift":
+            return b.fadd(x, c(SHIFT))
+        if effect == "negative":
+            return b.select(
+                b.fcmp_ordered("<", x, c(0.0)), b.fmul(x, c(NEGATIVE_SLOPE)), x
+            )
+        return b.fadd(x, b.select(bigger, c(1.0), c(0.0)))
+
+    acc = Access(0, physical_strides(t))
+    out = (k.out(), acc, t.dtype)
+    emit_pointwise(k, list(t.shape), out, [out], expr)

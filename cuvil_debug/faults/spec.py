@@ -1,0 +1,158 @@
+"""Fault specs (``STAGE:NODE[:EFFECT]``), what a fault did (`Injection`), and the record
+of the faults each module got."""
+
+from __future__ import annotations
+
+import difflib
+import weakref
+from dataclasses import dataclass
+
+from cuvil.errors import CuvilError
+from cuvil.ir.core import Module, Operation
+from cuvil.ir.types import TensorType
+
+__all__ = [
+    "EFFECTS",
+    "STAGES",
+    "KERNEL_ONLY",
+    "Fault",
+    "Injection",
+    "parse",
+    "applied",
+    "record",
+]
+
+EFFECTS: dict[str, str] = {
+    "scale": "y * 1.0625",
+    "negative": "negative entries of y doubled (hidden by a following ReLU)",
+    "shift": "y + 0.5 (hidden by a following softmax)",
+    "overflow": "y + 1.0 only after LLVM's optimizer (a folded signed-overflow compare)",
+}
+STAGES: dict[str, str] = {
+    "lowering": "wrong frontend lowering",
+    "pass": "wrong pass (inject-fault)",
+    "kernel": "wrong kernel",
+}
+KERNEL_ONLY = frozenset({"overflow"})
+
+
+def _choice(what: str, got: str, known) -> CuvilError:
+    close = difflib.get_close_matches(got, list(known), n=1)
+    did = f"did you mean '{close[0]}'? " if close else ""
+    return CuvilError(
+        f"unknown fault {what} '{got}'",
+        hint=f"{did}{what}s: {', '.join(known)}; a fault is STAGE:NODE[:EFFECT], "
+        "e.g. kernel:fc or pass:relu:negative (docs/FAULTS.md)",
+    )
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A bug to inject: at `stage`, the value of FX node `node` becomes `effect`(value)."""
+
+    stage: str  # "lowering" | "pass" | "kernel"
+    node: str  # the FX node whose value becomes wrong, e.g. "layer1_0_relu", "fc"
+    effect: str = "scale"
+
+    def __post_init__(self) -> None:
+        if self.stage not in STAGES:
+            raise _choice("stage", str(self.stage), STAGES)
+        if not isinstance(self.node, str) or not self.node.strip():
+            raise CuvilError(
+                f"fault {self.stage}:{self.node!r} names no FX node",
+                hint="write STAGE:NODE[:EFFECT], e.g. kernel:fc",
+            )
+        if self.effect not in EFFECTS:
+            raise _choice("effect", str(self.effect), EFFECTS)
+        if self.effect in KERNEL_ONLY and self.stage != "kernel":
+            raise CuvilError(
+                f"effect '{self.effect}' is kernel-only (it lives in LLVM IR), "
+                f"not for stage '{self.stage}'",
+                hint=f"write kernel:{self.node}:{self.effect}",
+            )
+
+    @property
+    def spec(self) -> str:
+        """``STAGE:NODE:EFFECT``, the text `parse` reads back."""
+        return f"{self.stage}:{self.node}:{self.effect}"
+
+    def describe(self) -> str:
+        """e.g. ``wrong kernel for FX node 'fc' (scale: y * 1.0625)``."""
+        return (
+            f"{STAGES[self.stage]} for FX node '{self.node}' "
+            f"({self.effect}: {EFFECTS[self.effect]})"
+        )
+
+    def __str__(self) -> str:
+        return self.spec
+
+
+@dataclass(frozen=True)
+class Injection:
+    """Where a fault was applied: the op (or kernel symbol) and the value made wrong."""
+
+    fault: Fault
+    at: str  # e.g. "cuvil.linear", "kernel cuvil_k3_fc"
+    value: str  # the name of the IR value (kernel output) that is now wrong
+
+
+def parse(spec: str) -> Fault:
+    """A Fault from ``STAGE:NODE[:EFFECT]`` (e.g. ``kernel:fc``, ``pass:relu:negative``)."""
+    if not isinstance(spec, str):
+        raise CuvilError(f"a fault spec is a string, got {type(spec).__name__}")
+    parts = [p.strip() for p in spec.strip().split(":")]
+    if len(parts) not in (2, 3) or not all(parts):
+        raise CuvilError(
+            f"cannot parse fault spec {spec!r}",
+            hint="write STAGE:NODE[:EFFECT] with STAGE one of "
+            f"{', '.join(STAGES)} and EFFECT one of {', '.join(EFFECTS)} "
+            "(default scale), e.g. kernel:fc or pass:layer1_0_relu:negative",
+        )
+    return Fault(*parts)
+
+
+# What each module got, kept here rather than on the module: the IR knows no faults.
+_APPLIED: weakref.WeakKeyDictionary[Module, list[Injection]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def applied(module: Module) -> list[Injection]:
+    """The faults applied to `module` (lowering, pass and kernel stages), in order."""
+    return list(_APPLIED.get(module, ()))
+
+
+def record(module: Module, fault: Fault, at: str, value: str) -> None:
+    _APPLIED.setdefault(module, []).append(Injection(fault, at, value))
+
+
+# ---- shared by the stages: refusals with the names that would have worked ---------------
+def listing(names: list[str], limit: int = 16) -> str:
+    """At most `limit` names, comma separated (ResNet-18 has hundreds of FX nodes)."""
+    if not names:
+        return "none"
+    more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean '{close[0]}'? " if close else ""
+
+
+def known_nodes(ops_: list[Operation]) -> list[str]:
+    """The FX nodes the ops' locations name, in order, once each."""
+    seen: dict[str, None] = {}
+    for op in ops_:
+        for n in op.loc.nodes:
+            seen.setdefault(n, None)
+    return list(seen)
+
+
+def float_or_fail(t: TensorType, fault: Fault, error=CuvilError) -> None:
+    if not t.dtype.is_float:
+        raise error(
+            f"cannot inject fault {fault.spec}: FX node '{fault.node}' produces {t}; "
+            "the effects need a float tensor",
+            hint="fault a node with a float result",
+        )
