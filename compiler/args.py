@@ -11,7 +11,7 @@ adds its flags, ``parse(args)`` turns the parsed namespace into a typed value::
     OUT.parse(args).write(text)  # never over an existing file without --force
 
 ``cuvil-opt`` (``cuvil/opt.py``) and the ``cuvil-debug`` subcommands use these; the
-toolkit declares its own groups (the model, fault injection, tolerances) the same way.
+toolkit declares its own groups (the model, the checks: --inject, tolerances) the same way.
 ``run_main`` is the tools' error policy: a user mistake (a CuvilError) is one line and
 exit 2, a bug is exit 3 with a hint to ``--traceback``.
 """
