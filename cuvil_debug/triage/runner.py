@@ -28,6 +28,7 @@ class Job:
     frontend: str = "fx"
     entry: str | None = None
     stage: str = "lower"
+    timeout: float | None = None  # this job's own limit in seconds (None: run_jobs')
 
     def as_json(self) -> str:
         return json.dumps(
@@ -104,7 +105,8 @@ def _reader(proc: subprocess.Popen) -> queue.Queue:
 def _drain(events: queue.Queue, jobs: list[Job], timeout: float):
     """(results, index of the job that killed the worker or None)."""
     results: dict[int, dict] = {}
-    running, wait = None, STARTUP_S + timeout
+    limits = {j.index: timeout if j.timeout is None else j.timeout for j in jobs}
+    running, wait = None, STARTUP_S + max(limits.values())
     while len(results) < len(jobs):
         try:
             event = events.get(timeout=wait)
@@ -113,7 +115,7 @@ def _drain(events: queue.Queue, jobs: list[Job], timeout: float):
                 return results, _first_pending(jobs, results)
             results[running] = {
                 "status": "timeout",
-                "message": f"capture did not finish within {timeout:g} s",
+                "message": f"capture did not finish within {limits[running]:g} s",
             }
             return results, None
         if event is None:  # the worker died
@@ -121,7 +123,8 @@ def _drain(events: queue.Queue, jobs: list[Job], timeout: float):
                 jobs, results
             )
         if event["event"] == "start":
-            running, wait = event["index"], timeout
+            running = event["index"]
+            wait = limits[running]
         else:
             results[event["index"]], running = event["record"], None
     return results, None
