@@ -29,6 +29,8 @@ def test_every_pass_has_a_filecheck_test_and_a_must_not_fire_test():
     from cuvil.passes import known_passes
 
     for name in known_passes():
+        if name.startswith("test-"):  # registered by test_pass_machinery's plugin tests
+            continue
         stem = name.replace("-", "_")
         assert (HERE / f"{stem}.cuvilir").exists(), name
         assert (HERE / f"{stem}_no_fire.cuvilir").exists(), name
