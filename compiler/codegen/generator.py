@@ -21,6 +21,7 @@ from ..ir.types import TensorType
 from .buffers import Buffers, Slot, check_boundary_layouts
 from .entry import ENTRY, StepInfo, emit_entry, emit_steps
 from .lower_op import KernelInfo, Lowering
+from .manifest import build_manifest, emit_manifest
 from .target import target_triple
 
 __all__ = ["Program", "KernelInfo", "Slot", "StepInfo", "generate"]
@@ -77,6 +78,8 @@ def generate(
     for index, v in copies:
         lowering.emit_copy(index, v, buffers)
     emit_entry(llmod, lowering.calls, buffers, profile)
+    # before the steps: a steppable build is the plain one with step functions appended
+    emit_manifest(llmod, build_manifest(module, fn, lowering, buffers, arena))
     step_infos = emit_steps(llmod, fn, lowering.calls, buffers) if steps else []
     located = buffers.value_slots()
     return Program(

@@ -138,6 +138,7 @@ class Lowering:
         self.dbg = DebugInfo(llmod, f"{module.name}.cuvilir") if debug else None
         self.prepared: dict[int, Prepared] = {}
         self.kernels: list[KernelInfo] = []
+        self.op_of: dict[str, Operation] = {}  # kernel symbol -> the op it computes
         self.calls: list[Call] = []
 
     def prepare(self, op: Operation) -> None:
@@ -175,6 +176,7 @@ class Lowering:
                 raise
             if after_kernel is not None:  # a tool's seam (cuvil.hooks)
                 after_kernel(KernelEmitted(op, k, self.module, kernel_ops))
+            self.op_of[k.fn.name] = op
             self.kernels.append(
                 KernelInfo(
                     k.fn.name, op.name, op.loc.nodes, op.loc.source(), len(self.calls)
