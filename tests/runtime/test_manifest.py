@@ -3,7 +3,10 @@ computes: read from a live JIT module, from a saved library, and from a stepped 
 
 from __future__ import annotations
 
+import json
 import runpy
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -75,6 +78,21 @@ def test_saved_library_has_the_same_manifest_in_its_section(small_cnn, tmp_path)
     cuvil.save(compiled, tmp_path / "bundle")
     (library,) = (tmp_path / "bundle").glob("*.so")
     assert read_manifest(library) == live_manifest(compiled.jit)
+
+
+@pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is not installed")
+def test_gdb_reads_the_manifest_of_a_saved_library_by_its_symbol(small_cnn, tmp_path):
+    compiled, _ = small_cnn
+    cuvil.save(compiled, tmp_path / "bundle")
+    (library,) = (tmp_path / "bundle").glob("*.so")
+    out = subprocess.run(
+        ["gdb", "-batch", "-nx", "-ex", 'printf "%s\\n", (char *) &cuvil_manifest']
+        + [str(library)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert json.loads(out.strip()) == live_manifest(compiled.jit)
 
 
 def test_a_kernels_call_index_names_its_step_in_a_stepped_build():
