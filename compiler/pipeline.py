@@ -73,6 +73,11 @@ def compile(
             f"unknown target '{target}'", hint=f"supported targets: {TARGETS}"
         )
     opts = CompileOptions.parse(options)
+    if hooks is not None and not isinstance(hooks, CompileHooks):
+        raise CuvilError(
+            f"hooks must be a cuvil.CompileHooks or None, got {type(hooks).__name__}",
+            hint="cuvil.CompileHooks(after_node=..., passes=..., after_kernel=...)",
+        )
     if not isinstance(model, torch.nn.Module):
         raise CuvilError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     was_training = model.training

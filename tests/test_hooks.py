@@ -17,6 +17,7 @@ import pytest
 import torch
 
 import cuvil
+from cuvil.errors import CuvilError
 from cuvil.frontend import lower
 from cuvil.frontend.fx import trace
 from cuvil.hooks import CompileHooks, KernelEmitted, NodeLowered
@@ -207,3 +208,9 @@ def test_inject_fault_is_registered_through_the_cuvil_passes_entry_point(monkeyp
         registry, "entry_points", lambda group: [ep] if group == ep.group else []
     )
     assert get_pass(name) is faults.InjectFaultPass
+
+
+def test_hooks_of_the_wrong_type_are_a_clear_error():
+    model = torch.nn.Linear(4, 4)
+    with pytest.raises(CuvilError, match="hooks must be a cuvil.CompileHooks"):
+        cuvil.compile(model, [torch.randn(1, 4)], hooks={"after_node": print})
