@@ -47,6 +47,8 @@ class DebugOptions:
     print_after_change: bool = False  # unified diff of the IR after each changing pass
     snapshot_dir: str | None = None  # write DIR/0001-<pass>.cuvilir after each pass
     verify_each: bool = False  # verify after every pass (always on with debug)
+    # write each JIT object to this symbol store (docs/DEBUGGING.md; env CUVIL_SYMBOL_STORE)
+    keep_symbols: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class CompileOptions:
     num_threads: int = 1
     # pass pipeline (docs/PASSES.md): None = the opt level's default pipeline
     pipeline: str | None = None
+    # FX node names (or op names) whose kernels start with a debugger trap (docs/DEBUGGING.md)
+    break_on: tuple[str, ...] = ()
     debug_options: DebugOptions = DebugOptions()
 
     @staticmethod
@@ -74,6 +78,12 @@ class CompileOptions:
                 raise CuvilError(
                     f"unknown option '{key}'", hint=f"known options: {', '.join(KEYS)}"
                 )
+        if isinstance(flat.get("break_on"), (list, tuple)):
+            flat["break_on"] = tuple(flat["break_on"])
+        if flat.get("keep_symbols") is not None and hasattr(
+            flat["keep_symbols"], "__fspath__"
+        ):
+            flat["keep_symbols"] = str(flat["keep_symbols"])
         debug = {k: v for k, v in flat.items() if k in _DEBUG_FIELDS}
         build = {k: v for k, v in flat.items() if k not in _DEBUG_FIELDS}
         opts = CompileOptions(**build, debug_options=DebugOptions(**debug))
@@ -82,7 +92,9 @@ class CompileOptions:
 
     def to_dict(self) -> dict[str, Any]:
         """The flat form: every key of ``cuvil.compile``'s options, in their order."""
-        return {key: self._get(key) for key in KEYS}
+        flat = {key: self._get(key) for key in KEYS}
+        flat["break_on"] = list(flat["break_on"])
+        return flat
 
     def with_debug(self, **changes: Any) -> CompileOptions:
         """A copy whose debug options have `changes` (``bisect_limit=None``, ...)."""
@@ -118,7 +130,14 @@ class CompileOptions:
             value = get(key)
             if value is not None and (not isinstance(value, int) or value < 0):
                 raise CuvilError(f"option {key}={value!r} must be None or an int >= 0")
-        for key in ("pipeline", "snapshot_dir"):
+        if not isinstance(self.break_on, tuple) or not all(
+            isinstance(n, str) and n for n in self.break_on
+        ):
+            raise CuvilError(
+                f"option break_on={self.break_on!r} must be a list of FX node names",
+                hint='e.g. options={"break_on": ["layer2_0_relu"]}',
+            )
+        for key in ("pipeline", "snapshot_dir", "keep_symbols"):
             if get(key) is not None and not isinstance(get(key), str):
                 raise CuvilError(f"option {key}={get(key)!r} must be a string")
 
@@ -138,6 +157,8 @@ KEYS = (
     "print_after_change",
     "snapshot_dir",
     "verify_each",
+    "break_on",
+    "keep_symbols",
 )
 _DEBUG_FIELDS = frozenset(f.name for f in dataclasses.fields(DebugOptions))
 _BOOLS = (
