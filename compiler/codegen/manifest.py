@@ -14,7 +14,10 @@ from typing import Any
 
 from llvmlite import ir
 
-from ..ir.core import Function, Module, Value
+from ..ir import ops
+from ..ir.core import Function, Module, Operation, Value
+from ..ir.ops.fused import body_of
+from ..ir.printer import format_op
 from ..ir.types import TensorType
 from .buffers import Buffers, Slot
 from .kernel import physical_strides
@@ -58,7 +61,33 @@ def _roles(n_out: int, n_in: int, n: int) -> list[str]:
     return ["out"] * n_out + ["in"] * n_in + ["extra"] * (n - n_out - n_in)
 
 
-def _kernels(lowering: Lowering, buffers: Buffers) -> list[dict[str, Any]]:
+IR_CHARS = 240  # an op's IR text is cut here (a fused op's body is in `members`)
+
+
+def _ir_text(op: Operation) -> str:
+    text = format_op(op).split(" loc(")[0]
+    return text if len(text) <= IR_CHARS else text[: IR_CHARS - 1] + "…"
+
+
+def _members(module: Module, op: Operation) -> list[dict[str, Any]]:
+    """The ops a ``cuvil.fused`` kernel computes, in order: op, FX node, source."""
+    if not isinstance(op, ops.FusedOp):
+        return []
+    return [
+        {
+            "op": member.name,
+            "nodes": list(member.loc.nodes),
+            "value": member.results[0].name if member.results else None,
+            "source": member.loc.source(),
+            "ir": _ir_text(member),
+        }
+        for member in body_of(module, op).ops
+    ]
+
+
+def _kernels(
+    module: Module, lowering: Lowering, buffers: Buffers
+) -> list[dict[str, Any]]:
     kernels = []
     for info in lowering.kernels:
         _, items = lowering.calls[info.call_index]
@@ -71,10 +100,61 @@ def _kernels(lowering: Lowering, buffers: Buffers) -> list[dict[str, Any]]:
                 "nodes": list(info.nodes),
                 "source": info.source,
                 "call": info.call_index,
+                "ir": _ir_text(op),
+                "members": _members(module, op),
                 "args": [_arg(r, it, buffers) for r, it in zip(roles, items)],
             }
         )
     return kernels
+
+
+_PLACED = {ops.ParamOp: "param", ops.ConstantOp: "constant", ops.ReshapeOp: "alias"}
+
+
+def _sites(module: Module, fn: Function, kernel_of: dict[int, str]):
+    """Value name -> (status, kernel symbol, the main-function value or None)."""
+    sites: dict[str, tuple[str, str | None, Value | None]] = {}
+    for a in fn.args:
+        sites[a.name] = ("input", None, a)
+    for op in fn.ops:
+        status = "kernel" if id(op) in kernel_of else _PLACED.get(type(op), "alias")
+        for r in op.results:
+            sites[r.name] = (status, kernel_of.get(id(op)), r)
+        if isinstance(op, ops.FusedOp):
+            for member in body_of(module, op).ops:
+                for r in member.results:
+                    sites.setdefault(r.name, ("fused", kernel_of[id(op)], None))
+    return sites
+
+
+def _folded_into(node: str, fn: Function, kernel_of: dict[int, str]) -> str | None:
+    """The kernel whose op names `node` in its location (a relayout last: it only
+    carries the location of the op it prepares)."""
+    named = [op for op in fn.ops if id(op) in kernel_of and node in op.loc.nodes]
+    named.sort(key=lambda op: isinstance(op, ops.RelayoutOp))
+    return kernel_of[id(named[0])] if named else None
+
+
+def _nodes(
+    module: Module, fn: Function, lowering: Lowering, buffers: Buffers
+) -> dict[str, dict[str, Any]]:
+    """Per FX node: where its value went (docs/DEBUGGING.md, "nodes")."""
+    kernel_of = {id(op): sym for sym, op in lowering.op_of.items()}
+    sites = _sites(module, fn, kernel_of)
+    out: dict[str, dict[str, Any]] = {}
+    for node, v in module.fx_values.items():
+        if not isinstance(v, Value):
+            continue  # a Python value at trace time: no tensor
+        status, kernel, value = sites.get(v.name, ("removed", None, None))
+        if status == "removed" and (into := _folded_into(node, fn, kernel_of)):
+            status, kernel = "folded", into
+        if status == "alias" and value is not None:  # a view: its root's kernel
+            kernel = sites.get(buffers.root(value).name, (None, None))[1]
+        entry: dict[str, Any] = {"status": status, "kernel": kernel, "value": v.name}
+        if value is not None:
+            entry.update(_tensor(value.type), slot=_slot(buffers.slot(value)))
+        out[node] = entry
+    return out
 
 
 def build_manifest(
@@ -96,7 +176,8 @@ def build_manifest(
         "outputs": [_tensor(t) for t in fn.result_types],
         "params": list(buffers.params),
         "arena_bytes": arena_bytes,
-        "kernels": _kernels(lowering, buffers),
+        "kernels": _kernels(module, lowering, buffers),
+        "nodes": _nodes(module, fn, lowering, buffers),
     }
 
 
