@@ -38,6 +38,8 @@ class BreakSpec:
     text: str
     after: bool
     hits: int = 0
+    # (build, kernel) pairs already reported to the user
+    resolved: set[tuple[str, str]] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ class Session:
     builds: list[Build] = field(default_factory=list)
     stop: Stop | None = None
     cache: BuildCache = field(default_factory=BuildCache)
+    notify: Any = print  # where a pending breakpoint reports that it is set
 
     # ---- the process's builds ---------------------------------------------------------
     def refresh(self) -> list[Build]:
@@ -99,7 +102,9 @@ class Session:
     def _wanted(self) -> set[Site]:
         wanted = set()
         for spec in self.specs:
-            for build, kernel in resolve(self.builds, spec.text).targets:
+            res = resolve(self.builds, spec.text)
+            self._report(spec, res)
+            for build, kernel in res.targets:
                 if not spec.after:
                     wanted.add(
                         Site(
@@ -123,6 +128,15 @@ class Session:
                         Site(spec.number, build.origin, kernel.symbol, "after", ret)
                     )
         return wanted
+
+    def _report(self, spec: BreakSpec, res) -> None:
+        """Say where a pending breakpoint was set when its build loads, and why there."""
+        new = {(b.origin, k.symbol) for b, k in res.targets} - spec.resolved
+        if new:
+            spec.resolved |= new
+            kernels = ", ".join(sorted({k for _, k in new}))
+            note = f" ({res.note})" if res.note else ""
+            self.notify(f"cuvil breakpoint {spec.number}: {spec.text} -> {kernels}{note}")
 
     def _arm(self) -> None:
         wanted = self._wanted()
@@ -218,6 +232,7 @@ class Session:
         self.refresh()
         spec = BreakSpec(len(self.specs) + 1, rest[0], after)
         res = resolve(self.builds, spec.text)
+        spec.resolved = {(b.origin, k.symbol) for b, k in res.targets}
         if not res.targets and self.builds and "pending" not in res.note:
             if not res.note.startswith(f"'{spec.text}' is not"):
                 return f"cuvil: {res.note}"  # an input, a param: nothing to stop at

@@ -1,0 +1,179 @@
+"""``source gdb_scripts/cuvil.py``: the cuvil commands in real GDB, in batch mode.
+
+Each scenario is one GDB session over tests/debuggers/cuvil_debuggee.py; the tests read
+its output. Stops print ``cuvil: stopped before|after SYMBOL: ...`` (the script's own
+line), so they are counted without depending on GDB's wording.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cuvil
+from cuvil.runtime.manifest import live_manifest
+from cuvil_debug import load_model
+
+from .conftest import ROOT, find_debugger
+
+DEBUGGEE = Path(__file__).with_name("cuvil_debuggee.py")
+SMALL = ROOT / "samples" / "models" / "small_cnn.py"
+RESNET = ROOT / "samples" / "models" / "resnet18.py"
+SCRIPT = ROOT / "gdb_scripts" / "cuvil.py"
+PROLOGUE = [
+    "set debuginfod enabled off",
+    "set auto-solib-add off",
+    "set pagination off",
+    "set breakpoint pending on",
+    f"source {SCRIPT}",
+]
+LOAD_LLVMLITE = ["catch load llvmlite", "run", "sharedlibrary llvmlite"]
+
+
+def gdb(commands: list[str], debuggee: list[str], timeout: float = 300) -> str:
+    argv = [find_debugger("gdb"), "-batch", "-nx"]
+    for c in [*PROLOGUE, *commands]:
+        argv += ["-ex", c]
+    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    env["OMP_NUM_THREADS"] = "1"
+    proc = subprocess.run(
+        [*argv, "--args", sys.executable, str(DEBUGGEE), *debuggee],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+    return proc.stdout + proc.stderr
+
+
+def stops(out: str) -> list[tuple[str, str]]:
+    """(before|after, kernel symbol) of each stop, in order."""
+    return re.findall(r"^cuvil: stopped (before|after) (\S+): ", out, flags=re.M)
+
+
+def stats_of(out: str, label: str) -> dict[str, float]:
+    m = re.search(
+        rf"^{re.escape(label)}.*?n=(\d+) min=(\S+) max=(\S+) mean=(\S+)", out, re.M
+    )
+    assert m, f"no statistics for {label}:\n{out}"
+    return dict(zip(("n", "min", "max", "mean"), map(float, m.groups())))
+
+
+def assert_stats_match(ours: dict, eager: dict) -> None:
+    assert ours["n"] == eager["n"]
+    scale = max(abs(eager["min"]), abs(eager["max"]), 1e-12)
+    for key in ("min", "max", "mean"):
+        assert abs(ours[key] - eager[key]) <= 1e-4 * scale, (key, ours, eager)
+
+
+def manifest(model: Path, opt: str) -> dict:
+    loaded = load_model(str(model))
+    cm = cuvil.compile(
+        loaded.model, loaded.inputs, options={"debug": True, "opt_level": opt}
+    )
+    return live_manifest(cm.jit)
+
+
+def kernel_of(man: dict, node: str) -> str:
+    return man["nodes"][node]["kernel"]
+
+
+# ---- small_cnn at O0 and O3: value node, fused member, folded node -----------------
+@pytest.fixture(scope="module", params=["O0", "O3"])
+def small(request):
+    opt = request.param
+    commands = [
+        "cuvil break block1_pool",  # a value node: its own kernel
+        "cuvil break block1_bn",  # fused into the conv kernel
+        "cuvil break block2_conv",  # folded (conv + bn) into the second conv kernel
+        "cuvil break block1_relu --after",
+        *LOAD_LLVMLITE,
+    ]
+    # per call: before k(block1_bn), after it, before k(block1_pool), before k(block2)
+    per_call = [
+        ["continue", "cuvil where", "cuvil kernels"],
+        ["continue", "cuvil print block1_relu --stats", "cuvil where"],
+        ["continue", "cuvil where", "bt 3"],
+        ["continue", "cuvil print block1_pool --stats", "cuvil bt"],
+    ]
+    runs = 2
+    for _ in range(runs):
+        for stop in per_call:
+            commands += stop
+    commands.append("continue")
+    debuggee = [str(SMALL), "--opt", opt, "--runs", str(runs), "--stats", "block1_relu"]
+    return opt, manifest(SMALL, opt), gdb(commands, debuggee)
+
+
+SPECS = [("block1_pool", "before"), ("block1_bn", "before"), ("block2_conv", "before")]
+SPECS += [("block1_relu", "after")]
+
+
+def expected_stops(man: dict) -> list[tuple[str, str]]:
+    """The stops of one call, in call order (a kernel's before, then its after)."""
+    calls = {k["symbol"]: k["call"] for k in man["kernels"]}
+    events = {
+        (calls[kernel_of(man, n)], w == "after", kernel_of(man, n)) for n, w in SPECS
+    }
+    return [("after" if a else "before", k) for _, a, k in sorted(events)]
+
+
+def test_break_on_value_fused_and_folded_nodes_stops_once_per_call(small):
+    opt, man, out = small
+    if opt == "O3":  # fusion and folding happened: the test covers both
+        assert man["nodes"]["block1_bn"]["status"] == "fused"
+        assert man["nodes"]["block2_conv"]["status"] == "folded"
+        fused, folded = kernel_of(man, "block1_bn"), kernel_of(man, "block2_conv")
+        # where the fused and the folded node went is said when the breakpoint is set
+        assert re.search(rf"block1_bn is fused into {fused}", out), out
+        assert re.search(rf"block2_conv was folded into {folded}", out), out
+    assert stops(out) == expected_stops(man) * 2, out
+    assert "exited normally" in out, out
+
+
+def test_print_stats_after_the_kernel_match_eager(small):
+    opt, _, out = small
+    eager = stats_of(out, "eager-stats block1_relu:")
+    ours = stats_of(out, "stats:")
+    assert_stats_match(ours, eager)
+    assert "block1_relu = tensor<1x16x32x32xf32" in out, out
+
+
+def test_kernels_lists_every_kernel_with_its_nodes(small):
+    _, man, out = small
+    for k in man["kernels"]:
+        rows = [ln for ln in out.splitlines() if re.match(r"^\s+0x[0-9a-f]+ ", ln)]
+        line = next((ln for ln in rows if f" {k['symbol']} " in ln), None)
+        assert line is not None, f"{k['symbol']} missing:\n{out}"
+        assert ",".join(k["nodes"]) in line, line
+
+
+def test_where_names_node_op_ir_and_source(small):
+    _, man, out = small
+    fused = kernel_of(man, "block1_bn")
+    relu = kernel_of(man, "block1_relu")
+    nodes = man["nodes"]
+    op = "cuvil.fused" if nodes["block1_relu"]["kernel"] == fused else "cuvil.relu"
+    assert re.search(rf"^node:\s+.*block1_relu$", out, re.M), out
+    assert re.search(rf"^op:\s+{re.escape(op)}$", out, re.M), out
+    assert re.search(rf"^ir:\s+%block1_relu = {re.escape(op)}\(", out, re.M), out
+    assert re.search(r"^source:\s+\S*small_cnn\.py:16:\d+$", out, re.M), out
+    assert re.search(rf"^kernel:\s+{relu}: .*\[after\]$", out, re.M), out
+
+
+def test_frames_are_labelled_and_trampolines_hidden(small):
+    _, man, out = small
+    pool = kernel_of(man, "block1_pool")
+    # GDB's own bt goes through the frame filter
+    assert re.search(
+        rf"^#0 .*{pool} \[block1_pool: cuvil\.max_pool2d <1x16x16x16 f32", out, re.M
+    ), out
+    assert re.search(r"^#\d+\s+cuvil_main\b", out, re.M), out
+    assert "ctypes/libffi frames hidden" in out, out
