@@ -258,6 +258,8 @@ def _check_one(
 ) -> list[str]:
     slot = a.get("slot", {})
     size = TensorView.of(a).nbytes if "shape" in a else 1
+    if slot.get("kind") == "arena" and arena == 0:
+        return [f"{what} points into a NULL arena ({p:#x})"]
     if p == 0:
         return [f"{what} is NULL"]
     if slot.get("kind") == "arena" and arena:
@@ -269,8 +271,6 @@ def _check_one(
             return [
                 f"{what} points at arena+{p - arena}, its slot is arena+{slot['index']}"
             ]
-    if slot.get("kind") == "arena" and arena == 0:
-        return [f"{what} points into a NULL arena ({p:#x})"]
     try:
         adapter.read(p, 1)
         adapter.read(p + size - 1, 1)

@@ -262,6 +262,8 @@ def backtrace(adapter: Adapter, builds: list[Build]) -> str:
     its model line; ctypes/libffi trampolines folded; Python frames where they load."""
     lines, hidden, python_done = [], 0, False
     for i, f in enumerate(adapter.frames()):
+        if f.pc == 0:
+            break  # the unwinder lost the chain
         build = next((b for b in builds if b.contains(f.pc)), None)
         where = f" at {os.path.basename(f.file)}:{f.line}" if f.file and f.line else ""
         if build is not None:

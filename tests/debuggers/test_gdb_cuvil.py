@@ -177,3 +177,67 @@ def test_frames_are_labelled_and_trampolines_hidden(small):
     ), out
     assert re.search(r"^#\d+\s+cuvil_main\b", out, re.M), out
     assert "ctypes/libffi frames hidden" in out, out
+
+
+# ---- a crash: explain names the node and the bad pointer ---------------------------
+@pytest.mark.parametrize("opt", ["O0", "O3"])
+def test_explain_on_a_crash_names_the_node_and_the_null_arena(opt):
+    commands = [*LOAD_LLVMLITE, "continue", "cuvil where", "cuvil explain", "cuvil bt"]
+    out = gdb(commands, [str(SMALL), "--opt", opt, "--crash", "null-arena"])
+    assert "SIGSEGV" in out, out
+    first = manifest(SMALL, opt)["kernels"][0]
+    assert re.search(rf"^in {first['symbol']}: ", out, re.M), out
+    assert "arena is NULL: cuvil_main was called without its" in out, out
+    assert re.search(r"^output 0 \(\w+\) (is NULL|points into a NULL arena)", out, re.M)
+    assert re.search(rf"^#0\s+{first['symbol']}: ", out, re.M), out
+
+
+# ---- a recompile: the breakpoint follows the new code ------------------------------
+def test_pending_breakpoint_survives_a_recompile():
+    commands = ["cuvil break block1_pool", *LOAD_LLVMLITE]
+    commands += ["continue", "cuvil print block1_relu --stats"] * 2 + ["continue"]
+    debuggee = [str(SMALL), "--runs", "2", "--recompile", "--stats", "block1_relu"]
+    out = gdb(commands, debuggee)
+    hits = stops(out)
+    assert len(hits) == 2 and all(k.endswith("block1_pool") for _, k in hits), out
+    assert out.count("cuvil-run: ") == 2, out
+    # both stops read the live code's tensors, not the freed module's
+    eager = stats_of(out, "eager-stats block1_relu:")
+    for m in re.finditer(r"^stats: .*$", out, re.M):
+        assert_stats_match(stats_of(m.group(0), "stats:"), eager)
+    assert "exited normally" in out, out
+
+
+# ---- bad input: one line each, never a traceback ------------------------------------
+BAD = [
+    ("cuvil where", "cuvil: the program is not stopped"),
+    ("cuvil kernels", "cuvil: no Cuvil code is loaded"),
+    ("cuvil print block1_relu", "cuvil: no Cuvil code is loaded"),
+    ("cuvil frobnicate", "cuvil: unknown command 'frobnicate'"),
+    ("cuvil break", "cuvil: usage: cuvil break"),
+    ("cuvil print", "cuvil: print: the following arguments are required"),
+]
+BAD_STOPPED = [
+    ("cuvil print no_such_node", "cuvil: unknown tensor 'no_such_node'"),
+    ("cuvil print block1_relu --slice 0,99", "cuvil: bad index '99' for dim 1"),
+    ("cuvil break block1_rleu", "did you mean block1_relu"),
+    ("cuvil print x --limit zz", "cuvil: print: argument --limit"),
+]
+
+
+def test_every_command_on_bad_input_prints_one_clear_line():
+    before = [c for c, _ in BAD]
+    stopped = [c for c, _ in BAD_STOPPED]
+    commands = [
+        *before,
+        "cuvil break block1_pool",
+        *LOAD_LLVMLITE,
+        "continue",
+        *stopped,
+    ]
+    out = gdb(commands + ["kill"], [str(SMALL)])
+    assert "Traceback" not in out and "Python Exception" not in out, out
+    for _, expected in BAD + BAD_STOPPED:
+        lines = [ln for ln in out.splitlines() if expected in ln]
+        assert lines, f"no '{expected}' in:\n{out}"
+        assert lines[0].startswith("cuvil"), lines[0]
