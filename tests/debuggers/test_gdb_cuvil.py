@@ -116,11 +116,11 @@ SPECS = [("block1_pool", "before"), ("block1_bn", "before"), ("block2_conv", "be
 SPECS += [("block1_relu", "after")]
 
 
-def expected_stops(man: dict) -> list[tuple[str, str]]:
+def expected_stops(man: dict, specs=SPECS) -> list[tuple[str, str]]:
     """The stops of one call, in call order (a kernel's before, then its after)."""
     calls = {k["symbol"]: k["call"] for k in man["kernels"]}
     events = {
-        (calls[kernel_of(man, n)], w == "after", kernel_of(man, n)) for n, w in SPECS
+        (calls[kernel_of(man, n)], w == "after", kernel_of(man, n)) for n, w in specs
     }
     return [("after" if a else "before", k) for _, a, k in sorted(events)]
 
@@ -241,3 +241,31 @@ def test_every_command_on_bad_input_prints_one_clear_line():
         lines = [ln for ln in out.splitlines() if expected in ln]
         assert lines, f"no '{expected}' in:\n{out}"
         assert lines[0].startswith("cuvil"), lines[0]
+
+
+# ---- ResNet-18 at O0 and O3 ---------------------------------------------------------
+RESNET_SPECS = [("layer2_0_relu", "after"), ("layer2_0_bn2", "before")]
+RESNET_SPECS += [("layer3_0_conv1", "before")]
+
+
+@pytest.mark.parametrize("opt", ["O0", "O3"])
+def test_resnet18_break_and_print_match_eager(opt):
+    man = manifest(RESNET, opt)
+    if opt == "O3":
+        assert man["nodes"]["layer2_0_bn2"]["status"] == "fused"
+        assert man["nodes"]["layer3_0_conv1"]["status"] == "folded"
+    expected = expected_stops(man, RESNET_SPECS)
+    commands = [
+        f"cuvil break {n}" + (" --after" if w == "after" else "")
+        for n, w in RESNET_SPECS
+    ]
+    commands += LOAD_LLVMLITE
+    for _ in expected:
+        commands += ["continue", "cuvil print layer2_0_relu --stats", "bt 2"]
+    debuggee = [str(RESNET), "--opt", opt, "--stats", "layer2_0_relu"]
+    out = gdb(commands + ["continue"], debuggee)
+    assert stops(out) == expected, out
+    assert "exited normally" in out, out
+    eager = stats_of(out, "eager-stats layer2_0_relu:")
+    after = out.split("cuvil: stopped after", 1)[1]
+    assert_stats_match(stats_of(after, "stats:"), eager)
