@@ -67,10 +67,17 @@ class TensorView:
         layout = "" if self.layout == "contiguous" else f", {self.layout}"
         return f"tensor<{dims}x{self.dtype}{layout}>"
 
+    @property
+    def element_strides(self) -> tuple[int, ...] | None:
+        if self.strides is None and self.layout == "contiguous":
+            return _row_major(self.shape)
+        return self.strides
+
     def offset(self, index: tuple[int, ...]) -> int:
         """Element offset in memory of a logical index."""
-        if self.strides is not None:
-            return sum(i * s for i, s in zip(index, self.strides))
+        strides = self.element_strides
+        if strides is not None:
+            return sum(i * s for i, s in zip(index, strides))
         block = _block(self.layout)
         if block is None or len(index) != 4:
             raise ValueError(f"cannot index layout {self.layout}")
@@ -90,7 +97,7 @@ class TensorView:
         if self.dtype == "bf16":
             flat = [struct.unpack("<f", struct.pack("<I", v << 16))[0] for v in flat]
         order = indices if indices is not None else product(*map(range, self.shape))
-        if indices is None and self.strides == _row_major(self.shape):
+        if indices is None and self.element_strides == _row_major(self.shape):
             return [float(v) for v in flat[: self.numel]]
         return [float(flat[self.offset(i)]) for i in order]
 
