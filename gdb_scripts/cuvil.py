@@ -146,7 +146,10 @@ class GdbAdapter:
             return None
 
 
-SESSION = Session(GdbAdapter())
+# sourcing the script again (an ~/.gdbinit and a -x) keeps the first session
+SESSION = getattr(gdb, "_cuvil_session", None) or Session(GdbAdapter())
+_FIRST_LOAD = not hasattr(gdb, "_cuvil_session")
+gdb._cuvil_session = SESSION
 
 
 class _Stop(gdb.Breakpoint):
@@ -256,7 +259,8 @@ if FrameDecorator is not None:
                 for a, v in zip(infos, values)
             ]
 
-    CuvilFrameFilter()
+    if _FIRST_LOAD:
+        CuvilFrameFilter()
 
 
 def _on_new_objfile(event):
@@ -278,8 +282,9 @@ def _on_exit(event):
     SESSION.builds = []
 
 
-gdb.events.new_objfile.connect(_on_new_objfile)
-if hasattr(gdb.events, "free_objfile"):
-    gdb.events.free_objfile.connect(_on_free_objfile)
-gdb.events.exited.connect(_on_exit)
-CuvilCommand()
+if _FIRST_LOAD:
+    gdb.events.new_objfile.connect(_on_new_objfile)
+    if hasattr(gdb.events, "free_objfile"):
+        gdb.events.free_objfile.connect(_on_free_objfile)
+    gdb.events.exited.connect(_on_exit)
+    CuvilCommand()

@@ -161,7 +161,7 @@ def test_where_names_node_op_ir_and_source(small):
     relu = kernel_of(man, "block1_relu")
     nodes = man["nodes"]
     op = "cuvil.fused" if nodes["block1_relu"]["kernel"] == fused else "cuvil.relu"
-    assert re.search(rf"^node:\s+.*block1_relu$", out, re.M), out
+    assert re.search(r"^node:\s+.*block1_relu$", out, re.M), out
     assert re.search(rf"^op:\s+{re.escape(op)}$", out, re.M), out
     assert re.search(rf"^ir:\s+%block1_relu = {re.escape(op)}\(", out, re.M), out
     assert re.search(r"^source:\s+\S*small_cnn\.py:16:\d+$", out, re.M), out
