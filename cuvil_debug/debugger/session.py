@@ -136,7 +136,9 @@ class Session:
             spec.resolved |= new
             kernels = ", ".join(sorted({k for _, k in new}))
             note = f" ({res.note})" if res.note else ""
-            self.notify(f"cuvil breakpoint {spec.number}: {spec.text} -> {kernels}{note}")
+            self.notify(
+                f"cuvil breakpoint {spec.number}: {spec.text} -> {kernels}{note}"
+            )
 
     def _arm(self) -> None:
         wanted = self._wanted()
