@@ -35,6 +35,7 @@ class GdbAdapter:
 
     def __init__(self):
         self._cuvil_libs = {}  # path -> .text address, or None when not a Cuvil build
+        self._symbols = {}  # name -> address, of symbols looked up once
 
     def arch(self):
         name = gdb.selected_inferior().architecture().name()
@@ -44,10 +45,17 @@ class GdbAdapter:
         return bytes(gdb.selected_inferior().read_memory(addr, size))
 
     def symbol_address(self, name):
+        if name in self._symbols:
+            return self._symbols[name]
         try:
-            return int(gdb.parse_and_eval(f"(unsigned long)&'{name}'")) & MASK
+            address = int(gdb.parse_and_eval(f"(unsigned long)&'{name}'")) & MASK
         except gdb.error:
             return None
+        self._symbols[name] = address  # found once, until the program exits
+        return address
+
+    def is_cuvil_library(self, path):
+        return self._text_addr(path) is not None
 
     def _text_addr(self, path):
         if path not in self._cuvil_libs:
@@ -267,8 +275,8 @@ def _on_new_objfile(event):
     name = event.new_objfile.filename or ""
     if not os.path.exists(name):  # a JIT object (GDB names it after its address)
         SESSION.code_changed()
-    elif SESSION.specs:
-        SESSION.refresh()
+    elif SESSION.specs and SESSION.adapter.is_cuvil_library(name):
+        SESSION.refresh()  # only a Cuvil library: torch loads a hundred others
 
 
 def _on_free_objfile(event):
@@ -280,6 +288,7 @@ def _on_free_objfile(event):
 def _on_exit(event):
     SESSION.stop = None
     SESSION.builds = []
+    SESSION.adapter._symbols.clear()
 
 
 if _FIRST_LOAD:

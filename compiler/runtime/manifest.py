@@ -5,22 +5,34 @@ from __future__ import annotations
 
 import ctypes
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
-from ..codegen.manifest import FORMAT, SECTION, SYMBOL, VERSION
+from ..codegen.manifest import FORMAT, HEADER, MAGIC, SECTION, SYMBOL, VERSION
 from ..errors import CuvilRuntimeError
 
 __all__ = ["read_manifest", "parse_manifest", "live_manifest"]
 
 
 def parse_manifest(data: bytes, where: str) -> dict[str, Any]:
-    """The manifest in `data` (JSON, up to its NUL); `where` names it in errors."""
-    text = data.split(b"\0", 1)[0]
+    """The manifest in `data` (the section's bytes); `where` names it in errors."""
+    if len(data) < HEADER.size or data[:4] != MAGIC:
+        raise CuvilRuntimeError(f"{where}: no {FORMAT} document in {SECTION}")
+    _, version, packed, size = HEADER.unpack_from(data)
+    if version != VERSION:
+        raise CuvilRuntimeError(
+            f"{where}: debug manifest version {version}, this Cuvil reads version "
+            f"{VERSION}",
+            hint="read it with the Cuvil version that built it",
+        )
     try:
+        text = zlib.decompress(data[HEADER.size : HEADER.size + packed])
+        if len(text) != size:
+            raise ValueError(f"{len(text)} bytes, the header says {size}")
         doc = json.loads(text)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CuvilRuntimeError(f"{where}: the debug manifest is not JSON ({e})") from e
+    except (zlib.error, ValueError) as e:
+        raise CuvilRuntimeError(f"{where}: the debug manifest is corrupt ({e})") from e
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise CuvilRuntimeError(f"{where}: no {FORMAT} document in {SECTION}")
     if doc.get("version") != VERSION:
@@ -55,4 +67,6 @@ def live_manifest(jit) -> dict[str, Any]:
     address = jit.engine.get_global_value_address(SYMBOL)
     if not address:
         raise CuvilRuntimeError(f"the JIT module has no {SYMBOL} symbol")
-    return parse_manifest(ctypes.string_at(address), f"JIT module at {address:#x}")
+    _, _, packed, _ = HEADER.unpack(ctypes.string_at(address, HEADER.size))
+    data = ctypes.string_at(address, HEADER.size + packed)
+    return parse_manifest(data, f"JIT module at {address:#x}")

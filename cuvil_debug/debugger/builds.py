@@ -13,6 +13,7 @@ import difflib
 import json
 import os
 import struct
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from .elf import SHN_ABS, Elf, ElfError, open_file
 __all__ = ["Build", "KernelSite", "Resolution", "find_builds", "resolve", "jit_images"]
 
 MANIFEST_SECTION = ".cuvil.manifest"
+MANIFEST_MAGIC, MANIFEST_VERSION = b"CUVM", 2
 DESCRIPTOR = "__jit_debug_descriptor"
 STT_OBJECT, STT_FUNC = 1, 2
 MAX_IMAGES = 4096  # a corrupt list must not loop forever
@@ -85,16 +87,27 @@ class Build:
         )
 
 
+def decode_manifest(data: bytes) -> dict[str, Any] | None:
+    """The manifest in a ``.cuvil.manifest`` section (docs/DEBUGGING.md: a 16-byte
+    header, magic ``CUVM``, version, sizes; then zlib'd JSON); None if it is not one."""
+    if len(data) < 16 or data[:4] != MANIFEST_MAGIC:
+        return None
+    version, packed, size = struct.unpack_from("<III", data, 4)
+    if version != MANIFEST_VERSION:
+        return None
+    try:
+        text = zlib.decompress(data[16 : 16 + packed])
+        manifest = json.loads(text) if len(text) == size else None
+    except (zlib.error, ValueError):
+        return None
+    ok = isinstance(manifest, dict) and manifest.get("format") == "cuvil.manifest"
+    return manifest if ok else None
+
+
 def _build(elf: Elf, origin: str, base: int, image=None) -> Build | None:
     section = elf.section(MANIFEST_SECTION)
-    if section is None:
-        return None
-    text = elf.data(section).split(b"\0", 1)[0]
-    try:
-        manifest = json.loads(text)
-    except ValueError:
-        return None
-    if manifest.get("format") != "cuvil.manifest" or manifest.get("version") != 1:
+    manifest = decode_manifest(elf.data(section)) if section is not None else None
+    if manifest is None:
         return None
     symbols = {
         s.name: (base + elf.address(s), s.size)

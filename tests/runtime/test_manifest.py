@@ -3,10 +3,11 @@ computes: read from a live JIT module, from a saved library, and from a stepped 
 
 from __future__ import annotations
 
-import json
 import runpy
 import shutil
+import struct
 import subprocess
+import zlib
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,7 @@ def test_release_jit_build_carries_a_manifest_of_every_kernel(small_cnn):
     doc = live_manifest(compiled.jit)
     assert (doc["format"], doc["version"], doc["entry"]) == (
         "cuvil.manifest",
-        1,
+        2,
         "cuvil_main",
     )
     assert doc["inputs"][0]["shape"] == list(xs[0].shape)
@@ -85,14 +86,20 @@ def test_gdb_reads_the_manifest_of_a_saved_library_by_its_symbol(small_cnn, tmp_
     compiled, _ = small_cnn
     cuvil.save(compiled, tmp_path / "bundle")
     (library,) = (tmp_path / "bundle").glob("*.so")
+    # GDB's Python reads the symbol's bytes from the library file (no process)
+    read = (
+        "python import gdb; a = int(gdb.parse_and_eval('(long)&cuvil_manifest')); "
+        "n = int(gdb.parse_and_eval('((unsigned int *)&cuvil_manifest)[2]')); "
+        "print(bytes(gdb.selected_inferior().read_memory(a, 16 + n)).hex())"
+    )
     out = subprocess.run(
-        ["gdb", "-batch", "-nx", "-ex", 'printf "%s\\n", (char *) &cuvil_manifest']
-        + [str(library)],
+        ["gdb", "-batch", "-nx", "-ex", read, str(library)],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    assert json.loads(out.strip()) == live_manifest(compiled.jit)
+    data = bytes.fromhex(out.strip().splitlines()[-1])
+    assert parse_manifest(data, "gdb") == live_manifest(compiled.jit)
 
 
 def test_a_kernels_call_index_names_its_step_in_a_stepped_build():
@@ -112,5 +119,11 @@ def test_files_without_a_manifest_are_refused_with_the_reason(tmp_path):
         read_manifest(text)
     with pytest.raises(CuvilRuntimeError, match="no .cuvil.manifest section"):
         read_manifest("/bin/true")
-    with pytest.raises(CuvilRuntimeError, match="version 2"):
-        parse_manifest(b'{"format": "cuvil.manifest", "version": 2}\0', "x")
+    header = struct.Struct("<4sIII")
+    with pytest.raises(CuvilRuntimeError, match="version 3"):
+        parse_manifest(header.pack(b"CUVM", 3, 0, 0), "x")
+    with pytest.raises(CuvilRuntimeError, match="no cuvil.manifest document"):
+        parse_manifest(b'{"format": "cuvil.manifest", "version": 1}\0', "x")
+    good = zlib.compress(b'{"format": "cuvil.manifest"}')
+    with pytest.raises(CuvilRuntimeError, match="corrupt"):
+        parse_manifest(header.pack(b"CUVM", 2, len(good), 999) + good, "x")
