@@ -148,13 +148,31 @@ class GdbAdapter:
         return f"loaded {path}"
 
     def python_backtrace(self):
+        """CPython's ``py-bt``; its helpers (``python3.X-gdb.py`` beside the
+        interpreter, which GDB's auto-load safe-path usually declines) are sourced
+        here the first time they are asked for."""
         try:
             return gdb.execute("py-bt", to_string=True).rstrip()
         except gdb.error:
-            return None
+            pass
+        for helper in _cpython_helpers():
+            try:
+                gdb.execute(f"source {helper}", to_string=True)
+                return gdb.execute("py-bt", to_string=True).rstrip()
+            except gdb.error:
+                continue
+        return None
 
 
 # sourcing the script again (an ~/.gdbinit and a -x) keeps the first session
+def _cpython_helpers():
+    """CPython's gdb helpers for the debuggee's interpreter, where they exist."""
+    exe = gdb.current_progspace().filename or ""
+    for path in (exe, os.path.realpath(exe)):
+        if path and os.path.isfile(path + "-gdb.py"):
+            yield path + "-gdb.py"
+
+
 SESSION = getattr(gdb, "_cuvil_session", None) or Session(GdbAdapter())
 _FIRST_LOAD = not hasattr(gdb, "_cuvil_session")
 gdb._cuvil_session = SESSION

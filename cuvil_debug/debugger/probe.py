@@ -279,7 +279,9 @@ def backtrace(adapter: Adapter, builds: list[Build]) -> str:
         if any(t in name or t in (f.module or "") for t in TRAMPOLINES):
             hidden += 1
             continue
-        if name.startswith("_PyEval_EvalFrame") and not python_done:
+        if python_done:
+            continue  # the interpreter's own frames below the Python stack
+        if name.startswith("_PyEval_EvalFrame"):
             python_done = True
             py = adapter.python_backtrace()
             lines.append(

@@ -269,3 +269,33 @@ def test_resnet18_break_and_print_match_eager(opt):
     eager = stats_of(out, "eager-stats layer2_0_relu:")
     after = out.split("cuvil: stopped after", 1)[1]
     assert_stats_match(stats_of(after, "stats:"), eager)
+
+
+# ---- cuvil bt with every library's symbols: kernel -> entry -> Python ---------------
+def test_cuvil_bt_reads_kernel_then_entry_then_the_python_caller():
+    commands = ["cuvil break block1_pool", "run", "cuvil bt", "kill"]
+    argv = [find_debugger("gdb"), "-batch", "-nx"]
+    for c in [p for p in PROLOGUE if "auto-solib-add" not in p] + commands:
+        argv += ["-ex", c]
+    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    out = subprocess.run(
+        [*argv, "--args", sys.executable, str(DEBUGGEE), str(SMALL)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    ).stdout
+    lines = [ln for ln in out.splitlines() if re.match(r"^#\d+\s", ln)]
+    assert re.match(
+        r"^#0\s+cuvil_k\d+_block1_pool: block1_pool \[cuvil\.max_pool2d\]", lines[0]
+    ), out
+    assert re.match(r"^#1\s+cuvil_main\b", lines[1]), out
+    assert "ctypes/libffi frames hidden" in out, out
+    helper = Path(os.path.realpath(sys.executable) + "-gdb.py")
+    if helper.is_file() or Path(sys.executable + "-gdb.py").is_file():
+        # CPython's helpers load: the Python caller follows the entry
+        assert re.match(r"^#\d+\s+\[python\]$", lines[2]), out
+        assert re.search(r'File ".*compiled\.py", line \d+, in __call__', out), out
+        assert re.search(r'File ".*run\.py", line \d+, in main', out), out
