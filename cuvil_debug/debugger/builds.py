@@ -75,8 +75,22 @@ class Build:
     def function(self, name: str) -> tuple[int, int] | None:
         return self.symbols.get(name)
 
-    def kernel_at(self, pc: int) -> KernelSite | None:
-        return next((k for k in self.kernels.values() if k.contains(pc)), None)
+    def kernel_at(self, pc: int, function: str | None = None) -> KernelSite | None:
+        """The kernel whose code holds `pc`; in a release build, whose kernels are
+        inlined into the entry (no symbols of their own), the one the debugger's
+        inline frame names (`function`, from the line tables)."""
+        site = next((k for k in self.kernels.values() if k.contains(pc)), None)
+        if site is None and function and function not in self.kernels:
+            info = next(
+                (
+                    k
+                    for k in self.manifest.get("kernels", [])
+                    if k["symbol"] == function
+                ),
+                None,
+            )
+            site = KernelSite(function, 0, 0, info) if info else None
+        return site
 
     def contains(self, pc: int) -> bool:
         return any(a <= pc < a + max(s, 1) for a, s in self.symbols.values())

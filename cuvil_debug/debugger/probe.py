@@ -125,7 +125,7 @@ def locate(builds: list[Build], frames: list[FrameInfo], stop) -> Here | None:
         build = next((b for b in builds if b.contains(f.pc)), None)
         if build is None:
             continue
-        kernel = build.kernel_at(f.pc)
+        kernel = build.kernel_at(f.pc, f.function)
         if kernel is not None:
             phase = "before" if i == 0 and f.pc == kernel.start else "inside"
             return Here(build, kernel, i, f.pc, phase, f)
@@ -267,7 +267,7 @@ def backtrace(adapter: Adapter, builds: list[Build]) -> str:
         build = next((b for b in builds if b.contains(f.pc)), None)
         where = f" at {os.path.basename(f.file)}:{f.line}" if f.file and f.line else ""
         if build is not None:
-            kernel = build.kernel_at(f.pc)
+            kernel = build.kernel_at(f.pc, f.function)
             label = (
                 describe_kernel(build, kernel)
                 if kernel
