@@ -187,20 +187,22 @@ class SymbolStore:
 
     def _entry(self, key: str) -> Entry:
         meta = self._read_meta(key)
-        files = [p for p in (self.debug_path(key), self.executable_path(key))]
-        present = [p for p in files if p.is_file() and not p.is_symlink()]
+        files = [self.debug_path(key), self.executable_path(key)]
+        present = [p for p in files if p.is_file()]  # a link counts if it verifies
         valid = bool(present) and all(self._verified(p, key) for p in present)
-        size = sum(p.stat().st_size for p in present)
+        if valid and not meta.get("kind"):  # filed by another tool: ask the file
+            with open_elf(present[0]) as elf:
+                meta = {**meta, "kind": _kind_of(elf), "name": _name_of(elf)}
         added = meta.get("added") or max(
             (p.stat().st_mtime for p in present), default=0.0
         )
         return Entry(
             key=key,
-            kind=meta.get("kind", "?"),
+            kind=meta.get("kind") or "?",
             name=meta.get("name") or "?",
             debug=files[0] if files[0] in present else None,
             executable=files[1] if files[1] in present else None,
-            size=size,
+            size=sum(p.stat().st_size for p in present),
             added=float(added),
             source=meta.get("source", ""),
             valid=valid,

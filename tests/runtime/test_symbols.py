@@ -194,3 +194,17 @@ def test_an_unwritable_store_is_one_clear_error(tmp_path):
     with pytest.raises(cuvil.CuvilRuntimeError, match="cannot write to the symbol"):
         cuvil.compile(_model(), [X], options={"keep_symbols": str(blocker)})
     assert blocker.read_text() == "not a folder"
+
+
+def test_entries_filed_by_another_tool_are_listed_from_their_files(tmp_path):
+    """A .build-id tree without Cuvil's sidecars (or with links, as distributions
+    lay out /usr/lib/debug): kind and name come from the file itself."""
+    elsewhere = tmp_path / "elsewhere.debug"
+    elsewhere.write_bytes(_object(KEYS[0]))
+    folder = tmp_path / "store" / ".build-id" / KEYS[0][:2]
+    folder.mkdir(parents=True)
+    (folder / f"{KEYS[0][2:]}.debug").symlink_to(elsewhere)
+    store = SymbolStore(tmp_path / "store")
+    [entry] = store.entries()
+    assert (entry.key, entry.kind, entry.valid) == (KEYS[0], "jit", True)
+    assert store.find(KEYS[0]) is not None and store.gc() == []
