@@ -7,6 +7,8 @@ has no DWARF; its full object is in the store under its debug key (its build-id)
 - by hand, as the debugger scripts do: read the registered image, take its debug key
   and section addresses (``cuvil/runtime/elfinfo.py``, loaded in GDB's own Python),
   ``add-symbol-file STORE/.build-id/xx/rest.debug -s .ltext ADDR ...``: ``at mlp.py:N``;
+- the same in LLDB: ``target modules add FILE``, ``target modules load --file FILE
+  .ltext ADDR ...`` with the addresses GDB's session read;
 - GDB also finds the debug file by itself through the object's build-id note, from
   ``-iex 'set debug-file-directory STORE'`` and from ``cuvil-debug symbols serve``.
 """
@@ -27,6 +29,7 @@ from .store_helpers import (
     gdb_core,
     kernel_frames,
     keys,
+    lldb_core,
     located_frames,
     make_core,
 )
@@ -44,8 +47,9 @@ for addr, size in re.findall(r"^0x[0-9a-f]+\\s+(0x[0-9a-f]+)\\s+(\\d+)", table, 
     key = elfinfo.image_key(image)
     print(f"cuvil-image: {{key}} dwarf={{elfinfo.Elf(image).has_dwarf()}}")
     path = f"{store}/.build-id/{{key[:2]}}/{{key[2:]}}.debug"
-    sections = " ".join(f"-s {{n}} {{a:#x}}" for n, a in elfinfo.symbol_file_args(image))
-    gdb.execute(f"add-symbol-file {{path}} {{sections}}")
+    pairs = elfinfo.symbol_file_args(image)
+    print("cuvil-sections: " + " ".join(f"{{n}} {{a:#x}}" for n, a in pairs))
+    gdb.execute(f"add-symbol-file {{path}} " + " ".join(f"-s {{n}} {{a:#x}}" for n, a in pairs))
 """
 
 
@@ -102,6 +106,24 @@ def test_without_the_store_gdb_names_the_kernel_but_no_line(by_hand):
 def test_add_symbol_file_by_hand_at_the_registered_addresses(crash, by_hand):
     _, _, _, lines = crash
     _assert_symbolised(by_hand[1], lines)
+
+
+def test_lldb_loads_the_debug_file_by_hand_at_the_same_addresses(crash, by_hand):
+    core, store, built, lines = crash
+    [pairs] = re.findall(r"^cuvil-sections: (.*)$", by_hand[1], re.M)
+    key = built["kept"]
+    path = store / ".build-id" / key[:2] / f"{key[2:]}.debug"
+    commands = [
+        "settings set plugin.jit-loader.gdb.enable on",
+        "bt 4",
+        "script print('cuvil-by-hand')",
+        f"target modules add {path}",
+        f"target modules load --file {path} {pairs}",
+        "bt 4",
+    ]
+    before, _, after = lldb_core(core, commands).partition("cuvil-by-hand\n")
+    assert kernel_frames(before) and not located_frames(before, MODEL.name), before
+    _assert_symbolised(after, lines)
 
 
 def test_gdb_finds_the_debug_file_in_the_store_folder(crash):
