@@ -53,6 +53,7 @@ def compile_module(
         debug=options.debug,
         bisect_limit=options.debug_options.llvm_bisect_limit,
         echo_bisect=echo_llvm_bisect,
+        options=options,
     )
     return CompiledModule(module, program, jit, options)
 

@@ -18,6 +18,7 @@ from cuvil.ir import print_module
 from .args import ModelArgs, OutputArgs
 from .diff import cli as diff_cli
 from .passes_cmd import add_parser as _add_passes
+from .symbols import add_parser as _add_symbols
 from .triage import cli as triage_cli
 from .validate import format_error, validate_file
 
@@ -51,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     triage_cli.add_parser(commands)
     _add_passes(commands)
     diff_cli.add_parsers(commands)
+    _add_symbols(commands)
     return parser
 
 
@@ -107,3 +109,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _error(text: str) -> None:
     print(text, file=sys.stderr)
+
+
+if (
+    __name__ == "__main__"
+):  # python -m cuvil_debug.cli (where the script is not installed)
+    sys.exit(main())

@@ -4,20 +4,24 @@
 A bundle is a directory::
 
     model.so        native code (PIC object -> ``cc -shared``), GNU build-id = debug key
+    model.debug     only with ``save(..., split_debug=True)``: model.so's DWARF, which
+                    model.so then lacks (it names this file in its .gnu_debuglink)
     model.json      metadata: debug key, IR fingerprint, target, options, versions,
-                    SHA-256 of model.so and params.pt, input/output types, param names
+                    SHA-256 of model.so, params.pt (and model.debug), input/output
+                    types, param names
     params.pt       the param tensors (``torch.save`` of a name -> tensor dict)
 
-The debug key is a SHA-256-derived fingerprint of everything that decides the machine
-code: LLVM IR, target triple, CPU, features, options, Cuvil and LLVM versions (the IR
-alone collides; DEBUGGERS.md trap 5). It is the library's build-id and is also stored in
-an ELF note ``.note.cuvil.debugkey``, which survives ``strip``.
+The debug key (debugkey.py) is the library's build-id and is also stored in an ELF note
+``.note.cuvil.debugkey``, which survives ``strip``. A split bundle is the same format
+(``cuvil-aot-1``, with an optional ``debug`` entry); ``load`` does not need model.debug,
+so a bundle shipped without it loads. The debug file goes to a symbol store with
+``cuvil-debug symbols add BUNDLE`` (or at save time, when the compile had
+``keep_symbols`` or ``$CUVIL_SYMBOL_STORE`` is set).
 """
 
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import os
 import shutil
@@ -26,85 +30,87 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import llvmlite
-import llvmlite.binding as llvm
 import torch
 from torch.utils._pytree import treespec_dumps, treespec_loads
 
-from ..codegen.target import host_cpu, target_machine, target_triple
+from ..codegen.target import target_machine
 from ..errors import CuvilError
 from ..ir.types import DType, TensorType
 from ..options import CompileOptions
-from ..version import __version__
+from . import debugfiles
 from .compiled import CompiledModule, NativeModule
+from .debugkey import (
+    NOTE_SECTION,
+    debug_key,
+    key_options,
+    note_module,
+    sha256,
+    target,
+    versions,
+)
+from .elfinfo import open_elf
 from .jit import EntryFn, parse_and_optimize
+from .symbols import store_for
 
-__all__ = ["save", "load", "LoadedModule", "debug_key", "NOTE_SECTION", "FORMAT"]
+__all__ = [
+    "save",
+    "load",
+    "bundle_files",
+    "LoadedModule",
+    "debug_key",
+    "NOTE_SECTION",
+    "FORMAT",
+]
 
 FORMAT = "cuvil-aot-1"
-LIBRARY, METADATA, PARAMS = "model.so", "model.json", "params.pt"
-NOTE_SECTION = ".note.cuvil.debugkey"
-NOTE_NAME = b"cuvil\0"
-NOTE_TYPE = 1
-KEY_BYTES = 20  # the usual GNU build-id length
-
-
-# ---- the debug key and the note ----------------------------------------------------
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _versions() -> dict[str, str]:
-    return {
-        "cuvil": __version__,
-        "llvm": ".".join(map(str, llvm.llvm_version_info)),
-        "llvmlite": llvmlite.__version__,
-        "torch": torch.__version__,
-    }
-
-
-def _target() -> dict[str, str]:
-    cpu, features = host_cpu()
-    return {"triple": target_triple(), "cpu": cpu, "features": features}
-
-
-def debug_key(llvm_ir: str, target: dict, options: dict, versions: dict) -> str:
-    """Hex fingerprint of what decides the machine code (not torch's version)."""
-    fields = {
-        "ir": _sha256(llvm_ir.encode()),
-        "target": target,
-        "options": options,
-        "cuvil": versions["cuvil"],
-        "llvm": versions["llvm"],
-    }
-    blob = json.dumps(fields, sort_keys=True).encode()
-    return _sha256(blob)[: 2 * KEY_BYTES]
-
-
-def _note_module(key: str) -> llvm.ModuleRef:
-    """An LLVM module holding the ELF note ``cuvil`` / type 1 / desc = key bytes."""
-    name = "".join(f"\\{b:02X}" for b in NOTE_NAME + b"\0\0")  # padded to 4 bytes
-    desc = "".join(f"\\{b:02X}" for b in bytes.fromhex(key))
-    text = f"""
-target triple = "{target_triple()}"
-@cuvil_debugkey = internal constant {{ i32, i32, i32, [8 x i8], [{KEY_BYTES} x i8] }}
-  {{ i32 {len(NOTE_NAME)}, i32 {KEY_BYTES}, i32 {NOTE_TYPE},
-     [8 x i8] c"{name}", [{KEY_BYTES} x i8] c"{desc}" }},
-  section "{NOTE_SECTION}", align 4
-@llvm.used = appending global [1 x ptr] [ptr @cuvil_debugkey], section "llvm.metadata"
-"""
-    return llvm.parse_assembly(text)
+LIBRARY, DEBUG, METADATA, PARAMS = "model.so", "model.debug", "model.json", "params.pt"
 
 
 # ---- save --------------------------------------------------------------------------
 def save(
-    compiled: CompiledModule, path: str | os.PathLike, *, overwrite: bool = False
+    compiled: CompiledModule,
+    path: str | os.PathLike,
+    *,
+    overwrite: bool = False,
+    split_debug: bool = False,
 ) -> Path:
     """Write `compiled` as a bundle directory at `path`; returns the path.
 
     An existing `path` is refused unless ``overwrite=True`` (then the bundle's files are
-    replaced). Needs a C compiler driver (``cc``, or ``$CC``) to link the library.
+    replaced). `split_debug`: model.so without DWARF plus model.debug (needs binutils'
+    ``objcopy``). Needs a C compiler driver (``cc``, or ``$CC``) to link the library.
+    With ``keep_symbols`` or ``$CUVIL_SYMBOL_STORE`` the debug info is also filed in
+    that symbol store.
     """
+    out = _check_save(compiled, path, overwrite)
+    program, options = compiled.program, compiled.options
+    aot_target, vers = target(), versions()
+    key = debug_key(program.llvm_ir, aot_target, key_options(options), vers)
+    with tempfile.TemporaryDirectory(prefix="cuvil-aot-") as tmp:
+        library = _build_library(program, options.opt, key, Path(tmp))
+        debug = Path(tmp) / DEBUG if split_debug else None
+        if debug is not None:
+            debugfiles.split_library(library, debug)
+        params = {n: compiled._params[i] for i, n in enumerate(program.params)}
+        torch.save(params, Path(tmp) / PARAMS)
+        meta = _metadata(compiled, key, aot_target, vers, library, Path(tmp) / PARAMS)
+        if debug is not None:
+            meta["debug"] = {"file": DEBUG, "sha256": sha256(debug.read_bytes())}
+        (Path(tmp) / METADATA).write_text(json.dumps(meta, indent=2) + "\n")
+        store = store_for(options)
+        if store is not None:
+            shipped = library if debug is not None else None  # else one file is both
+            store.put(debug=debug or library, executable=shipped, source=str(out))
+        out.mkdir(parents=True, exist_ok=True)
+        if not split_debug and (out / DEBUG).is_file():
+            (out / DEBUG).unlink()  # an older split bundle's, overwritten
+        names = [LIBRARY, *([DEBUG] if split_debug else []), PARAMS, METADATA]
+        for name in names:  # metadata last: it vouches for the rest
+            shutil.move(str(Path(tmp) / name), out / name)
+    return out
+
+
+def _check_save(compiled, path: str | os.PathLike, overwrite: bool) -> Path:
     if not isinstance(compiled, CompiledModule):
         raise CuvilError(
             f"cuvil.save takes a CompiledModule, got {type(compiled).__name__}",
@@ -119,28 +125,12 @@ def save(
         raise CuvilError(
             f"'{out}' is a file; a saved model is a directory", hint="choose a new path"
         )
-    program, options = compiled.program, compiled.options
-    target, versions = _target(), _versions()
-    key = debug_key(program.llvm_ir, target, options.to_dict(), versions)
-    with tempfile.TemporaryDirectory(prefix="cuvil-aot-") as tmp:
-        library = _build_library(program, options.opt, key, Path(tmp))
-        params = {n: compiled._params[i] for i, n in enumerate(program.params)}
-        torch.save(params, Path(tmp) / PARAMS)
-        meta = _metadata(compiled, key, target, versions, library, Path(tmp) / PARAMS)
-        (Path(tmp) / METADATA).write_text(json.dumps(meta, indent=2) + "\n")
-        out.mkdir(parents=True, exist_ok=True)
-        for name in (
-            LIBRARY,
-            PARAMS,
-            METADATA,
-        ):  # metadata last: it vouches for the rest
-            shutil.move(str(Path(tmp) / name), out / name)
     return out
 
 
 def _build_library(program, opt: int, key: str, tmp: Path) -> Path:
     mod = parse_and_optimize(program, opt)
-    mod.link_in(_note_module(key))
+    mod.link_in(note_module(key))
     obj = tmp / "model.o"
     obj.write_bytes(target_machine(opt, jit=False).emit_object(mod))
     library = tmp / LIBRARY
@@ -185,14 +175,14 @@ def _metadata(
     return {
         "format": FORMAT,
         "debug_key": key,
-        "ir_sha256": _sha256(program.llvm_ir.encode()),
+        "ir_sha256": sha256(program.llvm_ir.encode()),
         "target": target,
         "options": compiled.options.to_dict(),
         "versions": versions,
-        "library": {"file": LIBRARY, "sha256": _sha256(library.read_bytes())},
+        "library": {"file": LIBRARY, "sha256": sha256(library.read_bytes())},
         "params": {
             "file": PARAMS,
-            "sha256": _sha256(params.read_bytes()),
+            "sha256": sha256(params.read_bytes()),
             "names": list(program.params),
         },
         "entry": program.entry,
@@ -261,7 +251,7 @@ def load(path: str | os.PathLike) -> LoadedModule:
     meta = _read_metadata(root)
     library = root / meta["library"]["file"]
     params_file = root / meta["params"]["file"]
-    _check_digest(library, meta["library"]["sha256"], "library")
+    _check_digest(library, meta["library"]["sha256"], "library", _stripped_hint(meta))
     _check_digest(params_file, meta["params"]["sha256"], "params file")
     params = torch.load(params_file, weights_only=True)
     try:
@@ -272,6 +262,23 @@ def load(path: str | os.PathLike) -> LoadedModule:
             hint="was it saved on a machine with another OS or CPU?",
         ) from None
     return LoadedModule(root, meta, lib, params)
+
+
+def bundle_files(path: str | os.PathLike) -> tuple[dict[str, Any], Path, Path | None]:
+    """(metadata, library, debug file or None) of a bundle, each checked against its
+    SHA-256 in the metadata; the debug file is None when the bundle has none (not
+    split, or copied without it)."""
+    root = Path(path)
+    meta = _read_metadata(root)
+    library = root / meta["library"]["file"]
+    _check_digest(library, meta["library"]["sha256"], "library", _stripped_hint(meta))
+    entry = meta.get("debug")
+    debug = root / entry["file"] if isinstance(entry, dict) else None
+    if debug is not None and not debug.is_file():
+        debug = None
+    if debug is not None:
+        _check_digest(debug, entry["sha256"], "debug file")
+    return meta, library, debug
 
 
 def _read_metadata(root: Path) -> dict[str, Any]:
@@ -299,14 +306,39 @@ def _read_metadata(root: Path) -> dict[str, Any]:
     return meta
 
 
-def _check_digest(file: Path, expected: str, what: str) -> None:
+def _check_digest(
+    file: Path, expected: str, what: str, hint=lambda _file: None
+) -> None:
     if not file.is_file():
         raise CuvilError(f"the saved model's {what} {file} is missing")
-    actual = _sha256(file.read_bytes())
+    actual = sha256(file.read_bytes())
     if actual != expected:
         raise CuvilError(
             f"the saved model's {what} {file} does not match its metadata "
             f"(SHA-256 {actual[:16]}…, expected {expected[:16]}…); "
             "refusing to load it",
-            hint="the file was modified or replaced; save the model again",
+            hint=hint(file)
+            or "the file was modified or replaced; save the model again",
         )
+
+
+def _stripped_hint(meta: dict[str, Any]):
+    """A hint for a library that is still the saved build (its build-id is the key)
+    but was edited, as ``strip`` does."""
+
+    def hint(file: Path) -> str | None:
+        try:
+            with open_elf(file) as elf:
+                same_build = elf.build_id == meta.get("debug_key")
+        except (OSError, ValueError):
+            return None
+        if not same_build:
+            return None
+        return (
+            "it is the saved build, edited after saving (stripped?): to ship it "
+            "without debug info, save with cuvil.save(compiled, path, "
+            "split_debug=True) and keep model.debug in a symbol store "
+            "(cuvil-debug symbols add BUNDLE)"
+        )
+
+    return hint

@@ -128,6 +128,11 @@ class CompiledModule(NativeModule):
         return (ctypes.c_int64 * n).from_address(addr)
 
     @property
+    def debug_key(self) -> str:
+        """The JIT object's debug key (its build-id; the symbol store's key)."""
+        return self.jit.debug_key
+
+    @property
     def kernels(self):
         return self.program.kernels
 
