@@ -32,6 +32,7 @@ from ..errors import CuvilRuntimeError
 from ..options import CompileOptions
 from .debugkey import NOTE_SECTION
 from .elfinfo import Elf, open_elf
+from .manifest import parse_manifest
 
 __all__ = [
     "SymbolStore",
@@ -96,10 +97,10 @@ def _name_of(elf: Elf) -> str | None:
     if section is None:
         return None
     try:
-        doc = json.loads(bytes(elf.contents(section)).split(b"\0", 1)[0])
-    except ValueError:
+        doc = parse_manifest(bytes(elf.contents(section)), "symbol store")
+    except CuvilRuntimeError:
         return None
-    return doc.get("module") if isinstance(doc, dict) else None
+    return doc.get("module")
 
 
 def _kind_of(elf: Elf) -> str:

@@ -17,6 +17,7 @@ its entry with a NULL arena. Commands (batch, no init files)::
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -119,3 +120,27 @@ def test_lldb_fetches_from_the_debuginfod_server(crash, tmp_path):
     _assert_symbolised(out, lines)
     assert f'GET /buildid/{key}/debuginfo HTTP/1.1" 200' in log, log
     assert status == 0, log
+
+
+# ---- the cuvil commands on the same core ---------------------------------------------
+SCRIPT = ["source gdb_scripts/cuvil.py", "cuvil where", "cuvil explain", "bt 2"]
+
+
+def test_cuvil_where_and_explain_name_the_node_with_the_store(crash):
+    core, store, _, lines = crash
+    out = gdb_core(core, SCRIPT, store=store, solibs="model")
+    assert re.search(r"^node:\s+\w+", out, re.M), out
+    assert re.search(r"^kernel:\s+cuvil_k0_\w+: ", out, re.M), out
+    assert "arena is NULL: cuvil_main was called without its" in out, out
+    _assert_symbolised(out, lines)
+    assert "Traceback" not in out, out
+
+
+def test_without_the_store_where_still_names_the_node_but_no_line(crash):
+    core, _, _, _ = crash
+    out = gdb_core(core, SCRIPT, solibs="model")
+    # the stripped library keeps its symbols and manifest: the node is named ...
+    assert re.search(r"^kernel:\s+cuvil_k0_\w+: ", out, re.M), out
+    # ... but the pointers and the line need the DWARF the store holds
+    assert "pointer arguments are not readable here" in out, out
+    assert not located_frames(out, MODEL.name), out

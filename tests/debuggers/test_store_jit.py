@@ -141,3 +141,24 @@ def test_gdb_fetches_the_debug_file_from_the_debuginfod_server(crash, tmp_path):
     _assert_symbolised(out, lines)
     assert f'GET /buildid/{built["kept"]}/debuginfo HTTP/1.1" 200' in log, log
     assert status == 0, textwrap.shorten(log, 400)
+
+
+# ---- the cuvil commands: `cuvil symbols` loads the store's file itself --------------
+def test_cuvil_symbols_loads_the_jit_debug_file_from_the_store(crash):
+    core, store, built, lines = crash
+    commands = [
+        "source gdb_scripts/cuvil.py",
+        "cuvil builds",
+        "echo cuvil-before\\n",
+        "bt 3",
+        f"cuvil symbols --store {store}",
+        "bt 4",
+        "cuvil where",
+    ]
+    out = gdb_core(core, commands)
+    assert f"key {built['kept']}" in out, out
+    before, _, after = out.partition("cuvil-before\n")
+    assert not located_frames(before.split("cuvil symbols")[0], MODEL.name), out
+    assert re.search(r"^\w+: loaded \S+\.debug$", after, re.M), out
+    _assert_symbolised(after, lines)
+    assert re.search(r"^kernel:\s+cuvil_k\d+_\w+: ", after, re.M), out
