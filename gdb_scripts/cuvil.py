@@ -267,9 +267,10 @@ if FrameDecorator is not None:
             return None
 
         def function(self):
-            name = super().function()
             site = self._site()
-            return f"{name} [{kernel_label(site[1])}]" if site else name
+            if site is None:
+                return super().function()
+            return f"{site[1].symbol} [{kernel_label(site[1])}]"
 
         def frame_args(self):
             site = self._site()

@@ -137,7 +137,8 @@ def lldb_core(
 def located_frames(output: str, file: str) -> list[tuple[str, int]]:
     """(function, line) of each backtrace frame that is ``at FILE:LINE`` (GDB's and
     LLDB's formats)."""
-    gdb = rf"^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) \(.*\) at {re.escape(file)}:(\d+)$"
+    # a kernel frame may carry the cuvil frame filter's label: NAME [node: op shape]
+    gdb = rf"^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+)(?: \[[^\]]*\])? \(.*\) at {re.escape(file)}:(\d+)$"
     lldb = rf"frame #\d+: 0x[0-9a-f]+ \S+`(\w+)\(.*\) at {re.escape(file)}:(\d+)"
     found = re.findall(gdb, output, flags=re.M) + re.findall(lldb, output)
     return [(fn, int(line)) for fn, line in found]
