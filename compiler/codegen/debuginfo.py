@@ -81,7 +81,6 @@ class DebugInfo:
         self.units: dict[str, tuple[ir.DIValue, ir.DIValue]] = {}
         self._pointers: dict[object, ir.DIValue] = {}
         self._files: dict[int, str] = {}  # id(subprogram) -> the path of its file
-        self._blocks: dict[tuple[int, str], ir.DIValue] = {}
         i32 = ir.IntType(32)
         flags = module.add_named_metadata("llvm.module.flags")
         for key, value in (("Dwarf Version", 4), ("Debug Info Version", 3)):
@@ -169,23 +168,28 @@ class DebugInfo:
         types: Sequence[ir.DIValue] = (),
     ) -> ir.DIValue:
         """Attach a DISubprogram for `fn` at `path`:`line`; returns the scope."""
-        file, cu = self._unit(path)
-        sp = self.module.add_debug_info(
-            "DISubprogram",
-            {
-                "name": fn.name,
-                "linkageName": fn.name,
-                "scope": file,
-                "file": file,
-                "line": line,
-                "type": self._subroutine_type(types),
-                "scopeLine": line,
-                "spFlags": ir.DIToken("DISPFlagDefinition | DISPFlagOptimized"),
-                "unit": cu,
-            },
-            is_distinct=True,
-        )
+        sp = self._subprogram(fn.name, path, line, types)
         fn.set_metadata("dbg", sp)
+        return sp
+
+    def _subprogram(
+        self, name: str, path: str, line: int, types=(), flags: str | None = None
+    ) -> ir.DIValue:
+        file, cu = self._unit(path)
+        fields = {
+            "name": name,
+            "linkageName": name,
+            "scope": file,
+            "file": file,
+            "line": line,
+            "type": self._subroutine_type(types),
+            "scopeLine": line,
+            "spFlags": ir.DIToken("DISPFlagDefinition | DISPFlagOptimized"),
+            "unit": cu,
+        }
+        if flags:
+            fields["flags"] = ir.DIToken(flags)
+        sp = self.module.add_debug_info("DISubprogram", fields, is_distinct=True)
         self._files[id(sp)] = path
         return sp
 
@@ -216,13 +220,10 @@ class DebugInfo:
 
     def _location(self, scope, path: str, line: int, col: int) -> ir.DIValue:
         if self._files.get(id(scope)) != path:  # another file in this function
-            key = (id(scope), path)
-            if key not in self._blocks:
-                self._blocks[key] = self.module.add_debug_info(
-                    "DILexicalBlockFile",
-                    {"scope": scope, "file": self._file(path), "discriminator": 0},
-                )
-            scope = self._blocks[key]
+            scope = self.module.add_debug_info(  # (created once: llvmlite caches it)
+                "DILexicalBlockFile",
+                {"scope": scope, "file": self._file(path), "discriminator": 0},
+            )
         return self.module.add_debug_info(
             "DILocation", {"line": line, "column": col, "scope": scope}
         )
@@ -258,17 +259,16 @@ class DebugInfo:
 
     def begin_generated(
         self, b: ir.IRBuilder, fn: ir.Function, line: int = 1, args: Sequence[_Var] = ()
-    ) -> tuple[ir.DIValue, list[ir.Value]]:
+    ) -> ir.DIValue:
         """Describe a function no model line owns (in GENERATED); with `args` and full
         debug info, its pointer arguments as variables (as begin_kernel). Returns the
-        scope and the variables' stack slots; `b` is left at the first location."""
+        scope; `b` is left at its location."""
         scope = self.subprogram(fn, GENERATED, line, [t for _, t in args])
         where = self.generated(scope, line)
-        slots = []
         if self.variables and args:
-            slots = self.spill(b, fn, scope, args, where, (GENERATED, line))
+            self.spill(b, fn, scope, args, where, (GENERATED, line))
         b.debug_metadata = where
-        return scope, slots
+        return scope
 
     def spill(
         self, b: ir.IRBuilder, fn: ir.Function, scope, named: Sequence[_Var], where, at
@@ -304,23 +304,8 @@ class DebugInfo:
     ) -> ir.DIValue:
         """The location of call `index` of the entry (or a step), which computes the op
         at `loc`: inside an inlined ``cuvil_call_<index>`` called from `loc`."""
-        _, cu = self._unit(GENERATED)
-        site = self.module.add_debug_info(
-            "DISubprogram",
-            {
-                "name": f"cuvil_call_{index}",
-                "scope": self._file(GENERATED),
-                "file": self._file(GENERATED),
-                "line": 1,
-                "type": self._subroutine_type(()),
-                "scopeLine": 1,
-                "flags": ir.DIToken("DIFlagArtificial"),
-                "spFlags": ir.DIToken("DISPFlagDefinition | DISPFlagOptimized"),
-                "unit": cu,
-            },
-            is_distinct=True,
-        )
-        self._files[id(site)] = GENERATED
+        name = f"cuvil_call_{index}"
+        site = self._subprogram(name, GENERATED, 1, flags="DIFlagArtificial")
         at = self.location(scope, loc) if _first_source(loc) else self.generated(scope)
         return self.module.add_debug_info(
             "DILocation", {"line": 1, "column": 0, "scope": site, "inlinedAt": at}

@@ -132,7 +132,7 @@ class _Sites:
         args = [
             (n, debug.pointer_type(None, 1 if n == "arena" else 2)) for n in ENTRY_ARGS
         ]
-        self.scope, _ = debug.begin_generated(b, fn, 1, args if named else ())
+        self.scope = debug.begin_generated(b, fn, 1, args if named else ())
 
     def call(self, index: int, loc: AnyLoc | None) -> ir.DIValue | None:
         """The location of call `index`, which computes the op at `loc`."""

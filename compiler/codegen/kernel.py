@@ -128,7 +128,7 @@ class Kernel:
         if debug.variables:
             debug_attributes(self.fn)
         if self.op is None:  # an output copy: no op, no model line
-            self.scope, _ = debug.begin_generated(self.b, self.fn)
+            self.scope = debug.begin_generated(self.b, self.fn)
             return
         args = _debug_args(self.op, n_scratch, n_extra)
         self.scope, _ = debug.begin_kernel(self.b, self.fn, self.op.loc, args)
