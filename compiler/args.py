@@ -60,13 +60,15 @@ def count(text: str) -> int:
 
 # ---- what to build -------------------------------------------------------------------
 class CompileArgs:
-    """``-O``, ``--no-fusion``, ``-p/--pipeline`` (and ``--threads``) -> CompileOptions.
+    """``-O``, ``--no-fusion``, ``-p/--pipeline`` (and ``--threads``, ``--break-on``)
+    -> CompileOptions.
 
     A pass tool (``cuvil-opt``, ``cuvil-debug passes``): ``-O`` picks the default
     pipeline, `default_level`'s when neither ``-p`` nor ``-O`` is given (None: no
     passes). A tool that compiles (``native=True``: diff, bisect, reduce): ``-O`` is
-    the level of the whole compile (default `default_level`) and ``--threads`` sets
-    the kernel threads. The frontend is the model group's ``--frontend``, if any."""
+    the level of the whole compile (default `default_level`), ``--threads`` sets
+    the kernel threads and ``--break-on NODE`` (repeatable) traps in NODE's kernel.
+    The frontend is the model group's ``--frontend``, if any."""
 
     def __init__(self, default_level: str | None = "3", *, native: bool = False):
         self.default_level, self.native = default_level, native
@@ -84,6 +86,15 @@ class CompileArgs:
                 default=1,
                 metavar="N",
                 help="kernel threads (default 1)",
+            )
+            parser.add_argument(
+                "--break-on",
+                action="append",
+                default=[],
+                metavar="NODE",
+                help="start the kernel computing FX node (or op) NODE with a debugger "
+                "trap; repeatable (run under gdb/lldb: the process dies of SIGTRAP "
+                "otherwise)",
             )
 
     def _arguments(self):
@@ -142,6 +153,7 @@ class CompileArgs:
             frontend=frontend,
             num_threads=args.threads,
             pipeline=args.pipeline,
+            break_on=tuple(args.break_on),
             **extra,
         )
 

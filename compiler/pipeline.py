@@ -46,6 +46,7 @@ def compile_module(
         profile=options.debug_options.profile,
         threads=options.num_threads,
         hooks=hooks,
+        break_on=options.break_on,
     )
     jit = JitModule(
         program,

@@ -5,17 +5,22 @@
 Each call passes its buffers' pointers: loaded from the inputs/outputs/params arrays, an
 offset into the arena, or an inline constant's global. ``profile`` accumulates the cycles
 of call i in ``i64 cuvil_profile[i]``; ``emit_steps`` adds ``cuvil_step_<i>``, call i
-alone with the entry's signature (after the entry, whose text stays unchanged).
+alone with the entry's signature (after the entry, whose text stays unchanged). Each
+call is located at the op it computes, so a backtrace in a kernel shows
+``cuvil_main (...) at model.py:N`` (through an inlined ``cuvil_call_<i>``, debuginfo.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from llvmlite import ir
 
 from ..ir.core import Function, Operation, Value
+from ..ir.location import AnyLoc
 from .buffers import Buffers, Slot
+from .debuginfo import DebugInfo, debug_attributes
 from .kernel import PTR
 from .loops import i64
 
@@ -32,6 +37,7 @@ __all__ = [
 ENTRY = "cuvil_main"
 STEP_PREFIX = "cuvil_step_"  # cuvil_step_<i>: call i of the entry alone (steps=True)
 PROFILE_SYMBOL = "cuvil_profile"
+ENTRY_ARGS = ("inputs", "outputs", "params", "arena")  # its variables in debug builds
 
 #: one call of the entry: the kernel and what it is passed (values or fixed slots)
 Call = tuple[ir.Function, list[Value | Slot]]
@@ -55,23 +61,37 @@ class StepInfo:
 
 
 def emit_entry(
-    llmod: ir.Module, calls: list[Call], buffers: Buffers, profile: bool = False
+    llmod: ir.Module,
+    calls: list[Call],
+    buffers: Buffers,
+    profile: bool = False,
+    debug: DebugInfo | None = None,
+    locs: Sequence[AnyLoc | None] = (),
 ) -> None:
+    """The entry; with `debug`, call i carries ``locs[i]``, the location of the op it
+    computes (its arguments are variables of a debug build, debuginfo.py)."""
     fn = ir.Function(llmod, ir.FunctionType(ir.VoidType(), [PTR] * 4), ENTRY)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
+    sites = _Sites(debug, b, fn, named=True)
     arrays = {"input": fn.args[0], "output": fn.args[1], "param": fn.args[2]}
     counters = _profile_counters(llmod, len(calls)) if profile else None
     for i, (callee, values) in enumerate(calls):
+        where = sites.call(i, locs[i] if i < len(locs) else None)
         args = [_pointer(b, arrays, fn.args[3], buffers.slot(v)) for v in values]
         if counters is None:
-            b.call(callee, args)
+            _call(b, callee, args, where)
         else:
-            _timed_call(b, callee, args, counters, i)
+            _timed_call(b, callee, args, counters, i, where)
     b.ret_void()
 
 
 def emit_steps(
-    llmod: ir.Module, fn: Function, calls: list[Call], buffers: Buffers
+    llmod: ir.Module,
+    fn: Function,
+    calls: list[Call],
+    buffers: Buffers,
+    debug: DebugInfo | None = None,
+    locs: Sequence[AnyLoc | None] = (),
 ) -> list[StepInfo]:
     """``cuvil_step_<i>``: the entry's call i alone, with the entry's signature and
     the same argument pointers (emitted after the entry: its text is unchanged)."""
@@ -81,9 +101,10 @@ def emit_steps(
         name = f"{STEP_PREFIX}{i}"
         step = ir.Function(llmod, ir.FunctionType(ir.VoidType(), [PTR] * 4), name)
         b = ir.IRBuilder(step.append_basic_block("entry"))
+        where = _Sites(debug, b, step).call(i, locs[i] if i < len(locs) else None)
         arrays = {"input": step.args[0], "output": step.args[1], "param": step.args[2]}
         args = [_pointer(b, arrays, step.args[3], buffers.slot(v)) for v in values]
-        b.call(callee, args)
+        _call(b, callee, args, where)
         b.ret_void()
         first = values[0] if values else None
         op = made_by.get(id(first)) if isinstance(first, Value) else None
@@ -97,6 +118,36 @@ def emit_steps(
     return steps
 
 
+class _Sites:
+    """The debug info of a function that calls kernels (the entry, a step): its
+    subprogram in GENERATED, its arguments as variables (`named`, debug builds), and
+    each call's location (debuginfo.DebugInfo.call_site)."""
+
+    def __init__(self, debug: DebugInfo | None, b, fn: ir.Function, named=False):
+        self.debug, self.scope = debug, None
+        if debug is None:
+            return
+        if debug.variables:
+            debug_attributes(fn)  # keeps cuvil_main in a backtrace at O3
+        args = [
+            (n, debug.pointer_type(None, 1 if n == "arena" else 2)) for n in ENTRY_ARGS
+        ]
+        self.scope = debug.begin_generated(b, fn, 1, args if named else ())
+
+    def call(self, index: int, loc: AnyLoc | None) -> ir.DIValue | None:
+        """The location of call `index`, which computes the op at `loc`."""
+        if self.debug is None:
+            return None
+        return self.debug.call_site(self.scope, loc, index)
+
+
+def _call(b: ir.IRBuilder, callee, args, where=None) -> None:
+    saved = b.debug_metadata
+    b.debug_metadata = where or saved
+    b.call(callee, args)
+    b.debug_metadata = saved
+
+
 def _profile_counters(llmod: ir.Module, n_calls: int) -> ir.GlobalVariable:
     """``i64 cuvil_profile[n_calls]``: cycles spent in each kernel, accumulated."""
     arr_t = ir.ArrayType(ir.IntType(64), max(n_calls, 1))
@@ -105,12 +156,12 @@ def _profile_counters(llmod: ir.Module, n_calls: int) -> ir.GlobalVariable:
     return g
 
 
-def _timed_call(b: ir.IRBuilder, callee, args, counters, i: int) -> None:
+def _timed_call(b: ir.IRBuilder, callee, args, counters, i: int, where) -> None:
     clock = b.module.declare_intrinsic(
         "llvm.readcyclecounter", (), ir.FunctionType(ir.IntType(64), [])
     )
     t0 = b.call(clock, [])
-    b.call(callee, args)
+    _call(b, callee, args, where)
     spent = b.sub(b.call(clock, []), t0)
     slot = b.gep(counters, [i64(0), i64(i)], inbounds=True)
     b.store(b.add(b.load(slot), spent), slot)

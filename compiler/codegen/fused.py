@@ -58,13 +58,17 @@ def _emit_pointwise(k: Kernel, op: Operation, body: Function) -> None:
         for i, v in enumerate(op.operands)
     ]
     out = (k.out(), tensor_access(t), t.dtype)
-    emit_pointwise(k, shape, out, inputs, lambda b, xs: _evaluate(b, body, xs))
+    emit_pointwise(k, shape, out, inputs, lambda b, xs: _evaluate(k, body, xs))
 
 
-def _evaluate(b: ir.IRBuilder, body: Function, xs: list[ir.Value]) -> ir.Value:
+def _evaluate(k: Kernel, body: Function, xs: list[ir.Value]) -> ir.Value:
+    """The body on register values; each member op's instructions carry its own
+    location, so a line breakpoint or a crash names the member (debuginfo.py)."""
     env = {id(a): x for a, x in zip(body.args, xs, strict=True)}
     for o in body.ops:
-        env[id(o.results[0])] = scalar_op(b, o, [env[id(v)] for v in o.operands])
+        with k.located(o.loc):
+            vals = [env[id(v)] for v in o.operands]
+            env[id(o.results[0])] = scalar_op(k.b, o, vals)
     return env[id(body.outputs[0])]
 
 

@@ -10,6 +10,7 @@ entry function, its per-call step variants and the cycle profile).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -59,17 +60,20 @@ def generate(
     threads: int = 1,
     steps: bool = False,
     hooks: CompileHooks | None = None,
+    break_on: Sequence[str] = (),
 ) -> Program:
-    """Generate LLVM IR for the module's main function (``profile``: per-kernel cycles;
-    ``threads``: large GEMMs split their rows over that many threads; ``steps``: also
-    emit ``cuvil_step_<i>`` per call of the entry, see `StepInfo`; the entry and the
-    kernels are the same text as without; ``hooks``: ``after_kernel``, cuvil.hooks)."""
+    """Generate LLVM IR for the module's main function (``debug``: full DWARF, else
+    line tables only, debuginfo.py; ``profile``: per-kernel cycles; ``threads``: large
+    GEMMs split their rows over that many threads; ``steps``: also emit
+    ``cuvil_step_<i>`` per call of the entry, see `StepInfo`; the entry and the
+    kernels are the same text as without; ``hooks``: ``after_kernel``, cuvil.hooks;
+    ``break_on``: FX node or op names whose kernels start with a debugger trap)."""
     fn = module.main
     check_boundary_layouts(module, fn)
     llmod = ir.Module(name=module.name)
     llmod.triple = target_triple()
     buffers = Buffers(module, fn, llmod)
-    lowering = Lowering(module, fn, llmod, threads, debug)
+    lowering = Lowering(module, fn, llmod, threads, debug, break_on)
     for op in fn.ops:  # in op order: constants become globals, kernels get their plan
         buffers.place(op)
         lowering.prepare(op)
@@ -77,10 +81,17 @@ def generate(
     lowering.emit_all(buffers, hooks)
     for index, v in copies:
         lowering.emit_copy(index, v, buffers)
-    emit_entry(llmod, lowering.calls, buffers, profile)
+    ops_called = [lowering.op_of.get(callee.name) for callee, _ in lowering.calls]
+    locs = [op.loc if op is not None else None for op in ops_called]
+    emit_entry(llmod, lowering.calls, buffers, profile, lowering.dbg, locs)
+    lowering.dbg.describe_rest(llmod)  # GEMM helpers, thread thunks
     # before the steps: a steppable build is the plain one with step functions appended
     emit_manifest(llmod, build_manifest(module, fn, lowering, buffers, arena))
-    step_infos = emit_steps(llmod, fn, lowering.calls, buffers) if steps else []
+    step_infos = (
+        emit_steps(llmod, fn, lowering.calls, buffers, lowering.dbg, locs)
+        if steps
+        else []
+    )
     located = buffers.value_slots()
     return Program(
         str(llmod),

@@ -1,8 +1,11 @@
 """One generated kernel: ``void name(ptr out..., ptr in..., ptr scratch..., ptr extra...)``.
 
 Every tensor is a contiguous buffer with a static shape; a kernel knows its operand types from
-the IR op it implements. Instructions carry the op's DILocation (except the entry block's
-argument handling, which stays location-free so debuggers stop after it).
+the IR op it implements. Instructions carry the op's DILocation, a fused member's its own
+(``located``), except the entry block's argument handling, which stays location-free so
+debuggers stop after it (debuginfo.py). With ``trap`` (``break_on``) the kernel starts
+with ``llvm.debugtrap``, after that prologue, located at the op (True) or at the FX
+node's own line (a Loc).
 
 The kernel protocol: preparing an op for code generation gives a ``Prepared``, the
 compile-time part (derived constant tensors such as packed weights, scratch sizes) and
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 import torch
@@ -20,9 +24,10 @@ from llvmlite import ir
 
 from ..errors import CodegenError
 from ..ir.core import Operation, Value
+from ..ir.location import AnyLoc
 from ..ir.ops.constant import ConstantOp, ParamOp
 from ..ir.types import DType, TensorType
-from .debuginfo import DebugInfo, KernelArg
+from .debuginfo import DebugInfo, KernelArg, debug_attributes
 from .loops import i64
 from .scalar import mem_type, to_mem, to_reg
 
@@ -95,6 +100,7 @@ class Kernel:
         n_in: int | None = None,
         n_extra: int = 0,
         inplace: int | None = None,
+        trap: bool | AnyLoc = False,
     ) -> None:
         self.op = op
         self.n_out = len(op.results) if op is not None else n_out
@@ -112,10 +118,41 @@ class Kernel:
             self.fn.attributes.add("noinline")
         self.fn.linkage = "internal" if not noinline else "external"
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        if debug is not None and op is not None:
-            self.b.debug_metadata = debug.begin_kernel(
-                self.b, self.fn, op.loc, _debug_args(op, n_scratch, n_extra)
-            )
+        self.dbg, self.scope = debug, None
+        if debug is not None:
+            self._describe(debug, n_scratch, n_extra)
+        if trap is not False:  # break_on: the debugger stops here, once per call
+            self._trap(trap)
+
+    def _describe(self, debug: DebugInfo, n_scratch: int, n_extra: int) -> None:
+        if debug.variables:
+            debug_attributes(self.fn)
+        if self.op is None:  # an output copy: no op, no model line
+            self.scope = debug.begin_generated(self.b, self.fn)
+            return
+        args = _debug_args(self.op, n_scratch, n_extra)
+        self.scope, _ = debug.begin_kernel(self.b, self.fn, self.op.loc, args)
+
+    def _trap(self, at: bool | AnyLoc) -> None:
+        """``llvm.debugtrap`` located at `at` (a debugger reports the stop at the next
+        instruction, the kernel's own: ``info line *($pc-1)`` names the node's line)."""
+        void = ir.FunctionType(ir.VoidType(), [])
+        debugtrap = self.fn.module.declare_intrinsic("llvm.debugtrap", (), void)
+        with self.located(at) if at is not True else nullcontext():
+            self.b.call(debugtrap, [])
+
+    @contextmanager
+    def located(self, loc: AnyLoc):
+        """Instructions emitted inside carry `loc`'s location (a fused member's own)."""
+        if self.scope is None:
+            yield
+            return
+        saved = self.b.debug_metadata
+        self.b.debug_metadata = self.dbg.location(self.scope, loc)
+        try:
+            yield
+        finally:
+            self.b.debug_metadata = saved
 
     # ---- arguments -----------------------------------------------------------------------
     def out(self, i: int = 0) -> ir.Argument:

@@ -10,16 +10,20 @@ and records the entry's call sequence.
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 from llvmlite import ir
 
-from ..errors import CodegenError
+from ..errors import CodegenError, CuvilError
 from ..hooks import CompileHooks, KernelEmitted
 from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
+from ..ir.location import Loc
+from ..ir.ops.fused import body_of
 from . import contract, fused, gemm_ops, reduce, window
 from .buffers import Buffers
 from .debuginfo import DebugInfo
@@ -36,7 +40,7 @@ from .pointwise import (
 )
 from .scalar import BINARY, UNARY, emit_cast
 
-__all__ = ["KernelInfo", "Lowering", "prepare", "lower_op"]
+__all__ = ["KernelInfo", "Lowering", "prepare", "lower_op", "break_targets"]
 
 
 @dataclass
@@ -132,10 +136,12 @@ class Lowering:
         llmod: ir.Module,
         threads: int = 1,
         debug: bool = False,
+        break_on: Sequence[str] = (),
     ) -> None:
         self.module, self.fn, self.llmod = module, fn, llmod
-        self.threads, self.debug = threads, debug
-        self.dbg = DebugInfo(llmod, f"{module.name}.cuvilir") if debug else None
+        self.threads, self.debug, self.break_on = threads, debug, tuple(break_on)
+        # full debug info with `debug`, line tables only without (debuginfo.py)
+        self.dbg = DebugInfo(llmod, f"{module.name}.cuvilir", variables=debug)
         self.prepared: dict[int, Prepared] = {}
         self.kernels: list[KernelInfo] = []
         self.op_of: dict[str, Operation] = {}  # kernel symbol -> the op it computes
@@ -155,6 +161,7 @@ class Lowering:
     def emit_all(self, buffers: Buffers, hooks: CompileHooks | None = None) -> None:
         after_kernel = hooks.after_kernel if hooks is not None else None
         kernel_ops = [op for op in self.fn.ops if id(op) in self.prepared]
+        traps = break_targets(self.break_on, self.module, kernel_ops)
         for op in self.fn.ops:
             prep = self.prepared.get(id(op))
             if prep is None:
@@ -168,6 +175,7 @@ class Lowering:
                 debug=self.dbg,
                 noinline=self.debug,
                 inplace=buffers.inplace.get(id(op)),
+                trap=traps.get(id(op), False),
             )
             try:
                 prep.emit(k)
@@ -190,7 +198,8 @@ class Lowering:
 
     def emit_copy(self, index: int, v: Value, buffers: Buffers) -> None:
         """An output that is an input, param, constant or a second alias: copy it out."""
-        k = Kernel(self.llmod, f"cuvil_copy_out{index}", None, n_out=1, n_in=1)
+        name = f"cuvil_copy_out{index}"
+        k = Kernel(self.llmod, name, None, n_out=1, n_in=1, debug=self.dbg)
         emit_pointwise(
             k,
             list(v.type.shape),
@@ -200,3 +209,49 @@ class Lowering:
         )
         out = buffers.output(index, v.type)
         self.calls.append((k.finish(), [out, v]))
+
+
+# ---- break_on: which kernels start with a debugger trap ------------------------------------
+def break_targets(
+    names: Sequence[str], module: Module, kernel_ops: Sequence[Operation]
+) -> dict[int, Loc | bool]:
+    """The ops (ids) whose kernels trap for `names`, with where the trap is located
+    (the node's own Loc, or True: the op's): FX nodes (a kernel's own, a fused
+    member's or a folded node's: the kernel that computes it; a view's: the kernel
+    that computes its data; not a relayout inserted for it) and op names
+    (``cuvil.conv2d``: every kernel computing one, fused ones included). An unknown
+    name is a CuvilError with close matches."""
+    by_name: dict[str, list[Operation]] = {}
+    for op in kernel_ops:
+        body = body_of(module, op).ops if isinstance(op, ops.FusedOp) else []
+        for key in {*op.loc.nodes, op.name, *(o.name for o in body)}:
+            by_name.setdefault(key, []).append(op)
+    found: dict[int, Loc | bool] = {}
+    for name in names:
+        hits = by_name.get(name) or _view_source(module, name, kernel_ops)
+        # a relayout carries its consumer's nodes but computes none of them
+        hits = [op for op in hits if op.name != "cuvil.relayout"] or hits
+        if not hits:
+            close = difflib.get_close_matches(name, sorted(by_name), n=3, cutoff=0.6)
+            guess = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise CuvilError(
+                f"break_on: no kernel computes '{name}'{guess}",
+                hint="break_on takes FX node names (compiled.program.kernels lists each "
+                "kernel's nodes) or op names such as 'cuvil.conv2d'; a node folded to a "
+                "constant or removed has no code to stop in",
+            )
+        for op in hits:
+            part = next((p for p in op.loc.parts if p.node == name), None)
+            found.setdefault(id(op), part if part and part.file else True)
+    return found
+
+
+def _view_source(
+    module: Module, name: str, kernel_ops: Sequence[Operation]
+) -> list[Operation]:
+    """A node lowered to a view (cuvil.reshape) traps where its data is computed."""
+    v = module.fx_values.get(name)
+    while isinstance(v, Value) and isinstance(v.owner, ops.ReshapeOp):
+        v = v.owner.operands[0]
+    owner = v.owner if isinstance(v, Value) else None
+    return [op for op in kernel_ops if op is owner]

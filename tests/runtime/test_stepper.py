@@ -74,6 +74,13 @@ def _reshapes_of(v: Value):
 
 
 # ---- codegen: steps=True adds functions, changes nothing else --------------------------
+def _code_and_metadata(program) -> tuple[str, list[str]]:
+    """The LLVM IR text before its metadata, and its metadata lines (printed last)."""
+    lines = program.llvm_ir.splitlines()
+    first = next((i for i, ln in enumerate(lines) if ln.startswith("!")), len(lines))
+    return "\n".join(lines[:first]), lines[first:]
+
+
 def test_steps_leave_the_entry_and_kernels_unchanged(cnn):
     model, inputs = cnn
     module = _module(model, inputs, optimized=True)
@@ -81,8 +88,11 @@ def test_steps_leave_the_entry_and_kernels_unchanged(cnn):
     assert "cuvil_step" not in plain.llvm_ir and not plain.steps
     main = re.search(r'define void @"cuvil_main".*?\n}\n', plain.llvm_ir, re.S)
     assert main and main.group(0) in stepped.llvm_ir
-    # the step functions are appended: everything before them is byte-identical
-    assert stepped.llvm_ir.startswith(plain.llvm_ir.rstrip("\n"))
+    # the step functions are appended: everything before them is byte-identical, in
+    # the code and in the debug metadata after it (the steps' own come last)
+    (plain_code, plain_md), (code, md) = map(_code_and_metadata, (plain, stepped))
+    assert code.startswith(plain_code.rstrip("\n"))
+    assert md[: len(plain_md)] == plain_md
     calls = main.group(0).count("call void")
     assert [s.symbol for s in stepped.steps] == [
         f"cuvil_step_{i}" for i in range(calls)
