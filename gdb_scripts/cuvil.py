@@ -235,6 +235,8 @@ class CuvilFrameFilter:
                 isinstance(name, str) and name.startswith(("ffi_call", "_ctypes"))
             ):
                 continue  # the ctypes call into cuvil_main
+            if isinstance(name, str) and name.startswith("cuvil_call_"):
+                continue  # the artificial scope of one call inside cuvil_main
             yield _Labelled(decorator)
 
 

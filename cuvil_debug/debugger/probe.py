@@ -19,6 +19,7 @@ from .tensors import TensorView
 __all__ = ["Here", "locate", "where", "describe_kernel", "kernel_table", "backtrace"]
 
 STEP_PREFIX = "cuvil_step_"
+CALL_SCOPE = "cuvil_call_"  # cuvil_call_<i>: an inlined scope around call i (DWARF)
 TRAMPOLINES = ("ffi_call", "_ctypes", "libffi", "PyCFuncPtr_call")
 
 
@@ -264,6 +265,8 @@ def backtrace(adapter: Adapter, builds: list[Build]) -> str:
     for i, f in enumerate(adapter.frames()):
         if f.pc == 0:
             break  # the unwinder lost the chain
+        if (f.function or "").startswith(CALL_SCOPE):
+            continue  # the artificial scope of one call in cuvil_main
         build = next((b for b in builds if b.contains(f.pc)), None)
         where = f" at {os.path.basename(f.file)}:{f.line}" if f.file and f.line else ""
         if build is not None:
