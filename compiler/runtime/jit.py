@@ -4,8 +4,9 @@ Every JIT object carries its debug key (``debugkey.py``: IR, target, options, ve
 as a ``.note.cuvil.debugkey`` note and as its GNU build-id; ``JitModule.debug_key``.
 
 GDB JIT registration (the interface GDB and LLDB learn about JIT code through) is on
-when the build has ``debug`` (DWARF) or its symbols go to a symbol store
-(``keep_symbols`` / ``$CUVIL_SYMBOL_STORE``); otherwise it is switched off
+when the build has ``debug`` (DWARF), ``break_on`` traps (a debugger is meant to stop
+in it) or its symbols go to a symbol store (``keep_symbols`` / ``$CUVIL_SYMBOL_STORE``);
+otherwise it is switched off
 (``jitreg.py``: MCJIT would register every object, and each costs debugger time).
 
 With a symbol store the full object (with its DWARF, if any) is filed under its key
@@ -116,8 +117,11 @@ class JitModule:
             if not debug:  # MCJIT loads it without DWARF; the store has that
                 obj = debugfiles.strip_object(obj)
         self.engine = llvm.create_mcjit_compiler(self.module, target_machine(opt))
+        # break_on traps are there to stop a debugger: it must see the code
+        trapped = bool(options and options.break_on)
         self.registered = (
             debug
+            or trapped
             or self.store is not None
             or not jitreg.unregister_listener(self.engine)
         )

@@ -88,7 +88,9 @@ def _assert_symbolised(out: str, lines: dict[str, int]) -> None:
     located = located_frames(out, MODEL.name)
     assert located, f"no frame at {MODEL.name}:N\n{out}"
     for fn, line in located:
-        assert lines.get(fn) == line, f"{fn} at line {line}, manifest: {lines}\n{out}"
+        # a kernel at its op's line; cuvil_main at the line of the op it calls
+        expected = lines.get(fn) if fn.startswith("cuvil_k") else line
+        assert expected == line and line in lines.values(), f"{fn} at {line}: {lines}"
 
 
 def test_only_the_build_with_a_store_is_registered(crash, by_hand):
