@@ -22,7 +22,7 @@ if _ROOT not in sys.path:
 
 from cuvil_debug.debugger.adapter import FrameInfo, entry_arguments  # noqa: E402
 from cuvil_debug.debugger.builds import MANIFEST_SECTION  # noqa: E402
-from cuvil_debug.debugger.elf import ElfError, open_file  # noqa: E402
+from cuvil_debug.debugger.elf import open_elf  # noqa: E402
 from cuvil_debug.debugger.probe import kernel_label, tensor_label  # noqa: E402
 from cuvil_debug.debugger.session import Session  # noqa: E402
 
@@ -60,11 +60,11 @@ class GdbAdapter:
     def _text_addr(self, path):
         if path not in self._cuvil_libs:
             try:
-                elf = open_file(path)
-                text = elf.section(".text")
-                has = elf.section(MANIFEST_SECTION) is not None and text is not None
-                self._cuvil_libs[path] = text.addr if has else None
-            except (ElfError, OSError):
+                with open_elf(path) as elf:
+                    text = elf.section(".text")
+                    has = elf.section(MANIFEST_SECTION) is not None and text is not None
+                    self._cuvil_libs[path] = text.addr if has else None
+            except (ValueError, OSError):
                 self._cuvil_libs[path] = None
         return self._cuvil_libs[path]
 

@@ -1,11 +1,12 @@
 """A small ELF reader on ``struct`` alone: sections, notes, build-ids, symbols.
 
-The symbol store, the JIT's registration switch and the tests read ELF files with it:
-an AOT library, its ``.debug`` file, a JIT object on disk or its image in memory (as
-registered with the GDB JIT interface, read from a live process or a core dump). It
-imports nothing but the standard library, so a debugger's Python (which has no
-pyelftools, numpy or torch) can copy it as it is; `symbol_file_args` is the one
-function a GDB/LLDB script needs to load a JIT object's debug file from the store::
+The symbol store, the JIT's registration switch, the debugger commands and the tests
+read ELF files with it: an AOT library, its ``.debug`` file, a JIT object on disk or its
+image in memory (as registered with the GDB JIT interface, read from a live process or a
+core dump). It imports nothing but the standard library, so a debugger's Python (which
+has no pyelftools, numpy or torch) loads it by path (cuvil_debug/debugger/elf.py);
+`symbol_file_args` is what a GDB/LLDB script needs to load a JIT object's debug file
+from the store::
 
     image = <the bytes at jit_code_entry.symfile_addr, symfile_size>
     key = image_key(image)                     # its debug key (= build-id)
@@ -29,6 +30,7 @@ from pathlib import Path
 __all__ = [
     "Elf",
     "Section",
+    "Symbol",
     "open_elf",
     "image_key",
     "symbol_file_args",
@@ -36,7 +38,8 @@ __all__ = [
     "GNU_BUILD_ID",
 ]
 
-SHT_NOBITS, SHT_NOTE, SHT_SYMTAB, SHT_DYNSYM = 8, 7, 2, 11
+SHT_NOBITS, SHT_NOTE, SHT_SYMTAB, SHT_DYNSYM, SHT_RELA = 8, 7, 2, 11, 4
+SHN_UNDEF, SHN_ABS = 0, 0xFFF1
 SHF_ALLOC, SHF_EXECINSTR = 0x2, 0x4
 ET_NAMES = {1: "rel", 2: "exec", 3: "dyn", 4: "core"}
 CUVIL_NOTE = (b"cuvil", 1)  # owner, type of the .note.cuvil.debugkey note
@@ -54,7 +57,19 @@ class Section:
     offset: int
     size: int
     link: int
+    info: int
     entsize: int
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A defined, named symbol: its value (a ``.o``'s: an offset in section `shndx`)."""
+
+    name: str
+    value: int
+    size: int
+    shndx: int
+    kind: int  # STT_*: 1 object, 2 function
 
 
 class Elf:
@@ -78,9 +93,7 @@ class Elf:
         ]
         names = raw[shstrndx] if shstrndx < shnum else None
         self.sections = [
-            Section(
-                i, self._name(names, r[0]), r[1], r[2], r[3], r[4], r[5], r[6], r[9]
-            )
+            Section(i, self._name(names, r[0]), *r[1:8], r[9])
             for i, r in enumerate(raw)
         ]
 
@@ -147,6 +160,53 @@ class Elf:
             for s in self.sections
         )
 
+    @property
+    def relocatable(self) -> bool:
+        return self.type == "rel"
+
+    def symbol_table(self) -> list[Symbol]:
+        """Every defined, named symbol of ``.symtab`` (stripped: ``.dynsym``)."""
+        table = next((s for s in self.sections if s.type == SHT_SYMTAB), None)
+        table = table or next((s for s in self.sections if s.type == SHT_DYNSYM), None)
+        if table is None:
+            return []
+        strings = bytes(self.contents(self.sections[table.link]))
+        out = []
+        for name, info, shndx, value, size in self._entries(table):
+            if shndx != SHN_UNDEF and name:
+                out.append(Symbol(_cstr(strings, name), value, size, shndx, info & 0xF))
+        return out
+
+    def _entries(self, table: Section):
+        data, size = bytes(self.contents(table)), table.entsize or 24
+        for off in range(0, len(data) - size + 1, size):
+            name, info, _, shndx, value, sz = struct.unpack_from("<IBBHQQ", data, off)
+            yield name, info, shndx, value, sz
+
+    def address(self, sym: Symbol) -> int:
+        """Where `sym` is in the image: a ``.o``'s values are offsets in their section,
+        whose ``sh_addr`` a JIT loader patched to its load address."""
+        if self.relocatable and sym.shndx < len(self.sections) and sym.shndx != SHN_ABS:
+            return self.sections[sym.shndx].addr + sym.value
+        return sym.value
+
+    def relocations(self, target: int) -> list[tuple[int, str, int]]:
+        """(offset in section `target`, symbol name, type) of its RELA relocations."""
+        out = []
+        for s in self.sections:
+            if s.type != SHT_RELA or s.info != target or s.link >= len(self.sections):
+                continue
+            table = self.sections[s.link]
+            strings = bytes(self.contents(self.sections[table.link]))
+            names = [_cstr(strings, e[0]) for e in self._entries(table)]
+            data = bytes(self.contents(s))
+            for off in range(0, len(data) - 23, 24):
+                r_offset, r_info = struct.unpack_from("<QQ", data, off)
+                index, kind = r_info >> 32, r_info & 0xFFFFFFFF
+                if 0 < index < len(names):
+                    out.append((r_offset, names[index], kind))
+        return out
+
     def symbols(self, *names: str) -> dict[str, int]:
         """The values of the symbols `names` found in .symtab, else .dynsym."""
         found: dict[str, int] = {}
@@ -174,6 +234,11 @@ def _lookup(strings: bytes, entries: bytes, name: bytes) -> int | None:
             at = entries.find(offset, at + 1)
         start = strings.find(b"\0" + name + b"\0", start + 1)
     return None
+
+
+def _cstr(table: bytes, offset: int) -> str:
+    end = table.find(b"\0", offset)
+    return table[offset : end if end >= 0 else len(table)].decode("utf-8", "replace")
 
 
 def _align4(n: int) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .elf import SHN_ABS, Elf, ElfError, open_file
+from .elf import Elf, open_elf
 
 __all__ = ["Build", "KernelSite", "Resolution", "find_builds", "resolve", "jit_images"]
 
@@ -26,7 +26,9 @@ MANIFEST_SECTION = ".cuvil.manifest"
 MANIFEST_MAGIC, MANIFEST_VERSION = b"CUVM", 2
 DESCRIPTOR = "__jit_debug_descriptor"
 STT_OBJECT, STT_FUNC = 1, 2
-MAX_IMAGES = 4096  # a corrupt list must not loop forever
+SHN_ABS = 0xFFF1
+MAX_IMAGES = 4096
+MAX_IMAGE_BYTES = 1 << 30  # a corrupt list must not loop forever
 
 Read = Callable[[int, int], bytes]
 
@@ -120,12 +122,12 @@ def decode_manifest(data: bytes) -> dict[str, Any] | None:
 
 def _build(elf: Elf, origin: str, base: int, image=None) -> Build | None:
     section = elf.section(MANIFEST_SECTION)
-    manifest = decode_manifest(elf.data(section)) if section is not None else None
+    manifest = decode_manifest(bytes(elf.contents(section))) if section else None
     if manifest is None:
         return None
     symbols = {
         s.name: (base + elf.address(s), s.size)
-        for s in elf.symbols()
+        for s in elf.symbol_table()
         if s.kind in (STT_OBJECT, STT_FUNC) and s.shndx != SHN_ABS
     }
     kernels = {}
@@ -136,7 +138,7 @@ def _build(elf: Elf, origin: str, base: int, image=None) -> Build | None:
                 info["symbol"], where[0], where[1], info
             )
     sections = {s.name: s.addr for s in elf.sections if s.addr} if image else {}
-    key = elf.build_id()
+    key = elf.key
     build = Build(origin, manifest, key, kernels, symbols, sections, image, base)
     if elf.relocatable:
         build.call_fields = _call_fields(
@@ -152,7 +154,7 @@ def _call_fields(
     or a step function."""
     out: dict[str, list[tuple[int, int]]] = {}
     by_section: dict[int, list] = {}
-    for sym in elf.symbols():
+    for sym in elf.symbol_table():
         if sym.name != entry and not sym.name.startswith("cuvil_step_"):
             continue
         if sym.shndx not in by_section:
@@ -188,13 +190,9 @@ class BuildCache:
     def jit(self, read: Read, image: tuple[int, int]) -> Build | None:
         if image not in self._jit:
             addr, size = image
-
-            def read_image(offset: int, n: int) -> bytes:
-                n = max(0, min(n, size - offset))
-                return read(addr + offset, n) if n else b""
-
-            try:
-                self._jit[image] = _build(Elf(read_image), f"jit@{addr:#x}", 0, image)
+            try:  # a JIT object is small: read it whole
+                elf = Elf(read(addr, size)) if 0 < size < MAX_IMAGE_BYTES else None
+                self._jit[image] = elf and _build(elf, f"jit@{addr:#x}", 0, image)
             except Exception:  # unreadable or not ELF: not a build we can describe
                 self._jit[image] = None
         return self._jit[image]
@@ -207,8 +205,9 @@ class BuildCache:
         key = (path, base, stamp)
         if key not in self._libs:
             try:
-                self._libs[key] = _build(open_file(path), path, base)
-            except (ElfError, struct.error, OSError, ValueError):
+                with open_elf(path) as elf:
+                    self._libs[key] = _build(elf, path, base)
+            except (struct.error, OSError, ValueError):
                 self._libs[key] = None
         return self._libs[key]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .adapter import Adapter, CommandError
 from .builds import Build
-from .elf import ElfError, open_file
+from .elf import open_elf
 
 __all__ = ["load_symbols", "store_path", "default_store"]
 
@@ -81,8 +81,9 @@ def load_symbols(adapter: Adapter, builds: list[Build], args: list[str]) -> str:
             )
             continue
         try:
-            found = open_file(str(path)).build_id()
-        except (ElfError, OSError):
+            with open_elf(path) as elf:
+                found = elf.key
+        except (ValueError, OSError):
             found = None
         if found != build.key:
             lines.append(

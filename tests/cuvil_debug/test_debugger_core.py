@@ -13,7 +13,7 @@ import cuvil
 from cuvil.runtime.manifest import read_manifest
 from cuvil_debug import load_model
 from cuvil_debug.debugger.builds import BuildCache, resolve
-from cuvil_debug.debugger.elf import open_file
+from cuvil_debug.debugger.elf import open_elf
 from cuvil_debug.debugger.tensors import Stats, TensorView, parse_slice
 
 from ..debuggers.conftest import ROOT
@@ -34,8 +34,7 @@ def bundle(tmp_path_factory):
 def test_elf_reader_agrees_with_pyelftools(bundle):
     path, loaded = bundle
     so = str(path / "model.so")
-    ours = open_file(so)
-    with open(so, "rb") as f:
+    with open(so, "rb") as f, open_elf(so) as ours:
         ref = ELFFile(f)
         assert [s.name for s in ours.sections] == [s.name for s in ref.iter_sections()]
         assert [s.addr for s in ours.sections] == [
@@ -47,8 +46,10 @@ def test_elf_reader_agrees_with_pyelftools(bundle):
             for s in symtab.iter_symbols()
             if s.name and s["st_shndx"] != "SHN_UNDEF"
         }
-    assert {s.name: s.value for s in ours.symbols()} == expected
-    assert ours.build_id() == loaded.debug_key
+        symbols = {s.name: s.value for s in ours.symbol_table()}
+        key = ours.key
+    assert symbols == expected
+    assert key == loaded.debug_key
 
 
 def test_a_library_build_has_the_manifest_and_every_kernel(bundle):
@@ -56,9 +57,8 @@ def test_a_library_build_has_the_manifest_and_every_kernel(bundle):
     build = BuildCache().library(str(path / "model.so"), 0x1000)
     assert build is not None and build.manifest == read_manifest(path / "model.so")
     assert set(build.kernels) == {k["symbol"] for k in build.manifest["kernels"]}
-    sym = next(
-        s for s in open_file(str(path / "model.so")).symbols() if s.name == "cuvil_main"
-    )
+    with open_elf(path / "model.so") as elf:
+        sym = next(s for s in elf.symbol_table() if s.name == "cuvil_main")
     assert build.function("cuvil_main")[0] == 0x1000 + sym.value
 
 
