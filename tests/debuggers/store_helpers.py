@@ -139,7 +139,8 @@ def located_frames(output: str, file: str) -> list[tuple[str, int]]:
     LLDB's formats)."""
     # a kernel frame may carry the cuvil frame filter's label: NAME [node: op shape]
     gdb = rf"^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+)(?: \[[^\]]*\])? \(.*\) at {re.escape(file)}:(\d+)$"
-    lldb = rf"frame #\d+: 0x[0-9a-f]+ \S+`(\w+)\(.*\) at {re.escape(file)}:(\d+)"
+    # (LLDB prints no parentheses for a function without argument variables)
+    lldb = rf"frame #\d+: 0x[0-9a-f]+ \S+`(\w+)(?:\(.*\))? at {re.escape(file)}:(\d+)"
     found = re.findall(gdb, output, flags=re.M) + re.findall(lldb, output)
     return [(fn, int(line)) for fn, line in found]
 
