@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .elf import Elf, open_elf
+from .elf import Elf, open_elf, plt_stubs
 
 __all__ = ["Build", "KernelSite", "Resolution", "find_builds", "resolve", "jit_images"]
 
@@ -69,6 +69,8 @@ class Build:
     # a JIT object's calls of each kernel from the entry/steps: (field address, reloc
     # type), read from its relocations (the code is not relocated yet when it registers)
     call_fields: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    # a library's PLT entry of each kernel (it calls its exported kernels through them)
+    plt: dict[str, int] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -144,6 +146,9 @@ def _build(elf: Elf, origin: str, base: int, image=None) -> Build | None:
         build.call_fields = _call_fields(
             elf, manifest.get("entry", "cuvil_main"), kernels
         )
+    else:
+        stubs = plt_stubs(elf)
+        build.plt = {n: base + a for a, n in stubs.items() if n in kernels}
     return build
 
 

@@ -9,10 +9,11 @@ checkout, or wherever an installed ``cuvil`` package lives (found without import
 from __future__ import annotations
 
 import importlib.util
+import struct
 import sys
 from pathlib import Path
 
-__all__ = ["Elf", "Symbol", "open_elf", "symbol_file_args"]
+__all__ = ["Elf", "Symbol", "open_elf", "symbol_file_args", "plt_stubs"]
 
 _NAME = "cuvil_debug.debugger._elfinfo"
 
@@ -45,3 +46,54 @@ Elf = _elfinfo.Elf
 Symbol = _elfinfo.Symbol
 open_elf = _elfinfo.open_elf
 symbol_file_args = _elfinfo.symbol_file_args
+
+
+SHT_RELA, SHT_DYNSYM = 4, 11
+EM_X86_64, R_X86_64_JUMP_SLOT = 62, 7
+
+
+def plt_stubs(elf) -> dict[int, str]:
+    """PLT entry address -> the function it jumps to (x86-64 ``.plt``/``.plt.sec``):
+    a shared library calls its own exported functions through them."""
+    if struct.unpack_from("<H", elf.data, 18)[0] != EM_X86_64:
+        return {}
+    slots = {}
+    for s in elf.sections:
+        if s.type != SHT_RELA or s.link >= len(elf.sections):
+            continue
+        dynsym = elf.sections[s.link]
+        if dynsym.type != SHT_DYNSYM:
+            continue
+        names = _names(elf, dynsym)
+        data = bytes(elf.contents(s))
+        for off in range(0, len(data) - 23, 24):
+            r_offset, r_info = struct.unpack_from("<QQ", data, off)
+            index, kind = r_info >> 32, r_info & 0xFFFFFFFF
+            if kind == R_X86_64_JUMP_SLOT and 0 < index < len(names):
+                slots[r_offset] = names[index]
+    out = {}
+    for s in elf.sections:
+        if s.name not in (".plt", ".plt.sec") or not slots:
+            continue
+        code, i = bytes(elf.contents(s)), 0
+        while (i := code.find(b"\xff\x25", i)) >= 0 and i + 6 <= len(code):
+            (disp,) = struct.unpack_from("<i", code, i + 2)  # jmp *disp(%rip)
+            name = slots.get(s.addr + i + 6 + disp)
+            if name:
+                out[s.addr + i - i % 16] = name  # entries are 16 bytes
+            i += 2
+    return out
+
+
+def _names(elf, table) -> list[str]:
+    """Every symbol's name by its index in `table`."""
+    strings = bytes(elf.contents(elf.sections[table.link]))
+    data, size = bytes(elf.contents(table)), table.entsize or 24
+    out = []
+    for off in range(0, len(data) - size + 1, size):
+        start = struct.unpack_from("<I", data, off)[0]
+        end = strings.find(b"\0", start)
+        out.append(
+            strings[start : end if end >= 0 else None].decode("utf-8", "replace")
+        )
+    return out

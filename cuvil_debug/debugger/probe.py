@@ -49,9 +49,10 @@ def return_sites(adapter: Adapter, build: Build) -> dict[str, list[int]]:
     """Kernel symbol -> the return addresses of its calls in the entry and the steps.
 
     x86-64 only. Two call forms occur: ``call rel32`` (E8; AOT libraries, small code
-    model) and, in JIT code (large code model), ``movabs $kernel, %reg`` followed by
-    ``call *%reg``. A kernel's address as an immediate or a call target is exact enough:
-    anything else matching it by chance would have to equal a kernel's first byte."""
+    model; to the kernel, or to its PLT entry where it is exported) and, in JIT code
+    (large code model), ``movabs $kernel, %reg`` followed by ``call *%reg``. A kernel's
+    address as an immediate or a call target is exact enough: anything else matching it
+    by chance would have to equal a kernel's first byte."""
     cached = getattr(build, "_return_sites", None)
     if cached:
         return cached
@@ -59,6 +60,7 @@ def return_sites(adapter: Adapter, build: Build) -> dict[str, list[int]]:
         out = _from_relocations(adapter, build)
     else:
         starts = {k.start: k.symbol for k in build.kernels.values()}
+        starts |= {stub: name for name, stub in build.plt.items()}
         out = {}
         for name, (addr, size) in build.symbols.items():
             if _is_entry(build, name) and size > 0:
