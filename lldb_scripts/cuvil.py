@@ -8,10 +8,11 @@ command, and the hooks that keep breakpoints right when code comes and goes: a
 breakpoint on ``__jit_debug_register_code`` (every JIT object registered or freed: a
 recompile) and one on ``cuvil_main`` (an AOT library's first call: its pending
 breakpoints are set before its first kernel runs). Both continue at once. A type
-summary shows a kernel's tensor arguments as ``<1x16x32x32 f32 nhwc>`` in ``frame
-variable`` and ``bt`` (and, at a kernel's first instruction, where debug info shows
-values not written yet, the argument registers' values). The commands themselves live
-in cuvil_debug/debugger (stdlib only: LLDB's Python has no torch or numpy).
+summary shows a kernel's tensor arguments with their shape (``0x55555cad2980
+<1x16x32x32 f32 nhwc>``) in ``frame variable`` and ``bt``; at a kernel's first
+instruction, where debug info shows values not written yet, it shows the argument
+registers. The commands themselves live in cuvil_debug/debugger (stdlib only: LLDB's
+Python has no torch or numpy).
 
 Importing it also turns on what LLDB needs for JIT code on Linux
 (``plugin.jit-loader.gdb.enable``) and loads symbols lazily
@@ -180,34 +181,27 @@ class LldbAdapter:
 
     # ---- frames -----------------------------------------------------------------------
     def _frames(self):
-        """(innermost SBFrame, its function's SBFrame) per physical frame: LLDB lists
-        each inlined call as a frame of its own at the same pc."""
+        """The selected thread's SBFrames, innermost first. Like GDB, LLDB lists an
+        inlined call as a frame of its own (at its caller's pc): a release build's
+        kernels, inlined into the entry, are named by those frames."""
         thread = self.thread()
         if thread is None:
             return []
-        out, inner = [], None
-        for i in range(min(thread.GetNumFrames(), MAX_FRAMES * 4)):
-            frame = thread.GetFrameAtIndex(i)
-            inner = inner or frame
-            if not frame.IsInlined():
-                out.append((inner, frame))
-                inner = None
-                if len(out) >= MAX_FRAMES:
-                    break
-        return out
+        count = min(thread.GetNumFrames(), MAX_FRAMES)
+        return [thread.GetFrameAtIndex(i) for i in range(count)]
 
     def frames(self):
         out = []
-        for inner, outer in self._frames():
-            entry = inner.GetLineEntry()
+        for frame in self._frames():
+            entry = frame.GetLineEntry()
             spec = entry.GetFileSpec() if entry.IsValid() else None
-            module = outer.GetModule().GetFileSpec()
+            module = frame.GetModule().GetFileSpec()
             out.append(
                 FrameInfo(
-                    outer.GetPC(),
-                    outer.GetFunctionName(),
+                    frame.GetPC(),
+                    frame.GetFunctionName(),
                     spec.fullpath if spec else None,
-                    entry.GetLine() or None if spec else None,
+                    (entry.GetLine() or None) if spec else None,
                     module.fullpath or module.GetFilename(),
                 )
             )
@@ -227,7 +221,7 @@ class LldbAdapter:
         if index >= len(frames):
             return []
         out = []
-        for value in frames[index][1].GetVariables(True, False, False, True):
+        for value in frames[index].GetVariables(True, False, False, True):
             error = lldb.SBError()
             number = value.GetValueAsUnsigned(error)
             if error.Fail() or value.GetError().Fail() or value.GetValue() is None:
@@ -390,34 +384,36 @@ def _kernel_at(pc, function):
 
 
 def tensor_summary(valobj, internal_dict):
-    """``<1x16x32x32 f32 nhwc>`` for a kernel's tensor argument; "" anywhere else."""
+    """``0x55555cad2980 <1x16x32x32 f32 nhwc>`` for a kernel's tensor argument (the
+    summary replaces the value: `type summary add -v`); "" anywhere else, where LLDB
+    then shows the value as it would without it."""
     try:
         frame = valobj.GetFrame()
-        name = frame.GetFunctionName() or "" if frame.IsValid() else ""
+        name = (frame.GetFunctionName() or "") if frame.IsValid() else ""
         if not name.startswith("cuvil_"):
             return ""
         with ADAPTER.at(frame):
-            return _summary(frame, valobj.GetName(), name)
+            return _summary(frame, valobj, name)
     except Exception:  # noqa: BLE001 - a summary must never break `frame variable`
         return ""
 
 
-def _summary(frame, variable, function):
+def _summary(frame, valobj, function):
     site = _kernel_at(frame.GetPC(), function)
     if site is None:
         return ""
     infos = site[1].info.get("args", [])
     names = [v.GetName() for v in frame.GetVariables(True, False, False, True)]
-    if variable not in names or len(names) != len(infos):
+    if valobj.GetName() not in names or len(names) != len(infos):
         return ""
-    i = names.index(variable)
+    i = names.index(valobj.GetName())
     label = tensor_label(infos[i]).split(" ", 1)[-1]
-    if frame.GetFrameID() != 0 or frame.GetPC() != site[1].start:
-        return label
-    # at the first instruction the variables are not written yet: the ABI registers
-    # hold the arguments there
-    value = entry_arguments(ADAPTER, i + 1)[i]
-    return f"{label[:-1]}, at entry {value:#x}>" if label.endswith(">") else label
+    if frame.GetFrameID() == 0 and frame.GetPC() == site[1].start:
+        # at the first instruction the variables are not written yet: the ABI
+        # registers hold the arguments there
+        value = entry_arguments(ADAPTER, i + 1)[i]
+        return f"{value:#018x} {label} (entry)"
+    return f"{valobj.GetValue() or '<unavailable>'} {label}"
 
 
 def cuvil_command(debugger, command, exe_ctx, result, internal_dict):
@@ -445,6 +441,6 @@ def __lldb_init_module(debugger, internal_dict):
     )
     types = " ".join(f'"{t}"' for t in SUMMARY_TYPES)
     _run(debugger, "type category define cuvil")
-    _run(debugger, f"type summary add -w cuvil -F {__name__}.tensor_summary {types}")
+    _run(debugger, f"type summary add -w cuvil -v -F {__name__}.tensor_summary {types}")
     _run(debugger, "type category enable cuvil")
     install_hooks(debugger.GetSelectedTarget())

@@ -2,20 +2,21 @@
 
     lldb-22 -b -x -o 'command script import lldb_scripts/cuvil.py'
             -o 'cuvil break block1_pool --after' -o run -o 'cuvil print block1_pool --stats'
-            ... -- python lldb_debuggee.py samples/models/small_cnn.py O3 --stats block1_pool
+            ... -- python cuvil_debuggee.py samples/models/small_cnn.py --opt O3 ...
 
-One LLDB session per scenario (module-scoped fixtures): small_cnn at O0 and at O3 (a
-value node, a fused member, a folded node; `cuvil print --stats` against eager PyTorch),
-a recompile (the code is freed and compiled again: a pending breakpoint stops in both),
-an AOT library (armed at its first call; --after through its PLT; `cuvil symbols`),
-ResNet-18 at O3, and bad input at every stage: one ``cuvil: ...`` line, no traceback.
+One LLDB session per scenario (module-scoped fixtures), over the shipped debuggee
+(samples/debug/run.py): small_cnn at O0 and at O3 (a value node, a fused member, a
+folded node; `cuvil print --stats` against eager PyTorch), a recompile (the code is freed
+and compiled again: a pending breakpoint stops in both), an AOT library (armed at its
+first call; --after through its PLT; `cuvil symbols`), a crash of a stripped JIT build
+whose debug file is in a symbol store (tests/debuggers/crash_store.py), ResNet-18 at O3,
+and bad input at every stage: one ``cuvil: ...`` line, no traceback.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ import pytest
 from .conftest import find_debugger
 
 ROOT = Path(__file__).resolve().parents[2]
-DEBUGGEE = Path(__file__).with_name("lldb_debuggee.py")
+DEBUGGEE = Path(__file__).with_name("cuvil_debuggee.py")
 SCRIPT = ROOT / "lldb_scripts" / "cuvil.py"
 SMALL = "samples/models/small_cnn.py"
 RESNET = "samples/models/resnet18.py"
@@ -66,7 +67,7 @@ class Transcript:
         return STOP.findall(self.text)
 
     def eager(self, node: str) -> dict[str, float]:
-        line = re.search(rf"^eager-stats {node} (.*)$", self.text, re.M)
+        line = re.search(rf"^eager-stats {node}: (.*)$", self.text, re.M)
         assert line, f"the debuggee printed no statistics of {node}:\n{self.text}"
         return _numbers(line.group(1))
 
@@ -75,12 +76,23 @@ def _numbers(text: str) -> dict[str, float]:
     return {k: float(v) for k, v in re.findall(r"(\w+)=(\S+)", text)}
 
 
-def run_lldb(lldb: str, commands: list[str], *args: str, timeout=240) -> Transcript:
+def run_lldb(
+    lldb: str,
+    commands: list[str],
+    *args: str,
+    crashed: list[str] = (),
+    debuggee: Path = DEBUGGEE,
+) -> Transcript:
+    """LLDB in batch mode: `commands`, then (-k) `crashed` once the program crashes
+    (batch mode runs no more -o commands after a crash)."""
     argv = [lldb, "-b", "-x", "-o", f"command script import {SCRIPT}"]
     for command in commands:
         argv += ["-o", command]
-    argv += ["--", sys.executable, str(DEBUGGEE), *args]
-    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    for command in crashed:
+        argv += ["-k", command]
+    argv += ["--", sys.executable, str(debuggee), *args]
+    skip = ("DEBUGINFOD_URLS", "CUVIL_SYMBOL_STORE")
+    env = {k: v for k, v in os.environ.items() if k not in skip}
     env["OMP_NUM_THREADS"] = "1"
     proc = subprocess.run(
         argv,
@@ -88,7 +100,7 @@ def run_lldb(lldb: str, commands: list[str], *args: str, timeout=240) -> Transcr
         env=env,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=240,
         stdin=subprocess.DEVNULL,
     )
     return Transcript(proc.stdout + proc.stderr)
@@ -213,7 +225,7 @@ def o0(lldb) -> Transcript:
         "continue",
         *EXITED,
     ]
-    args = (SMALL, "O0", "--calls", "2", "--stats", "block1_relu")
+    args = (SMALL, "--opt", "O0", "--runs", "2", "--stats", "block1_relu")
     return run_lldb(lldb, commands, *args)
 
 
@@ -287,7 +299,7 @@ def o3(lldb) -> Transcript:
         "frame variable",
         *["continue"] * 4,
     ]
-    args = (SMALL, "O3", "--calls", "2", "--stats", "block1_pool")
+    args = (SMALL, "--opt", "O3", "--runs", "2", "--stats", "block1_pool")
     return run_lldb(lldb, commands, *args)
 
 
@@ -324,8 +336,7 @@ def test_o3_kernel_arguments_have_tensor_summaries(o3, manifest):
     kernel = manifest(SMALL, "O3").nodes["block2_conv"]["kernel"]
     shown = o3.output("frame variable")
     assert re.search(
-        r"^\(float \*\) block2_relu = 0x[0-9a-f]+ "
-        r"<1x32x16x16 f32 nhwc, at entry 0x[0-9a-f]+>$",
+        r"^\(float \*\) block2_relu = 0x[0-9a-f]{16} <1x32x16x16 f32 nhwc> \(entry\)$",
         shown,
         re.M,
     ), shown
@@ -341,76 +352,118 @@ def recompiled(lldb) -> Transcript:
         "cuvil break block1_pool --after",
         "run",
         "continue",
-        "continue",
+        "continue",  # the first module is freed, the second compiled: its first stop
+        "cuvil builds",
         "cuvil print block1_pool --stats",
         "continue",
         "continue",
     ]
-    args = (SMALL, "O3", "--recompile", "--stats", "block1_pool")
-    return run_lldb(lldb, commands, *args)
+    args = (SMALL, "--opt", "O3", "--runs", "2", "--recompile")
+    return run_lldb(lldb, commands, *args, "--stats", "block1_pool")
 
 
 def test_recompile_hits_each_pending_breakpoint_twice(recompiled, manifest):
     once = manifest(SMALL, "O3").stops(("block1_pool", "after"), ("fc", "before"))
     assert recompiled.stops() == once * 2, recompiled.text
-    assert "cuvil-freed" in recompiled.text, recompiled.text
     assert_stats_match(recompiled, "cuvil print block1_pool --stats", "block1_pool")
     assert_clean(recompiled)
 
 
+def test_recompile_forgets_the_freed_build(recompiled):
+    builds = recompiled.output("cuvil builds").splitlines()
+    assert len([b for b in builds if " jit@0x" in b]) == 1, recompiled.text
+
+
 # ---- an AOT library: armed at its first call, --after through its PLT ----------------
 @pytest.fixture(scope="module")
-def aot(lldb, tmp_path_factory) -> tuple[Transcript, str]:
-    import cuvil
-    from cuvil_debug import load_model
-    from cuvil_debug.debugger.elf import open_file
-    from cuvil_debug.debugger.symstore import store_path
-
+def aot(lldb, tmp_path_factory) -> Transcript:
     root = tmp_path_factory.mktemp("lldb_aot")
-    loaded = load_model(str(ROOT / SMALL))
-    options = {"debug": True, "opt_level": "O3"}
-    cm = cuvil.compile(loaded.model.eval(), list(loaded.inputs), options=options)
-    bundle = cuvil.save(cm, root / "bundle")
-    key = open_file(str(bundle / "model.so")).build_id()
-    target = store_path(str(root / "store"), key)
-    target.parent.mkdir(parents=True)
-    shutil.copy(bundle / "model.so", target)
+    bundle, store = root / "bundle", root / "store"
+    file_it = (
+        f"{sys.executable} -m cuvil_debug.cli symbols add {bundle} --store {store}"
+    )
     commands = [
         "cuvil break block1_pool --after",
         "cuvil break block2_conv",
         "run",
         "cuvil print block1_pool --stats",
         "cuvil builds",
-        f"cuvil symbols --store {root / 'store'}",
         f"cuvil symbols --store {root / 'empty'}",
+        f"platform shell {file_it}",  # saved by now: file it in the store
+        f"cuvil symbols --store {store}",
         "continue",
         "continue",
     ]
-    args = (SMALL, "O3", "--load", str(bundle), "--stats", "block1_pool")
-    return run_lldb(lldb, commands, *args), key
+    args = (SMALL, "--opt", "O3", "--aot", str(bundle), "--stats", "block1_pool")
+    return run_lldb(lldb, commands, *args)
 
 
 def test_aot_library_pending_breakpoints_stop_before_and_after(aot, manifest):
-    out, key = aot
     specs = ("block1_pool", "after"), ("block2_conv", "before")
-    assert out.stops() == manifest(SMALL, "O3").stops(*specs), out.text
-    assert_stats_match(out, "cuvil print block1_pool --stats", "block1_pool")
-    assert f"key {key}" in out.output("cuvil builds") and "model.so" in out.text
-    assert_clean(out)
+    assert aot.stops() == manifest(SMALL, "O3").stops(*specs), aot.text
+    assert_stats_match(aot, "cuvil print block1_pool --stats", "block1_pool")
+    assert re.search(
+        r"^Model: \d+ kernels, key [0-9a-f]{40}, \S+/model\.so$",
+        aot.output("cuvil builds"),
+        re.M,
+    ), aot.text
+    assert_clean(aot)
 
 
 def test_aot_symbols_loads_the_debug_file_from_the_store(aot):
-    out, key = aot
-    loaded = [ln for ln in out.text.splitlines() if ln.startswith("Model: ")]
-    assert any("loaded " in ln and key[2:] in ln for ln in loaded), out.text
-    assert any(f"{key} is not in" in ln for ln in loaded), out.text
+    missing = [ln for ln in aot.text.splitlines() if " is not in " in ln]
+    assert len(missing) == 1 and missing[0].startswith("Model: "), aot.text
+    assert re.search(r"^Model: loaded \S+/\.build-id/../\w+\.debug$", aot.text, re.M)
+
+
+# ---- a crashed JIT build whose object is stripped, its debug file in a symbol store ---
+@pytest.fixture(scope="module")
+def crashed(lldb, tmp_path_factory) -> Transcript:
+    """crash_store.py: mlp compiled with keep_symbols=STORE (the registered object has
+    no DWARF), then called without its arena: a SIGSEGV in its first kernel."""
+    root = tmp_path_factory.mktemp("lldb_crash")
+    store = root / "store"
+    after_crash = [
+        "bt 3",
+        "cuvil builds",
+        f"cuvil symbols --store {store}",
+        "bt 3",
+        "cuvil where",
+        "cuvil explain",
+        "cuvil bt",
+        "process kill",
+    ]
+    args = ("jit", str(ROOT / "samples" / "models" / "mlp.py"), str(store))
+    debuggee = Path(__file__).with_name("crash_store.py")
+    return run_lldb(lldb, ["run"], *args, crashed=after_crash, debuggee=debuggee)
+
+
+def test_crash_symbols_loads_the_stripped_jit_objects_debug_file(crashed):
+    """No line until `cuvil symbols` loads the store's file at the object's section
+    addresses (`target modules add` + `target modules load`)."""
+    key = re.search(r"^cuvil-key: kept (\w+)$", crashed.text, re.M).group(1)
+    assert f"key {key}, jit@" in crashed.output("cuvil builds"), crashed.text
+    before, after = crashed.output("bt 3", 0), crashed.output("bt 3", 1)
+    assert "cuvil_k0_fc1" in before and "mlp.py:" not in before, before
+    assert re.search(r"`cuvil_k0_fc1\(fc1=0x0{16} <1x512 f32>.*\) at mlp\.py:17", after)
+    assert re.search(rf"^Model: loaded \S+/{key[2:]}\.debug$", crashed.text, re.M)
+
+
+def test_crash_where_explain_and_bt_name_the_kernel(crashed):
+    assert "kernel: cuvil_k0_fc1: fc1 [cuvil.linear]" in crashed.output("cuvil where")
+    explain = crashed.output("cuvil explain")
+    assert "arena is NULL: cuvil_main was called without its" in explain, explain
+    bt = crashed.output("cuvil bt").splitlines()
+    assert any(ln.startswith("#1   cuvil_k0_fc1: fc1 [cuvil.linear]") for ln in bt), bt
+    assert "Traceback" not in crashed.text and "internal error" not in crashed.text
 
 
 # ---- ResNet-18 at O3 ---------------------------------------------------------------
 def test_resnet18_break_after_and_print_stats(lldb):
     node = "layer2_0_relu_1"  # conv2 + bn2 + add + relu of layer2.0, fused
     commands = [f"cuvil break {node} --after", "run", f"cuvil print {node} --stats"]
-    out = run_lldb(lldb, [*commands, "continue"], RESNET, "O3", "--stats", node)
+    args = (RESNET, "--opt", "O3", "--stats", node)
+    out = run_lldb(lldb, [*commands, "continue"], *args)
     assert [phase for phase, _ in out.stops()] == ["after"], out.text
     assert re.search(rf"^cuvil: stopped after \w+: {node} \[", out.text, re.M)
     assert_stats_match(out, f"cuvil print {node} --stats", node)
