@@ -31,7 +31,7 @@ if _ROOT not in sys.path:
 
 from cuvil_debug.debugger.adapter import FrameInfo, entry_arguments  # noqa: E402
 from cuvil_debug.debugger.builds import MANIFEST_SECTION  # noqa: E402
-from cuvil_debug.debugger.elf import ElfError, open_file  # noqa: E402
+from cuvil_debug.debugger.elf import open_elf  # noqa: E402
 from cuvil_debug.debugger.probe import tensor_label  # noqa: E402
 from cuvil_debug.debugger.session import Session  # noqa: E402
 
@@ -154,12 +154,12 @@ class LldbAdapter:
             return None  # a JIT object (LLDB names it JIT(0x...)) or a vanished file
         if key not in self._libs:
             try:
-                elf = open_file(path)
-                text = elf.section(".text")
-                has = elf.section(MANIFEST_SECTION) is not None and text is not None
-                # a JIT object's debug file (cuvil symbols) is a module too, not a library
-                self._libs[key] = text.addr if has and not elf.relocatable else None
-            except (ElfError, OSError, ValueError):
+                with open_elf(path) as elf:
+                    text = elf.section(".text")
+                    has = elf.section(MANIFEST_SECTION) is not None and text
+                    # a JIT object's debug file (cuvil symbols) is a module, no library
+                    self._libs[key] = text.addr if has and not elf.relocatable else None
+            except (OSError, ValueError):
                 self._libs[key] = None
         return self._libs[key]
 
