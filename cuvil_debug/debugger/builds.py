@@ -295,6 +295,8 @@ def resolve(builds: list[Build], spec: str) -> Resolution:
             entry = nodes[spec]
             site = build.kernels.get(entry.get("kernel") or "")
             hits = [site] if site else []
+            if entry.get("kernel") and site is None:  # a release build: no symbols
+                res.note = res.note or _inlined_note(spec, build)
             res.note = res.note or _node_note(spec, entry, site)
         else:
             hits = [k for k in kernels if spec in k.nodes or _is_op(k, spec)]
@@ -302,6 +304,14 @@ def resolve(builds: list[Build], spec: str) -> Resolution:
     if not res.targets and not res.note:
         res.note = _unknown(builds, spec)
     return res
+
+
+def _inlined_note(spec: str, build: Build) -> str:
+    return (
+        f"{spec} is in {build.name}, a release build: its kernels are inlined into "
+        "cuvil_main and have no address of their own; compile with debug=True, or "
+        f"with options={{'break_on': ['{spec}']}} for a trap in its code"
+    )
 
 
 def _is_op(kernel: KernelSite, spec: str) -> bool:

@@ -192,7 +192,7 @@ def describe_kernel(build: Build, kernel: KernelSite) -> str:
     shape = f" {TensorView.of(out).describe()}" if out and "shape" in out else ""
     members = [m.get("op", "?").removeprefix("cuvil.") for m in info.get("members", [])]
     op = info.get("op") + (f": {' -> '.join(members)}" if members else "")
-    n_calls = len(build.kernels)
+    n_calls = len(build.manifest.get("kernels", []))
     return (
         f"{kernel.symbol}: {node or '-'} [{op}]{shape} at {info.get('source') or '?'} "
         f"(call {info.get('call')} of {n_calls}, {build.name})"
