@@ -75,21 +75,31 @@ def find_debugger(*names: str) -> str:
     pytest.skip(f"none of {names} is installed (make setup installs it)")
 
 
-def run_debugger(argv: list[str], timeout: float = 120) -> str:
-    """Run a batch-mode debugger command over the debuggee; returns stdout+stderr."""
+def debugger_env() -> dict[str, str]:
+    """The environment of a debugger session: no network symbols, few threads."""
     env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
     env["OMP_NUM_THREADS"] = "1"  # fewer threads: fewer debugger events
-    debuggee = [sys.executable, str(DEBUGGEE), str(MODEL), *OPT_LEVELS]
+    return env
+
+
+def run_batch(argv: list[str], timeout: float = 300) -> str:
+    """Run one batch-mode debugger command line; returns stdout+stderr."""
     proc = subprocess.run(
-        [*argv, *debuggee],
+        argv,
         cwd=ROOT,
-        env=env,
+        env=debugger_env(),
         capture_output=True,
         text=True,
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
     return proc.stdout + proc.stderr
+
+
+def run_debugger(argv: list[str], timeout: float = 120) -> str:
+    """Run a batch-mode debugger command over the debuggee; returns stdout+stderr."""
+    debuggee = [sys.executable, str(DEBUGGEE), str(MODEL), *OPT_LEVELS]
+    return run_batch([*argv, *debuggee], timeout)
 
 
 def runs(output: str) -> list[str]:

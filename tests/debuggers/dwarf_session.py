@@ -8,12 +8,12 @@ that line: exactly the kernels ``break model.py:LINE`` must resolve to.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from .conftest import run_batch
 
 ROOT = Path(__file__).resolve().parents[2]
 DEBUGGEE = Path(__file__).with_name("dwarf_debuggee.py")
@@ -102,18 +102,7 @@ def run(
         argv += [flag, c]
     argv += ["--args"] if flag == "-ex" else ["--"]
     argv += [sys.executable, str(DEBUGGEE), str(model), opt_level, build]
-    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
-    env["OMP_NUM_THREADS"] = "1"  # fewer threads: fewer debugger events
-    proc = subprocess.run(
-        [*argv, *debuggee_args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
-    return proc.stdout + proc.stderr
+    return run_batch([*argv, *debuggee_args], timeout)
 
 
 def gdb_locations(output: str) -> dict[int, list[tuple[str, str, int]]]:

@@ -172,3 +172,26 @@ class Server:
         self.proc.send_signal(signal.SIGTERM)
         _, err = self.proc.communicate(timeout=30)
         return self.proc.returncode, err
+
+
+def assert_symbolised(out: str, lines: dict[str, int], file: str) -> None:
+    """Some frame is ``at FILE:N``; a kernel at its op's line (`lines`: the manifest's
+    line per kernel symbol), cuvil_main at the line of the op it calls."""
+    located = located_frames(out, file)
+    assert located, f"no frame at {file}:N\n{out}"
+    for fn, line in located:
+        expected = lines.get(fn) if fn.startswith("cuvil_k") else line
+        assert expected == line and line in lines.values(), f"{fn} at {line}: {lines}"
+
+
+def through_server(store: Path, key: str, run) -> str:
+    """`run(url)` with ``cuvil-debug symbols serve`` on `store`; checks that it served
+    `key`'s debug file and stopped cleanly. Returns what `run` returned."""
+    server = Server(store)
+    try:
+        out = run(server.url)
+    finally:
+        status, log = server.stop()
+    assert f'GET /buildid/{key}/debuginfo HTTP/1.1" 200' in log, log
+    assert status == 0, log[:400]
+    return out

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,7 +18,7 @@ import cuvil
 from cuvil.runtime.manifest import live_manifest
 from cuvil_debug import load_model
 
-from .conftest import ROOT, find_debugger
+from .conftest import ROOT, find_debugger, run_batch
 
 DEBUGGEE = Path(__file__).with_name("cuvil_debuggee.py")
 SMALL = ROOT / "samples" / "models" / "small_cnn.py"
@@ -39,18 +38,9 @@ def gdb(commands: list[str], debuggee: list[str], timeout: float = 300) -> str:
     argv = [find_debugger("gdb"), "-batch", "-nx"]
     for c in [*PROLOGUE, *commands]:
         argv += ["-ex", c]
-    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
-    env["OMP_NUM_THREADS"] = "1"
-    proc = subprocess.run(
-        [*argv, "--args", sys.executable, str(DEBUGGEE), *debuggee],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
+    return run_batch(
+        [*argv, "--args", sys.executable, str(DEBUGGEE), *debuggee], timeout
     )
-    return proc.stdout + proc.stderr
 
 
 def stops(out: str) -> list[tuple[str, str]]:
@@ -281,16 +271,7 @@ def test_cuvil_bt_reads_kernel_then_entry_then_the_python_caller():
     argv = [find_debugger("gdb"), "-batch", "-nx"]
     for c in [p for p in PROLOGUE if "auto-solib-add" not in p] + commands:
         argv += ["-ex", c]
-    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
-    out = subprocess.run(
-        [*argv, "--args", sys.executable, str(DEBUGGEE), str(SMALL)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-    ).stdout
+    out = run_batch([*argv, "--args", sys.executable, str(DEBUGGEE), str(SMALL)])
     lines = [ln for ln in out.splitlines() if re.match(r"^#\d+\s", ln)]
     assert re.match(
         r"^#0\s+cuvil_k\d+_block1_pool: block1_pool \[cuvil\.max_pool2d\]", lines[0]

@@ -28,13 +28,14 @@ from cuvil_debug.cli import main as cli
 
 from .conftest import MODEL
 from .store_helpers import (
-    Server,
+    assert_symbolised,
     gdb_core,
     kernel_frames,
     keys,
     lldb_core,
     located_frames,
     make_core,
+    through_server,
 )
 
 
@@ -66,15 +67,6 @@ def crash(tmp_path_factory):
     core.unlink()
 
 
-def _assert_symbolised(out: str, lines: dict[str, int]) -> None:
-    located = located_frames(out, MODEL.name)
-    assert located, f"no frame at {MODEL.name}:N\n{out}"
-    for fn, line in located:
-        # a kernel at its op's line; cuvil_main at the line of the op it calls
-        expected = lines.get(fn) if fn.startswith("cuvil_k") else line
-        assert expected == line and line in lines.values(), f"{fn} at {line}: {lines}"
-
-
 def _assert_not_symbolised(out: str) -> None:
     assert kernel_frames(out), f"the crashing kernel is not in the backtrace\n{out}"
     assert not located_frames(out, MODEL.name), out
@@ -87,19 +79,18 @@ def test_gdb_without_the_store_shows_no_model_line(crash):
 
 def test_gdb_with_the_store_folder_shows_the_model_line(crash):
     core, store, _, lines = crash
-    _assert_symbolised(gdb_core(core, ["bt 4"], store=store, solibs="model"), lines)
+    assert_symbolised(
+        gdb_core(core, ["bt 4"], store=store, solibs="model"), lines, MODEL.name
+    )
 
 
 def test_gdb_fetches_from_the_debuginfod_server(crash, tmp_path):
     core, store, key, lines = crash
-    server = Server(store)
-    try:
-        out = gdb_core(core, ["bt 4"], url=server.url, cache=tmp_path, solibs="model")
-    finally:
-        status, log = server.stop()
-    _assert_symbolised(out, lines)
-    assert f'GET /buildid/{key}/debuginfo HTTP/1.1" 200' in log, log
-    assert status == 0, log
+
+    def run(url):
+        return gdb_core(core, ["bt 4"], url=url, cache=tmp_path, solibs="model")
+
+    assert_symbolised(through_server(store, key, run), lines, MODEL.name)
 
 
 def test_lldb_without_the_store_shows_no_model_line(crash):
@@ -109,19 +100,16 @@ def test_lldb_without_the_store_shows_no_model_line(crash):
 
 def test_lldb_with_the_store_folder_shows_the_model_line(crash):
     core, store, _, lines = crash
-    _assert_symbolised(lldb_core(core, ["bt 4"], store=store), lines)
+    assert_symbolised(lldb_core(core, ["bt 4"], store=store), lines, MODEL.name)
 
 
 def test_lldb_fetches_from_the_debuginfod_server(crash, tmp_path):
     core, store, key, lines = crash
-    server = Server(store)
-    try:
-        out = lldb_core(core, ["bt 4"], url=server.url, cache=tmp_path)
-    finally:
-        status, log = server.stop()
-    _assert_symbolised(out, lines)
-    assert f'GET /buildid/{key}/debuginfo HTTP/1.1" 200' in log, log
-    assert status == 0, log
+
+    def run(url):
+        return lldb_core(core, ["bt 4"], url=url, cache=tmp_path)
+
+    assert_symbolised(through_server(store, key, run), lines, MODEL.name)
 
 
 # ---- the cuvil commands on the same core ---------------------------------------------
@@ -134,7 +122,7 @@ def test_cuvil_where_and_explain_name_the_node_with_the_store(crash):
     assert re.search(r"^node:\s+\w+", out, re.M), out
     assert re.search(r"^kernel:\s+cuvil_k0_\w+: ", out, re.M), out
     assert "arena is NULL: cuvil_main was called without its" in out, out
-    _assert_symbolised(out, lines)
+    assert_symbolised(out, lines, MODEL.name)
     assert "Traceback" not in out, out
 
 
