@@ -26,7 +26,7 @@ import cuvil
 from cuvil_debug import load_model
 from cuvil_debug.cli import main as cli
 
-from .conftest import MODEL
+from .conftest import MODEL, ROOT
 from .store_helpers import (
     assert_symbolised,
     gdb_core,
@@ -134,3 +134,13 @@ def test_without_the_store_where_still_names_the_node_but_no_line(crash):
     # ... but the pointers and the line need the DWARF the store holds
     assert "pointer arguments are not readable here" in out, out
     assert not located_frames(out, MODEL.name), out
+
+
+def test_lldb_cuvil_where_and_explain_name_the_node_with_the_store(crash):
+    core, store, _, lines = crash
+    script = f"command script import {ROOT / 'lldb_scripts' / 'cuvil.py'}"
+    out = lldb_core(core, [script, "cuvil where", "cuvil explain", "bt 3"], store=store)
+    assert re.search(r"^kernel:\s+cuvil_k0_\w+: ", out, re.M), out
+    assert "arena is NULL: cuvil_main was called without its" in out, out
+    assert_symbolised(out, lines, MODEL.name)
+    assert "Traceback" not in out, out
