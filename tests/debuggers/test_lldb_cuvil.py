@@ -465,13 +465,27 @@ def test_crash_where_explain_and_bt_name_the_kernel(crashed):
     assert "Traceback" not in crashed.text and "internal error" not in crashed.text
 
 
-# ---- ResNet-18 at O3 ---------------------------------------------------------------
-def test_resnet18_break_after_and_print_stats(lldb):
-    node = "layer2_0_relu_1"  # conv2 + bn2 + add + relu of layer2.0, fused
-    commands = [f"cuvil break {node} --after", "run", f"cuvil print {node} --stats"]
-    args = (RESNET, "--opt", "O3", "--stats", node)
-    out = run_lldb(lldb, [*commands, "continue"], *args)
-    assert [phase for phase, _ in out.stops()] == ["after"], out.text
-    assert re.search(rf"^cuvil: stopped after \w+: {node} \[", out.text, re.M)
-    assert_stats_match(out, f"cuvil print {node} --stats", node)
+# ---- ResNet-18 at O0 and O3: a value, a fused and a folded node ---------------------
+# (in call order: at O3 layer2_0_bn2 is fused into the kernel layer2_0_relu_1 ends)
+RESNET_SPECS = ("layer2_0_bn2", "before"), ("layer2_0_relu_1", "after")
+RESNET_SPECS += (("layer3_0_conv1", "before"),)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("opt", ["O0", "O3"])
+def test_resnet18_break_and_print_stats_match_eager(lldb, manifest, opt):
+    m = manifest(RESNET, opt)
+    if opt == "O3":  # fusion and folding happened: the test covers both
+        assert m.nodes["layer2_0_bn2"]["status"] == "fused", m.nodes
+        assert m.nodes["layer3_0_conv1"]["status"] == "folded", m.nodes
+    expected = m.stops(*RESNET_SPECS)
+    node = RESNET_SPECS[1][0]
+    commands = [
+        f"cuvil break {n}" + (" --after" * (w == "after")) for n, w in RESNET_SPECS
+    ]
+    commands += ["run"] + [f"cuvil print {node} --stats", "continue"] * len(expected)
+    out = run_lldb(lldb, commands, RESNET, "--opt", opt, "--stats", node)
+    assert out.stops() == expected, out.text
+    after = [i for i, (w, _) in enumerate(expected) if w == "after"][0]
+    assert_stats_match(out, f"cuvil print {node} --stats", node, nth=after)
     assert_clean(out)
