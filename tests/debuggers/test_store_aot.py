@@ -72,25 +72,49 @@ def _assert_not_symbolised(out: str) -> None:
     assert not located_frames(out, MODEL.name), out
 
 
+GDB_CUVIL = [
+    f"source {ROOT / 'gdb_scripts' / 'cuvil.py'}",
+    "cuvil where",
+    "cuvil explain",
+]
+LLDB_CUVIL = [f"command script import {ROOT / 'lldb_scripts' / 'cuvil.py'}"]
+LLDB_CUVIL += ["cuvil where", "cuvil explain"]
+
+
+def assert_where_and_explain(out: str) -> None:
+    """The commands name the crashing kernel's node and the NULL arena."""
+    assert re.search(r"^kernel:\s+cuvil_k0_\w+: ", out, re.M), out
+    assert "arena is NULL: cuvil_main was called without its" in out, out
+    assert "Traceback" not in out, out
+
+
 def test_gdb_without_the_store_shows_no_model_line(crash):
     core, _, _, _ = crash
-    _assert_not_symbolised(gdb_core(core, ["bt 4"], solibs="model"))
+    out = gdb_core(core, [*GDB_CUVIL, "bt 4"], solibs="model")
+    _assert_not_symbolised(out)
+    # the stripped library keeps its symbols and manifest: the kernel is named, but
+    # the pointers (and the line) need the DWARF the store holds
+    assert re.search(r"^kernel:\s+cuvil_k0_\w+: ", out, re.M), out
+    assert "pointer arguments are not readable here" in out, out
 
 
 def test_gdb_with_the_store_folder_shows_the_model_line(crash):
     core, store, _, lines = crash
-    assert_symbolised(
-        gdb_core(core, ["bt 4"], store=store, solibs="model"), lines, MODEL.name
-    )
+    out = gdb_core(core, [*GDB_CUVIL, "bt 4"], store=store, solibs="model")
+    assert_symbolised(out, lines, MODEL.name)
+    assert_where_and_explain(out)
 
 
 def test_gdb_fetches_from_the_debuginfod_server(crash, tmp_path):
     core, store, key, lines = crash
 
     def run(url):
-        return gdb_core(core, ["bt 4"], url=url, cache=tmp_path, solibs="model")
+        commands = [*GDB_CUVIL, "bt 4"]
+        return gdb_core(core, commands, url=url, cache=tmp_path, solibs="model")
 
-    assert_symbolised(through_server(store, key, run), lines, MODEL.name)
+    out = through_server(store, key, run)
+    assert_symbolised(out, lines, MODEL.name)
+    assert_where_and_explain(out)
 
 
 def test_lldb_without_the_store_shows_no_model_line(crash):
@@ -100,47 +124,17 @@ def test_lldb_without_the_store_shows_no_model_line(crash):
 
 def test_lldb_with_the_store_folder_shows_the_model_line(crash):
     core, store, _, lines = crash
-    assert_symbolised(lldb_core(core, ["bt 4"], store=store), lines, MODEL.name)
+    out = lldb_core(core, [*LLDB_CUVIL, "bt 4"], store=store)
+    assert_symbolised(out, lines, MODEL.name)
+    assert_where_and_explain(out)
 
 
 def test_lldb_fetches_from_the_debuginfod_server(crash, tmp_path):
     core, store, key, lines = crash
 
     def run(url):
-        return lldb_core(core, ["bt 4"], url=url, cache=tmp_path)
+        return lldb_core(core, [*LLDB_CUVIL, "bt 4"], url=url, cache=tmp_path)
 
-    assert_symbolised(through_server(store, key, run), lines, MODEL.name)
-
-
-# ---- the cuvil commands on the same core ---------------------------------------------
-SCRIPT = ["source gdb_scripts/cuvil.py", "cuvil where", "cuvil explain", "bt 2"]
-
-
-def test_cuvil_where_and_explain_name_the_node_with_the_store(crash):
-    core, store, _, lines = crash
-    out = gdb_core(core, SCRIPT, store=store, solibs="model")
-    assert re.search(r"^node:\s+\w+", out, re.M), out
-    assert re.search(r"^kernel:\s+cuvil_k0_\w+: ", out, re.M), out
-    assert "arena is NULL: cuvil_main was called without its" in out, out
+    out = through_server(store, key, run)
     assert_symbolised(out, lines, MODEL.name)
-    assert "Traceback" not in out, out
-
-
-def test_without_the_store_where_still_names_the_node_but_no_line(crash):
-    core, _, _, _ = crash
-    out = gdb_core(core, SCRIPT, solibs="model")
-    # the stripped library keeps its symbols and manifest: the node is named ...
-    assert re.search(r"^kernel:\s+cuvil_k0_\w+: ", out, re.M), out
-    # ... but the pointers and the line need the DWARF the store holds
-    assert "pointer arguments are not readable here" in out, out
-    assert not located_frames(out, MODEL.name), out
-
-
-def test_lldb_cuvil_where_and_explain_name_the_node_with_the_store(crash):
-    core, store, _, lines = crash
-    script = f"command script import {ROOT / 'lldb_scripts' / 'cuvil.py'}"
-    out = lldb_core(core, [script, "cuvil where", "cuvil explain", "bt 3"], store=store)
-    assert re.search(r"^kernel:\s+cuvil_k0_\w+: ", out, re.M), out
-    assert "arena is NULL: cuvil_main was called without its" in out, out
-    assert_symbolised(out, lines, MODEL.name)
-    assert "Traceback" not in out, out
+    assert_where_and_explain(out)
