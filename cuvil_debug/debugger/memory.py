@@ -212,8 +212,9 @@ def explain(adapter: Adapter, here: Here, args: list[int] | None) -> str:
     lines = [f"in {describe_kernel(build, kernel)}"]
     if args is None:
         lines.append(
-            "the kernel's pointer arguments are not readable here (a release build "
-            "keeps no variables: compile with debug=True to check them)"
+            "the kernel's pointer arguments are not readable here: no debug "
+            "variables (a release build, or a stripped one: load its debug file "
+            "with cuvil symbols, or compile with debug=True)"
         )
         return "\n".join(lines)
     entry = _entry_pointers(adapter, here)

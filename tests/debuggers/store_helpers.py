@@ -147,7 +147,8 @@ def located_frames(output: str, file: str) -> list[tuple[str, int]]:
 
 def kernel_frames(output: str) -> list[str]:
     """The Cuvil kernels in a backtrace, with or without symbols for them."""
-    return re.findall(r"\b(cuvil_k\d+_\w+?)\b(?: \(|\(| \+)", output)
+    # (GDB's frames may carry the cuvil frame filter's label: NAME [node: op shape])
+    return re.findall(r"\b(cuvil_k\d+_\w+?)\b(?: \[[^\]]*\])?(?: \(|\(| \+)", output)
 
 
 class Server:
