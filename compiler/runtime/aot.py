@@ -64,6 +64,7 @@ __all__ = [
 
 FORMAT = "cuvil-aot-1"
 LIBRARY, DEBUG, METADATA, PARAMS = "model.so", "model.debug", "model.json", "params.pt"
+GDB_AUTOLOAD = LIBRARY + "-gdb.py"  # GDB's objfile-gdb.py auto-load convention
 
 
 # ---- save --------------------------------------------------------------------------
@@ -97,6 +98,7 @@ def save(
         if debug is not None:
             meta["debug"] = {"file": DEBUG, "sha256": sha256(debug.read_bytes())}
         (Path(tmp) / METADATA).write_text(json.dumps(meta, indent=2) + "\n")
+        (Path(tmp) / GDB_AUTOLOAD).write_text(_gdb_autoload())
         store = store_for(options)
         if store is not None:
             shipped = library if debug is not None else None  # else one file is both
@@ -104,7 +106,8 @@ def save(
         out.mkdir(parents=True, exist_ok=True)
         if not split_debug and (out / DEBUG).is_file():
             (out / DEBUG).unlink()  # an older split bundle's, overwritten
-        names = [LIBRARY, *([DEBUG] if split_debug else []), PARAMS, METADATA]
+        names = [LIBRARY, *([DEBUG] if split_debug else []), PARAMS, GDB_AUTOLOAD]
+        names.append(METADATA)
         for name in names:  # metadata last: it vouches for the rest
             shutil.move(str(Path(tmp) / name), out / name)
     return out
@@ -126,6 +129,26 @@ def _check_save(compiled, path: str | os.PathLike, overwrite: bool) -> Path:
             f"'{out}' is a file; a saved model is a directory", hint="choose a new path"
         )
     return out
+
+
+def _gdb_autoload() -> str:
+    """``model.so-gdb.py``: GDB sources it when it loads model.so from a folder in its
+    auto-load safe-path, and it sources the cuvil commands (gdb_scripts/cuvil.py) of the
+    Cuvil that saved the bundle, if that checkout has them. Not part of what
+    ``cuvil.load`` checks or runs: only a debugger the user told to trust the folder
+    reads it."""
+    root = Path(__file__).resolve().parents[2]  # the checkout (or site-packages)
+    return (
+        "# GDB auto-loads this beside model.so (add-auto-load-safe-path THIS_FOLDER):\n"
+        "# the cuvil commands, docs/DEBUGGING.md. Written by cuvil.save.\n"
+        "import os\nimport sys\n\nimport gdb\n\n"
+        f"ROOT = {str(root)!r}\n"
+        'SCRIPT = os.path.join(ROOT, "gdb_scripts", "cuvil.py")\n'
+        "if os.path.isfile(SCRIPT):\n"
+        "    if ROOT not in sys.path:  # the script's own path is not known when\n"
+        "        sys.path.insert(0, ROOT)  # GDB sources it from here\n"
+        '    gdb.execute(f"source {SCRIPT}")\n'
+    )
 
 
 def _build_library(program, opt: int, key: str, tmp: Path) -> Path:

@@ -284,3 +284,19 @@ def test_cuvil_bt_reads_kernel_then_entry_then_the_python_caller():
         assert re.match(r"^#\d+\s+\[python\]$", lines[2]), out
         assert re.search(r'File ".*compiled\.py", line \d+, in __call__', out), out
         assert re.search(r'File ".*run\.py", line \d+, in main', out), out
+
+
+# ---- a saved bundle auto-loads the commands into GDB --------------------------------
+def test_a_saved_bundle_auto_loads_the_cuvil_commands(tmp_path):
+    bundle = tmp_path / "bundle"
+    argv = [find_debugger("gdb"), "-batch", "-nx"]
+    argv += ["-iex", f"add-auto-load-safe-path {bundle}"]  # the user trusts the folder
+    for c in ["set debuginfod enabled off", "set breakpoint pending on"]:
+        argv += ["-ex", c]
+    for c in ["break cuvil_k2_block1_pool", "run", "cuvil where", "kill"]:
+        argv += ["-ex", c]
+    debuggee = [sys.executable, str(DEBUGGEE), str(SMALL), "--aot", str(bundle)]
+    out = run_batch([*argv, "--args", *debuggee])
+    assert (bundle / "model.so-gdb.py").is_file()
+    assert re.search(r"^node:\s+block1_pool$", out, re.M), out
+    assert 'Undefined command: "cuvil"' not in out, out
