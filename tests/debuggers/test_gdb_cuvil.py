@@ -300,3 +300,18 @@ def test_a_saved_bundle_auto_loads_the_cuvil_commands(tmp_path):
     assert (bundle / "model.so-gdb.py").is_file()
     assert re.search(r"^node:\s+block1_pool$", out, re.M), out
     assert 'Undefined command: "cuvil"' not in out, out
+
+
+# ---- the diff's "watch it in GDB" command runs as printed ---------------------------
+def test_the_diffs_debugger_command_stops_at_the_node():
+    import shlex
+
+    from cuvil_debug.diff.render.words import debugger_command
+
+    argv = shlex.split(debugger_command(str(SMALL), "block1_relu"))
+    assert argv[0] == "gdb"
+    at = argv.index("--args")
+    batch = [find_debugger("gdb"), "-batch", "-nx", *argv[1:at], "-ex", "kill"]
+    out = run_batch([*batch, *argv[at:]])
+    assert stops(out) and stops(out)[0][0] == "after", out
+    assert "eager-stats block1_relu:" in out, out

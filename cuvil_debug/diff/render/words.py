@@ -4,7 +4,9 @@ summary, first divergence, next commands, and the details of a node (tooltips)."
 from __future__ import annotations
 
 import shlex
+import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ..model import (
@@ -79,7 +81,25 @@ def next_commands(report: DiffReport) -> list[tuple[str, str]]:
     if report.first and report.first.stage == Stage.OPT:
         cmds.append((f"cuvil-debug bisect {model}", "find the pass that breaks it"))
     cmds.append((f"cuvil-debug reduce {model}", "shrink to the smallest failing graph"))
+    if report.first and report.first.stage == Stage.NATIVE:
+        cmds.append(
+            (debugger_command(report.model, report.first.node), "watch it in GDB")
+        )
     return cmds
+
+
+def debugger_command(model: str, node: str) -> str:
+    """GDB stopping where the kernel computing `node` returns (docs/DEBUGGING.md)."""
+    root = Path(__file__).resolve().parents[3]
+    script, run = (
+        root / "gdb_scripts" / "cuvil.py",
+        root / "samples" / "debug" / "run.py",
+    )
+    return (
+        f"gdb -q -ex {shlex.quote(f'source {script}')} "
+        f"-ex {shlex.quote(f'cuvil break {node} --after')} -ex run "
+        f"--args {sys.executable} {run} {shlex.quote(model)} --stats {shlex.quote(node)}"
+    )
 
 
 def first_items(report: DiffReport, f: Divergence) -> list[tuple[str, str]]:
