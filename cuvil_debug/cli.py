@@ -20,6 +20,7 @@ from .diff import cli as diff_cli
 from .passes_cmd import add_parser as _add_passes
 from .symbols import add_parser as _add_symbols
 from .triage import cli as triage_cli
+from .tui.command import add_parser as _add_tui
 from .validate import format_error, validate_file
 
 __all__ = ["main", "build_parser"]
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_passes(commands)
     diff_cli.add_parsers(commands)
     _add_symbols(commands)
+    _add_tui(commands)
     return parser
 
 
