@@ -32,9 +32,10 @@ class SourcePane(TextArea):
         self._load(src, lines)
         row = min(src.line, len(lines)) - 1
         end = len(lines[row]) if 0 <= row < len(lines) else 0
-        self.selection = Selection((row, 0), (row, end))
+        # the cursor (the selection's end) at column 0: no horizontal scroll
+        self.selection = Selection((row, end), (row, 0))
         self.line = src.line
-        self.scroll_to(y=max(0, row - self.size.height // 2), animate=False)
+        self.scroll_to(x=0, y=max(0, row - self.size.height // 2), animate=False)
 
     def _load(self, src: SourceRef, lines: list[str]) -> None:
         if self.file != src.file:
