@@ -1,15 +1,21 @@
 """IR view: the selected function's ops, one line each, the selected op highlighted.
 
-An OptionList (a ScrollView that renders only the lines on screen), so a function of
-10,000 ops is one widget, not 10,000. ``loc(...)`` is folded by default (`fold_locs`).
+A ScrollView that draws only the lines on screen and knows its height without measuring
+anything (one line per op, no wrapping): a function of 10,000 ops opens and lays out in
+constant time, where an OptionList measured every option on each layout
+(docs/TUI.md). ``loc(...)`` is folded by default (`fold_locs`).
 """
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
+from textual.events import Click
+from textual.geometry import Region, Size
 from textual.message import Message
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from .data import FunctionView, OpInfo
 
@@ -33,8 +39,18 @@ def ir_line(info: OpInfo, *, fold_locs: bool = True) -> Text:
     return text
 
 
-class IRView(OptionList):
+class IRView(ScrollView, can_focus=True):
     """The ops of one function; moving the highlight picks an op (`Picked`)."""
+
+    BINDINGS = [
+        Binding("up", "move(-1)", show=False),
+        Binding("down", "move(1)", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False),
+        Binding("home", "move(-1000000000)", show=False),
+        Binding("end", "move(1000000000)", show=False),
+    ]
+    HIGHLIGHT = Style(reverse=True)
 
     class Picked(Message):
         def __init__(self, info: OpInfo) -> None:
@@ -45,12 +61,15 @@ class IRView(OptionList):
         super().__init__(**kw)
         self.function: FunctionView | None = None
         self.fold_locs = True
+        self.highlighted: int | None = None
+        self._cache: dict[int, Text] = {}  # op position -> its rendered line
 
     def show(self, fn: FunctionView) -> None:
         """Show `fn`'s ops (no-op when it is already shown)."""
         if fn is self.function:
             return
         self.function = fn
+        self.highlighted = None
         self._fill()
 
     def _fill(self) -> None:
@@ -58,40 +77,66 @@ class IRView(OptionList):
         if fn is None:
             return
         self.border_title = f"@{fn.name}"
-        with self.prevent(OptionList.OptionHighlighted):
-            self.clear_options()
-            self.add_options(
-                Option(ir_line(i, fold_locs=self.fold_locs), id=str(i.pos))
-                for i in fn.ops
-            )
+        self._cache.clear()
+        width = max((len(i.text) for i in fn.ops), default=0)
+        self.virtual_size = Size(width + 2, len(fn.ops))
+        self.refresh()
+
+    def line(self, pos: int) -> Text:
+        """The rendered line of the op at `pos` (what the view draws)."""
+        if pos not in self._cache:
+            self._cache[pos] = ir_line(self.function.ops[pos], fold_locs=self.fold_locs)
+        return self._cache[pos]
+
+    def render_line(self, y: int) -> Strip:
+        fn = self.function
+        pos = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        if fn is None or not 0 <= pos < len(fn.ops):
+            return Strip.blank(width)
+        segments = list(self.line(pos).render(self.app.console, end=""))
+        strip = Strip(segments).crop(self.scroll_offset.x, self.scroll_offset.x + width)
+        strip = strip.extend_cell_length(width)
+        return strip.apply_style(self.HIGHLIGHT) if pos == self.highlighted else strip
 
     def toggle_locs(self) -> None:
-        keep = self.highlighted
         self.fold_locs = not self.fold_locs
         self._fill()
-        if keep is not None:
-            with self.prevent(OptionList.OptionHighlighted):
-                self.highlighted = keep
 
     def select_op(self, info: OpInfo) -> None:
         """Highlight `info` (showing its function) and scroll it into view."""
         fn = self.function
         if fn is None or fn.name != info.func:
             return
-        with self.prevent(OptionList.OptionHighlighted):
-            self.highlighted = info.pos
-        self.scroll_to_highlight()
+        self._highlight(info.pos, announce=False)
+
+    def _highlight(self, pos: int, announce: bool) -> None:
+        old, self.highlighted = self.highlighted, pos
+        for p in (old, pos):
+            if p is not None:
+                self.refresh(Region(0, p - self.scroll_offset.y, self.size.width, 1))
+        self.scroll_to_region(Region(0, pos, 1, 1), animate=False, force=True)
+        if announce and self.selected is not None:
+            self.post_message(self.Picked(self.selected))
+
+    def action_move(self, delta: int) -> None:
+        fn = self.function
+        if fn is None or not fn.ops:
+            return
+        start = self.highlighted if self.highlighted is not None else -1
+        self._highlight(max(0, min(len(fn.ops) - 1, start + delta)), announce=True)
+
+    def action_page(self, direction: int) -> None:
+        self.action_move(direction * max(1, self.scrollable_content_region.height - 1))
+
+    def on_click(self, event: Click) -> None:
+        fn = self.function
+        pos = self.scroll_offset.y + event.y
+        if fn is not None and 0 <= pos < len(fn.ops):
+            self._highlight(pos, announce=True)
 
     @property
     def selected(self) -> OpInfo | None:
         if self.function is None or self.highlighted is None:
             return None
         return self.function.ops[self.highlighted]
-
-    def on_option_list_option_highlighted(
-        self, event: OptionList.OptionHighlighted
-    ) -> None:
-        event.stop()
-        info = self.selected
-        if info is not None:
-            self.post_message(self.Picked(info))

@@ -68,7 +68,7 @@ def test_moving_the_selection_shows_source_and_details():
         assert "attr: eps = 1e-05" in text
         assert "fx node: block1_bn" in text
         assert "module 'block1.bn'" in text
-        assert "loc(" not in app.query_one(IRView).get_option_at_index(6).prompt.plain
+        assert "loc(" not in app.query_one(IRView).line(6).plain
 
     _drive("small_cnn", script)
 
@@ -141,7 +141,7 @@ def test_outline_groups_ops_by_source_line():
         assert labels[0] == "small_cnn.py:16 · 18"
         await pilot.press("l")
         await pilot.pause()
-        prompt = app.query_one(IRView).get_option_at_index(0).prompt.plain
+        prompt = app.query_one(IRView).line(0).plain
         assert 'loc("block1_conv"' in prompt
 
     _drive("small_cnn", script)
