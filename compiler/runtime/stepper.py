@@ -51,7 +51,7 @@ from ..ir import ops
 from ..ir.core import Module, Operation, Value
 from ..ir.interpreter import check_inputs
 from ..ir.types import TensorType
-from ..options import OPT_LEVELS
+from ..options import OPT_LEVELS, CompileOptions
 from .jit import EntryFn, JitModule
 
 __all__ = ["Step", "Stepper"]
@@ -85,11 +85,14 @@ class Stepper:
         background: bool = False,
         bisect_limit: int | None = None,
         hooks: CompileHooks | None = None,
+        break_on: tuple[str, ...] = (),
     ) -> None:
         """`background`: LLVM optimizes the program in a child process while the caller
         goes on (another build, other work); the first `bind` waits for it.
         `bisect_limit`: LLVM's ``-opt-bisect-limit`` (see ``JitModule``). `hooks`:
-        ``after_kernel`` of cuvil.hooks, as in the compile being stepped through."""
+        ``after_kernel`` of cuvil.hooks, as in the compile being stepped through.
+        `break_on`: debugger traps in those nodes' kernels, as ``cuvil.compile``'s
+        option (the build is then registered with the GDB JIT interface)."""
         if opt_level not in OPT_LEVELS:
             raise CuvilError(
                 f"opt_level={opt_level!r} is not one of {', '.join(OPT_LEVELS)}"
@@ -97,7 +100,12 @@ class Stepper:
         self.module = module
         self.fn = module.main
         self.program: Program = generate(
-            module, threads=threads, steps=True, hooks=hooks
+            module, threads=threads, steps=True, hooks=hooks, break_on=break_on
+        )
+        self._options = (
+            CompileOptions(opt_level=opt_level, break_on=tuple(break_on))
+            if break_on
+            else None
         )
         self._opt, self._bisect_limit = OPT_LEVELS[opt_level], bisect_limit
         self._pending = (
@@ -137,6 +145,7 @@ class Stepper:
                 self._opt,
                 bisect_limit=self._bisect_limit,
                 prebuilt=self._pending,
+                options=self._options,
             )
             self._pending = None
             self._fns_ = [

@@ -77,6 +77,11 @@ def _compile_options(args) -> dict:
         flat["enable_fusion"] = False
     if opts.pipeline is not None:
         flat["pipeline"] = opts.pipeline
+    if opts.break_on:  # each compiles many variants: a trap in each would stop them all
+        raise CuvilError(
+            "--break-on is for cuvil-debug diff (its native build), not bisect or reduce",
+            hint="run: gdb --args cuvil-debug diff MODEL --break-on NODE",
+        )
     return flat
 
 

@@ -305,7 +305,12 @@ def _start_builds(
     to report)."""
     try:
         return NativeBuild.start(
-            after, opts.opt_level, opts.num_threads, opts.members, hooks
+            after,
+            opts.opt_level,
+            opts.num_threads,
+            opts.members,
+            hooks,
+            break_on=opts.compile.break_on,
         )
     except CuvilError as e:
         return e

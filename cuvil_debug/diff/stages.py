@@ -262,12 +262,21 @@ class NativeBuild:
         num_threads: int,
         members: bool = True,
         hooks: CompileHooks | None = None,
+        break_on: tuple[str, ...] = (),
     ) -> NativeBuild:
         """Start the builds (`members`: with the twin, when there are fused ops;
-        `hooks`: the compile's ``after_kernel`` seam, in both builds)."""
+        `hooks`: the compile's ``after_kernel`` seam, in both builds; `break_on`:
+        debugger traps, in the build being diffed only)."""
         from cuvil.runtime.stepper import Stepper
 
-        stepper = Stepper(module, opt_level, num_threads, background=True, hooks=hooks)
+        stepper = Stepper(
+            module,
+            opt_level,
+            num_threads,
+            background=True,
+            hooks=hooks,
+            break_on=break_on,
+        )
         twin = None
         if members and any(op.name == "cuvil.fused" for op in module.main.ops):
             t_module, fused = inline_fused(module)

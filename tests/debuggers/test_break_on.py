@@ -121,3 +121,23 @@ def test_gdb_stops_with_sigtrap_in_the_nodes_kernel_once_per_call(trapped_run):
     assert frames == [("cuvil_k3_block2_conv", "small_cnn.py", "16")] * 3, out
     assert re.search(r"^#2\s+cuvil_main \(.*\) at small_cnn\.py:16$", out, re.M), out
     assert f"cuvil-run: O3 {build}" in out and "exited normally" in out, out
+
+
+def test_diff_break_on_traps_in_its_native_build_and_reduce_refuses_it(capsys):
+    """`gdb --args cuvil-debug diff MODEL --break-on NODE` stops in the node's kernel
+    of the build the diff runs; bisect and reduce, which compile many variants, say so."""
+    import sys
+
+    from cuvil_debug.cli import main
+
+    from .conftest import ROOT, find_debugger, run_batch
+
+    model = str(ROOT / "samples" / "models" / "small_cnn.py")
+    argv = [find_debugger("gdb"), "-batch", "-nx"]
+    for c in ("set debuginfod enabled off", "run", "bt 1", "kill"):
+        argv += ["-ex", c]
+    cli = [sys.executable, "-m", "cuvil_debug.cli", "diff", model]
+    out = run_batch([*argv, "--args", *cli, "--break-on", "block1_pool"])
+    assert "SIGTRAP" in out and "cuvil_k2_block1_pool" in out, out
+    assert main(["reduce", model, "--break-on", "block1_pool"]) == 2
+    assert "--break-on is for cuvil-debug diff" in capsys.readouterr().err
