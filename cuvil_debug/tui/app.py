@@ -1,61 +1,106 @@
 """`cuvil-debug tui`: the Textual app. Panes (one module each): outline.py, irview.py,
-inspector.py, source.py; the keymap is keymap.py. The app holds the selection: every
-pane's pick comes here (`select`), and the app tells the other panes."""
+inspector.py, source.py; actions without a pane are tools.py; the keymap is keymap.py.
+The app holds the selection: every pane's pick comes here (`select`), and the app tells
+the other panes.
+
+The app is made from a ModuleView, or from a loader run in a worker thread (loading.py)
+while a progress pane shows what it does; the panes are composed when the view is there.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.binding import Binding
+from textual.containers import Container
 from textual.widgets import Footer, Input
+from textual.worker import Worker, WorkerState
 
 from .data import FunctionView, ModuleView, OpInfo
 from .help import HelpScreen
 from .inspector import Inspector
 from .irview import IRView
 from .keymap import bindings
+from .loading import Loader, LoadingPane
 from .outline import Outline
 from .source import SourcePane
+from .tools import ToolActions
 
 __all__ = ["CuvilTUI"]
 
 
-class CuvilTUI(App[None]):
+class CuvilTUI(ToolActions, App[None]):
     TITLE = "cuvil-debug tui"
-    BINDINGS = bindings()
+    BINDINGS = [*bindings(), Binding("escape", "close_prompt", show=False)]
+    # below 120 columns: outline | IR over inspector | source; 120 and wider: outline,
+    # IR over source, inspector in three columns (each pane keeps its full height)
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     CSS = """
-    #top { height: 3fr; }
-    #bottom { height: 2fr; }
-    #outline { width: 1fr; min-width: 20; }
-    #ir { width: 3fr; }
-    #inspector { width: 1fr; }
-    #source { width: 1fr; }
+    #panes { layout: grid; grid-size: 3 2; grid-columns: 1fr 1fr 2fr; grid-rows: 3fr 2fr; }
+    #ir, #inspector { column-span: 2; }
+    Screen.-wide #panes { grid-columns: 1fr 3fr 1fr; }
+    Screen.-wide #outline { row-span: 2; }
+    Screen.-wide #ir { column-span: 1; }
+    Screen.-wide #inspector { column-span: 1; row-span: 2; }
     #outline, #ir, #inspector, #source { border: round $primary-background; }
     #outline:focus, #ir:focus, #source:focus, #inspector:focus-within {
         border: round $accent;
     }
-    #search { dock: bottom; display: none; }
-    #search.open { display: block; }
+    .prompt { dock: bottom; display: none; }
+    .prompt.open { display: block; }
     """
 
-    def __init__(self, view: ModuleView, **kw) -> None:
+    def __init__(
+        self,
+        view: ModuleView | None = None,
+        *,
+        loader: Loader | None = None,
+        what: str = "",
+        repro_args: list[str] | None = None,
+        screenshot_dir: Path | None = None,
+        **kw,
+    ) -> None:
         super().__init__(**kw)
+        if (view is None) == (loader is None):
+            raise ValueError("CuvilTUI needs a view or a loader, not both")
         self.view = view
+        self.loader = loader
+        self.what = what
+        self.load_error: BaseException | None = None  # the loader's, for run_tui
         self.selected: OpInfo | None = None
+        self.repro_args = repro_args
+        self.screenshot_dir = screenshot_dir or Path.cwd()
+        self.last_screenshot: Path | None = None
+        self.bookmarks: set[int] = set()
         self._uses: list[OpInfo] = []  # the use cycle of `u`: the uses being walked
         self._use_pos = -1
+        self._line_ops: list[OpInfo] = []  # the source line's ops being walked
 
     def compose(self) -> ComposeResult:
-        with Vertical():
-            with Horizontal(id="top"):
-                yield Outline(self.view, id="outline")
-                yield IRView(id="ir")
-            with Horizontal(id="bottom"):
-                yield Inspector(self.view, id="inspector")
-                yield SourcePane(self.view, id="source")
-        yield Input(placeholder="search: op, FX node or %value", id="search")
+        if self.view is None:
+            yield LoadingPane(self.what, id="loading")
+            return
+        with Container(id="panes"):
+            yield Outline(self.view, id="outline")
+            yield IRView(id="ir")
+            yield Inspector(self.view, id="inspector")
+            yield SourcePane(self.view, id="source")
+        yield Input(
+            placeholder="search: op, FX node, %value or source text", id="search"
+        )
+        yield Input(placeholder="filter the outline (empty: all)", id="filter")
         yield Footer()
 
     def on_mount(self) -> None:
+        if self.view is None:
+            self.run_worker(self._load, thread=True, exit_on_error=False, name="load")
+        else:
+            self._start()
+
+    def _start(self) -> None:
+        for box in self.query(Input):
+            box.add_class("prompt")
         self.query_one("#outline").border_title = "outline"
         self.query_one("#inspector").border_title = "op"
         ir = self.query_one(IRView)
@@ -65,6 +110,33 @@ class CuvilTUI(App[None]):
             if main.ops:
                 self.select(main.ops[0])
         ir.focus()
+
+    # ---- loading in a worker ------------------------------------------------------------
+    def _load(self) -> ModuleView:
+        return self.loader(lambda msg: self.call_from_thread(self._progress, msg))
+
+    def _progress(self, message: str) -> None:
+        for pane in self.query(LoadingPane):
+            pane.step(message)
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != "load":
+            return
+        if event.state == WorkerState.SUCCESS:
+            self.view = event.worker.result
+            await self.recompose()
+            self._start()
+        elif event.state == WorkerState.ERROR:
+            self.load_error = event.worker.error
+            self.exit(return_code=2)
+
+    @property
+    def loaded(self) -> bool:
+        return self.view is not None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # while loading there is nothing to act on but quitting and the help
+        return self.view is not None or action in ("quit", "help", "command_palette")
 
     # ---- the selection ------------------------------------------------------------------
     def select(self, info: OpInfo) -> None:
@@ -80,7 +152,8 @@ class CuvilTUI(App[None]):
         self.query_one(Inspector).show(info)
         self.query_one(SourcePane).show(info)
         self.query_one(Outline).reveal(info)
-        self.sub_title = f"{info.label}  {info.source or ''}"
+        mark = " ★" if info.index in self.bookmarks else ""
+        self.sub_title = f"{info.label}  {info.source or ''}{mark}"
 
     def show_function(self, fn: FunctionView) -> None:
         self.query_one(IRView).show(fn)
@@ -96,6 +169,27 @@ class CuvilTUI(App[None]):
             self.show_function(target)
         else:
             self.select(target)
+
+    def on_source_pane_line_picked(self, event: SourcePane.LinePicked) -> None:
+        """Select the ops of a source line; picking the same line again walks them."""
+        ops = self.view.ops_at(event.file, event.line)
+        if not ops:
+            self.notify(f"no op comes from line {event.line}", severity="warning")
+            return
+        if ops != self._line_ops or self.selected not in ops:
+            self._line_ops, target = ops, ops[0]
+        else:
+            target = ops[(ops.index(self.selected) + 1) % len(ops)]
+        self.select(target)
+        self.notify(f"line {event.line}: op {ops.index(target) + 1} of {len(ops)}")
+
+    def bookmarks_changed(self) -> None:
+        ir = self.query_one(IRView)
+        ir.bookmarks = self.bookmarks
+        ir.refresh()
+        if self.selected is not None:
+            info, self.selected = self.selected, None
+            self.select(info)
 
     # ---- actions (keymap.py) ------------------------------------------------------------
     def action_goto_definition(self) -> None:
@@ -124,14 +218,30 @@ class CuvilTUI(App[None]):
         self.select(self._uses[self._use_pos])
         self.notify(f"use {self._use_pos + 1} of {len(self._uses)}")
 
-    def action_search(self) -> None:
-        box = self.query_one("#search", Input)
+    def _prompt(self, name: str) -> None:
+        box = self.query_one(f"#{name}", Input)
         box.add_class("open")
         box.focus()
+
+    def action_close_prompt(self) -> None:
+        for box in self.query(".prompt.open"):
+            box.remove_class("open")
+            self.query_one(IRView).focus()
+
+    def action_search(self) -> None:
+        self._prompt("search")
+
+    def action_filter(self) -> None:
+        self._prompt("filter")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         box = event.input
         box.remove_class("open")
+        if box.id == "filter":
+            shown = self.query_one(Outline).set_filter(event.value)
+            self.query_one(Outline).focus()
+            self.notify(f"outline: {shown} ops" + (" match" if event.value else ""))
+            return
         self.query_one(IRView).focus()
         after = self.selected.index if self.selected else -1
         found = self.view.search(event.value, after)
@@ -142,6 +252,12 @@ class CuvilTUI(App[None]):
 
     def action_toggle_locs(self) -> None:
         self.query_one(IRView).toggle_locs()
+
+    def action_toggle_grouping(self) -> None:
+        grouping = self.query_one(Outline).toggle_grouping()
+        if self.selected is not None:
+            self.query_one(Outline).reveal(self.selected)
+        self.notify(f"outline grouped by {grouping}")
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -1,6 +1,9 @@
 """`cuvil-debug tui TARGET`: TARGET is a `.cuvilir` file or a model (the MODEL of the
-other commands). The target is loaded before the UI starts, so a bad one is one error
-line and exit 2 (a CuvilError through cuvil.args.run_main), never a half-drawn screen.
+other commands). What is quick to check is checked before the UI starts (the file is
+there; a `.cuvilir` file parses and verifies); the slow part (importing, lowering and
+optimizing a model) runs in the app's worker under a progress pane. Either way a bad
+target is one error line and exit 2 (a CuvilError through cuvil.args.run_main), never a
+traceback: the worker's error is re-raised here once the terminal is restored.
 
 A model is lowered with its frontend and optimized with the pipeline of ``-O``/``-p``
 (default -O3, as `cuvil-debug passes` runs it); a `.cuvilir` file is shown as written
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 from cuvil import opt
@@ -22,7 +26,9 @@ from cuvil.ir import Module, verify
 
 from ..args import ModelArgs
 
-__all__ = ["add_parser", "load_target", "run_tui"]
+Progress = Callable[[str], None]
+
+__all__ = ["add_parser", "load_target", "make_app", "outcome", "run_tui"]
 
 MODEL = ModelArgs()
 COMPILE = CompileArgs(default_level="3")
@@ -45,26 +51,51 @@ def add_parser(commands) -> None:
     COMPILE.add_to(p)
 
 
-def load_target(args: argparse.Namespace) -> tuple[Module, Path | None]:
+def load_target(
+    args: argparse.Namespace, progress: Progress = lambda _msg: None
+) -> tuple[Module, Path | None]:
     """The module to show and the folder its source paths are relative to. Every
     failure is a one-line CuvilError (its note and hint folded into the line)."""
+    with _one_line_errors():
+        return _finish(args, _start(args), progress)
+
+
+@contextlib.contextmanager
+def _one_line_errors():
     try:
-        return _load(args)
+        yield
     except CuvilError as e:
         raise _one_line(e) from e
 
 
-def _load(args: argparse.Namespace) -> tuple[Module, Path | None]:
+def _start(args: argparse.Namespace) -> Module | None:
+    """The quick checks: a `.cuvilir` file is read and verified (its module returned);
+    a model file must exist (None: the model is loaded later)."""
     target = args.model
     if target.endswith(".cuvilir"):
         module = opt.read_ir(target)
         verify(module)
+        return module
+    if target.endswith(".py") and not Path(target).is_file():
+        MODEL.parse(args).load()  # the loader's own "does not exist" error
+    return None
+
+
+def _finish(
+    args: argparse.Namespace, module: Module | None, progress: Progress
+) -> tuple[Module, Path | None]:
+    target = args.model
+    if module is not None:
         if args.pipeline is not None or args.opt_level is not None:
+            progress("optimizing")
             _optimize(module, args)
         return module, Path(target).parent
     model = MODEL.parse(args)
+    progress(f"importing {target}")
     loaded = model.load()
+    progress(f"lowering with torch.{model.frontend}")
     module = lower(loaded.model, loaded.inputs, frontend=model.frontend)
+    progress("optimizing")
     _optimize(module, args)
     return module, Path(target).parent if target.endswith(".py") else None
 
@@ -82,10 +113,49 @@ def _one_line(e: CuvilError) -> CuvilError:
     return CuvilError(message, where=e.where)
 
 
-def run_tui(args: argparse.Namespace) -> int:
-    module, base = load_target(args)
+def repro_args(args: argparse.Namespace) -> list[str] | None:
+    """MODEL and the options it was opened with, as `cuvil-debug reduce` takes them
+    (None for a .cuvilir target: there is no model to reduce)."""
+    if args.model.endswith(".cuvilir"):
+        return None
+    out = [args.model]
+    if args.frontend != "fx":
+        out += ["--frontend", args.frontend]
+    if args.entry:
+        out += ["--entry", args.entry]
+    if args.opt_level is not None:
+        out += ["-O", args.opt_level]
+    if args.no_fusion:
+        out.append("--no-fusion")
+    if args.pipeline is not None:
+        out += ["-p", args.pipeline]
+    return out
+
+
+def make_app(args: argparse.Namespace):
+    """The app for parsed `tui` arguments, its target checked (quick checks raise a
+    one-line CuvilError here) and the rest of the loading left to the app's worker."""
+    with _one_line_errors():
+        module = _start(args)
     from .app import CuvilTUI  # Textual is imported only when a UI is started
     from .data import ModuleView
 
-    CuvilTUI(ModuleView(module, base)).run()
-    return 0
+    def loader(progress: Progress) -> ModuleView:
+        with _one_line_errors():
+            return ModuleView(*_finish(args, module, progress))
+
+    return CuvilTUI(loader=loader, what=args.model, repro_args=repro_args(args))
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    app = make_app(args)
+    app.run()
+    return outcome(app)
+
+
+def outcome(app) -> int:
+    """The exit code of a finished app; the loader's error, if it failed, is raised
+    (the terminal is back by now, so it prints as the one error line)."""
+    if app.load_error is not None:
+        raise app.load_error
+    return app.return_code or 0

@@ -18,7 +18,15 @@ from cuvil.ir.location import AnyLoc, Loc
 from cuvil.ir.ops.fused import body_of
 from cuvil.ir.printer import Namer
 
-__all__ = ["OpInfo", "FunctionView", "ModuleView", "SourceRef"]
+__all__ = [
+    "OpInfo",
+    "FunctionView",
+    "ModuleView",
+    "ModuleGroup",
+    "SourceRef",
+    "matches",
+    "module_tree",
+]
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,9 @@ class OpInfo:
     operands: tuple[str, ...]
     source: SourceRef | None
     fx_nodes: tuple[str, ...]
+    module_path: str | None = (
+        None  # the nn.Module path of its location ("layer1.0.conv1")
+    )
 
     @property
     def name(self) -> str:
@@ -78,9 +89,45 @@ class FunctionView:
                 groups.append((info.source, [info]))
         return groups
 
+    def by_module(self) -> ModuleGroup:
+        """The ops as a tree of nn.Module paths (`module_tree`)."""
+        return module_tree(self.ops)
+
+
+@dataclass(eq=False)
+class ModuleGroup:
+    """One nn.Module path of a module tree: its ops and its submodules, in op order."""
+
+    path: str  # "" for the root
+    ops: list[OpInfo] = field(default_factory=list)
+    children: dict[str, ModuleGroup] = field(default_factory=dict)
+
+    @property
+    def count(self) -> int:
+        return len(self.ops) + sum(c.count for c in self.children.values())
+
+
+def module_tree(ops: list[OpInfo]) -> ModuleGroup:
+    """`ops` as a tree of nn.Module paths: "layer1.0.conv1" is under "layer1" >
+    "layer1.0"; ops without a module path sit at the root."""
+    root = ModuleGroup("")
+    for info in ops:
+        group = root
+        if info.module_path:
+            parts = info.module_path.split(".")
+            for k in range(1, len(parts) + 1):
+                path = ".".join(parts[:k])
+                group = group.children.setdefault(path, ModuleGroup(path))
+        group.ops.append(info)
+    return root
+
 
 def _line_key(src: SourceRef | None) -> tuple[str, int] | None:
     return None if src is None else (src.file, src.line)
+
+
+def _module_of(loc: AnyLoc) -> str | None:
+    return next((p.module for p in loc.parts if p.module), None)
 
 
 def _source_of(loc: AnyLoc) -> SourceRef | None:
@@ -128,6 +175,7 @@ class ModuleView:
                 operands=tuple(namer(v) for v in op.operands),
                 source=_source_of(op.loc),
                 fx_nodes=op.loc.nodes,
+                module_path=_module_of(op.loc),
             )
             for r in op.results:
                 self._names[id(r)] = namer(r)
@@ -178,17 +226,33 @@ class ModuleView:
             return None
 
     def search(self, query: str, after: int = -1) -> OpInfo | None:
-        """The first op after index `after` (wrapping) whose op name, FX node or value
-        names contain `query` (case-insensitive)."""
-        q = query.strip().lower().lstrip("%")
+        """The first op after index `after` (wrapping) whose op name, FX node, value
+        names, nn.Module path or source line text contain `query` (case-insensitive)."""
+        q = query.strip().lower()
         if not q:
             return None
         n = len(self.ops)
         for k in range(n):
             info = self.ops[(after + 1 + k) % n]
-            if _matches(info, q):
+            if matches(info, q.lstrip("%")) or q in self.source_text(info).lower():
                 return info
         return None
+
+    def ops_at(self, file: str, line: int) -> list[OpInfo]:
+        """The ops whose location is `file`:`line`, in op order (fused members too)."""
+        return [
+            i
+            for i in self.ops
+            if i.source is not None and i.source.file == file and i.source.line == line
+        ]
+
+    def source_text(self, info: OpInfo) -> str:
+        """The text of `info`'s source line ('' when it has none or it cannot be read)."""
+        src = info.source
+        lines = self.source_lines(src.file) if src is not None else None
+        if not lines or not 1 <= src.line <= len(lines):
+            return ""
+        return lines[src.line - 1]
 
     # ---- source files -------------------------------------------------------------------
     def resolve(self, file: str) -> Path | None:
@@ -213,10 +277,13 @@ class ModuleView:
         return self._sources[file]
 
 
-def _matches(info: OpInfo, q: str) -> bool:
+def matches(info: OpInfo, q: str, *, operands: bool = True) -> bool:
+    """Whether `q` (lower case, no '%') is in the op's name, FX nodes, result (and
+    `operands`: operand) names or nn.Module path."""
     if q in info.op.name.lower():
         return True
-    names = (*info.fx_nodes, *info.results, *info.operands)
+    used = info.operands if operands else ()
+    names = (*info.fx_nodes, *info.results, *used, info.module_path or "")
     return any(q in n.lower().lstrip("%") for n in names)
 
 

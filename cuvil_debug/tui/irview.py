@@ -8,6 +8,7 @@ constant time, where an OptionList measured every option on each layout
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
@@ -20,6 +21,9 @@ from textual.strip import Strip
 from .data import FunctionView, OpInfo
 
 __all__ = ["IRView", "ir_line"]
+
+GUTTER = Segment("  ")
+MARK = Segment("* ", Style(bold=True, color="yellow"))  # a bookmark
 
 
 def ir_line(info: OpInfo, *, fold_locs: bool = True) -> Text:
@@ -62,6 +66,9 @@ class IRView(ScrollView, can_focus=True):
         self.function: FunctionView | None = None
         self.fold_locs = True
         self.highlighted: int | None = None
+        self.bookmarks: set[int] = (
+            set()
+        )  # OpInfo.index of bookmarked ops: "*" in the gutter
         self._cache: dict[int, Text] = {}  # op position -> its rendered line
 
     def show(self, fn: FunctionView) -> None:
@@ -79,7 +86,7 @@ class IRView(ScrollView, can_focus=True):
         self.border_title = f"@{fn.name}"
         self._cache.clear()
         width = max((len(i.text) for i in fn.ops), default=0)
-        self.virtual_size = Size(width + 2, len(fn.ops))
+        self.virtual_size = Size(width + 2 + len(GUTTER), len(fn.ops))
         self.refresh()
 
     def line(self, pos: int) -> Text:
@@ -94,7 +101,8 @@ class IRView(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if fn is None or not 0 <= pos < len(fn.ops):
             return Strip.blank(width)
-        segments = list(self.line(pos).render(self.app.console, end=""))
+        mark = MARK if fn.ops[pos].index in self.bookmarks else GUTTER
+        segments = [mark, *self.line(pos).render(self.app.console, end="")]
         strip = Strip(segments).crop(self.scroll_offset.x, self.scroll_offset.x + width)
         strip = strip.extend_cell_length(width)
         return strip.apply_style(self.HIGHLIGHT) if pos == self.highlighted else strip

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-__all__ = ["Key", "KEYMAP", "bindings", "help_rows"]
+__all__ = ["Key", "KEYMAP", "bindings", "help_rows", "palette_keys"]
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,7 @@ class Key:
     shown: str  # how the help screen writes it
     action: str  # the app's action (action_<name>)
     description: str
+    scope: str = "app"  # "app": an app binding; else the pane that binds it itself
 
 
 KEYMAP: tuple[Key, ...] = (
@@ -22,6 +23,21 @@ KEYMAP: tuple[Key, ...] = (
     Key("u", "u", "next_use", "cycle through the uses of the first result"),
     Key("slash", "/", "search", "search op names, FX nodes and value names"),
     Key("l", "l", "toggle_locs", "show or fold loc(...) in the IR view"),
+    Key("o", "o", "toggle_grouping", "outline: group by source line / nn.Module"),
+    Key("f", "f", "filter", "outline: filter ops (empty: show all)"),
+    Key(
+        "enter",
+        "enter",
+        "pick_line",
+        "source pane: select the ops of this line",
+        "source",
+    ),
+    Key("b", "b", "bookmark", "bookmark the selected op (again: remove)"),
+    Key("B", "B", "next_bookmark", "go to the next bookmark"),
+    Key("y", "y", "copy_op", "copy the selected op's IR line"),
+    Key("Y", "Y", "copy_reduce", "copy a cuvil-debug reduce command for its FX node"),
+    Key("s", "s", "screenshot", "save the screen as SVG (for bug reports)"),
+    Key("ctrl+p", "ctrl+p", "command_palette", "command palette: every action by name"),
     Key("tab", "tab", "focus_next", "next pane"),
     Key("question_mark", "?", "help", "this help"),
     Key("q", "q", "quit", "quit"),
@@ -33,9 +49,14 @@ def bindings() -> list[Binding]:
     return [
         Binding(k.key, k.action, k.description, key_display=k.shown)
         for k in KEYMAP
-        if k.key != "tab"
+        if k.key != "tab" and k.scope == "app"
     ]
 
 
 def help_rows() -> list[tuple[str, str]]:
     return [(k.shown, k.description) for k in KEYMAP]
+
+
+def palette_keys() -> list[Key]:
+    """The app actions the command palette lists (every app key but the palette's own)."""
+    return [k for k in KEYMAP if k.scope == "app" and k.action != "command_palette"]

@@ -1,4 +1,5 @@
-"""Module outline: the functions, and each function's ops grouped by source line."""
+"""Module outline: the functions, and each function's ops grouped by source line or by
+nn.Module path (`toggle_grouping`), narrowed by a filter (`set_filter`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from .data import FunctionView, ModuleView, OpInfo
+from .data import FunctionView, ModuleGroup, ModuleView, OpInfo, matches, module_tree
 
-__all__ = ["Outline"]
+__all__ = ["Outline", "GROUPINGS"]
 
 Payload = FunctionView | OpInfo | None
+GROUPINGS = ("source line", "nn.Module")
 
 
 class Outline(Tree[Payload]):
@@ -26,23 +28,71 @@ class Outline(Tree[Payload]):
         super().__init__(f"module @{view.module.name}", **kw)
         self.view = view
         self._leaves: dict[int, TreeNode[Payload]] = {}  # OpInfo.index -> its leaf
+        self.grouping = GROUPINGS[0]
+        self.filter = ""  # lower case; '' shows every op
         self.show_root = True
         self.guide_depth = 2
 
     def on_mount(self) -> None:
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Fill the tree again for the current grouping and filter."""
+        self.clear()
+        self._leaves.clear()
         self.root.expand()
         for fn in self.view.functions:
-            self._add_function(fn)
+            ops = [i for i in fn.ops if self._keep(i)]
+            if ops or not self.filter:
+                self._add_function(fn, ops)
+        self.border_subtitle = f"by {self.grouping}" + (
+            f" · filter {self.filter!r}" if self.filter else ""
+        )
 
-    def _add_function(self, fn: FunctionView) -> None:
-        node = self.root.add(f"@{fn.name} ({len(fn.ops)} ops)", data=fn)
-        if fn is self.view.main:
+    def _keep(self, info: OpInfo) -> bool:
+        q = self.filter
+        if not q:
+            return True
+        # an op is kept for what it is, not for what it uses (no operand names)
+        found = matches(info, q.lstrip("%"), operands=False)
+        return found or q in self.view.source_text(info).lower()
+
+    def _add_function(self, fn: FunctionView, ops: list[OpInfo]) -> None:
+        node = self.root.add(f"@{fn.name} ({len(ops)} ops)", data=fn)
+        if fn is self.view.main or self.filter:
             node.expand()
+        if self.grouping == GROUPINGS[0]:
+            self._add_lines(node, FunctionView(fn.name, fn.signature, ops))
+        else:
+            self._add_modules(node, module_tree(ops))
+
+    def _add_lines(self, node: TreeNode[Payload], fn: FunctionView) -> None:
         for src, ops in fn.by_source_line():
             label = str(src) if src else "(no source)"
             group = node.add(f"{label} · {len(ops)}", data=ops[0])
             for info in ops:
                 self._leaves[info.index] = group.add_leaf(info.label, data=info)
+
+    def _add_modules(self, node: TreeNode[Payload], group: ModuleGroup) -> None:
+        for child in group.children.values():
+            first = _first_op(child)
+            sub = node.add(f"{child.path} · {child.count}", data=first)
+            self._add_modules(sub, child)
+        for info in group.ops:
+            self._leaves[info.index] = node.add_leaf(info.label, data=info)
+
+    # ---- what the app calls -------------------------------------------------------------
+    def toggle_grouping(self) -> str:
+        self.grouping = GROUPINGS[(GROUPINGS.index(self.grouping) + 1) % len(GROUPINGS)]
+        self.rebuild()
+        return self.grouping
+
+    def set_filter(self, text: str) -> int:
+        """Show only the ops matching `text` (op name, FX node, value, module, source
+        text); '' shows all. Returns how many ops are shown."""
+        self.filter = text.strip().lower()
+        self.rebuild()
+        return len(self._leaves)
 
     def reveal(self, info: OpInfo) -> None:
         """Move the cursor to `info`'s leaf (expanding its group) without re-picking it."""
@@ -64,3 +114,9 @@ class Outline(Tree[Payload]):
         event.stop()
         if event.node.data is not None:
             self.post_message(self.Picked(event.node.data))
+
+
+def _first_op(group: ModuleGroup) -> OpInfo | None:
+    firsts = [group.ops[0]] if group.ops else []
+    firsts += [f for f in map(_first_op, group.children.values()) if f is not None]
+    return min(firsts, key=lambda i: i.index, default=None)

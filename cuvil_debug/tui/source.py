@@ -1,8 +1,12 @@
 """Source pane: the model's Python file, scrolled to the selected op's line, the line
-marked (a read-only TextArea; the marked line is its selection)."""
+marked (a read-only TextArea; the marked line is its selection). Enter on a line (or a
+double click) picks that line: the app selects the ops made from it (`LinePicked`)."""
 
 from __future__ import annotations
 
+from textual.binding import Binding
+from textual.events import Click
+from textual.message import Message
 from textual.widgets import TextArea
 from textual.widgets.text_area import Selection
 
@@ -12,6 +16,14 @@ __all__ = ["SourcePane"]
 
 
 class SourcePane(TextArea):
+    BINDINGS = [Binding("enter", "pick_line", "ops of this line", show=False)]
+
+    class LinePicked(Message):
+        def __init__(self, file: str, line: int) -> None:
+            super().__init__()
+            self.file = file
+            self.line = line  # 1-based
+
     def __init__(self, view: ModuleView, **kw) -> None:
         super().__init__(
             "", read_only=True, show_line_numbers=True, soft_wrap=False, **kw
@@ -55,6 +67,14 @@ class SourcePane(TextArea):
         self.file, self.line = None, None
         self.border_title = "source"
         self.load_text(text)
+
+    def action_pick_line(self) -> None:
+        if self.file is not None:
+            self.post_message(self.LinePicked(self.file, self.cursor_location[0] + 1))
+
+    def on_click(self, event: Click) -> None:
+        if event.chain == 2:
+            self.action_pick_line()
 
     @property
     def marked_text(self) -> str:

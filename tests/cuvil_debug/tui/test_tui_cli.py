@@ -4,10 +4,15 @@ and the target loading a good one goes through (without starting the UI)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 from pathlib import Path
 
+from textual.worker import WorkerFailed
+
+from cuvil.args import run_main
 from cuvil_debug.cli import build_parser, main
-from cuvil_debug.tui.command import load_target
+from cuvil_debug.tui.command import load_target, make_app, outcome
 from cuvil_debug.tui.data import ModuleView
 from cuvil_debug.tui.inspector import describe
 
@@ -80,3 +85,49 @@ def test_a_model_target_is_lowered_and_optimized_with_fused_members():
     assert rows["body"] == f"@{body.name}"
     assert len(fused.fx_nodes) >= 2  # a FusedLoc: one member per FX node
     assert view.resolve(fused.source.file).resolve() == model.resolve()
+
+
+def _run_app(app, size=(100, 30)):
+    """Run `app` headless until its loader is done; what it shows then."""
+
+    async def go():
+        async with app.run_test(size=size) as pilot:
+            with contextlib.suppress(WorkerFailed):  # the app has it: load_error
+                await app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.pause()
+            return app.loaded, app.is_running
+
+    return asyncio.run(go())
+
+
+def test_a_model_loads_in_the_worker_with_progress():
+    app = make_app(_args(str(ROOT / "samples/models/small_cnn.py")))
+    assert not app.loaded  # nothing lowered before the UI starts
+    steps = []
+    original = app._progress
+    app._progress = lambda msg: (steps.append(msg), original(msg))
+    loaded, running = _run_app(app)
+    assert loaded and running
+    assert steps[0].startswith("importing ") and "lowering with torch.fx" in steps
+    assert "optimizing" in steps
+    assert app.selected is app.view.main.ops[0]
+    assert any(i.name == "cuvil.fused" for i in app.view.ops)
+    assert app.repro_args == [str(ROOT / "samples/models/small_cnn.py")]
+    assert outcome(app) == 0
+
+
+def test_a_model_failing_in_the_worker_exits_2_with_one_line(tmp_path, capsys):
+    bad = tmp_path / "model.py"
+    bad.write_text(
+        "import torch\n\ndef example_inputs():\n    return (torch.ones(2),)\n"
+    )
+    args = _args(str(bad))
+    app = make_app(args)  # the file is there: the quick checks pass
+    loaded, running = _run_app(app)
+    assert not loaded and not running
+    assert app.return_code == 2
+    args.run = lambda _a: outcome(app)
+    assert run_main("cuvil-debug", args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Model" in err[0] and "Traceback" not in err[0]

@@ -1,0 +1,232 @@
+"""The TUI's outline grouping and filter, source-line picking, bookmarks, clipboard,
+SVG export, command palette and the responsive layout, under Textual's Pilot."""
+
+from __future__ import annotations
+
+import asyncio
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from cuvil.ir import parse_file
+from cuvil_debug.tui.app import CuvilTUI
+from cuvil_debug.tui.data import ModuleView
+from cuvil_debug.tui.irview import IRView
+from cuvil_debug.tui.keymap import KEYMAP, palette_keys
+from cuvil_debug.tui.outline import Outline
+from cuvil_debug.tui.source import SourcePane
+
+ROOT = Path(__file__).resolve().parents[3]
+SAMPLES = ROOT / "samples" / "ir"
+
+
+def _drive(name: str, script, size=(100, 30), **kw):
+    path = SAMPLES / f"{name}.cuvilir"
+    view = ModuleView(parse_file(path), path.parent)
+
+    async def go():
+        app = CuvilTUI(view, **kw)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            return await script(app, pilot)
+
+    return asyncio.run(go())
+
+
+def _op(app: CuvilTUI, result: str):
+    return next(i for i in app.view.ops if result in i.results)
+
+
+def test_o_groups_the_outline_by_nn_module_and_back():
+    async def script(app, pilot):
+        outline = app.query_one(Outline)
+        await pilot.press("o")
+        await pilot.pause()
+        assert outline.grouping == "nn.Module"
+        forward = outline.root.children[0]
+        labels = [str(n.label) for n in forward.children]
+        assert "layer1 · " in " ".join(labels) and labels[0].startswith("conv1 · ")
+        layer1 = next(n for n in forward.children if str(n.label).startswith("layer1 "))
+        subs = [str(n.label).split(" ")[0] for n in layer1.children]
+        assert subs == ["layer1.0", "layer1.1"]
+        # every op has one leaf: the grouping loses nothing
+        assert len(outline._leaves) == len(app.view.ops)
+        app.select(_op(app, "%layer1_1_conv2"))
+        await pilot.pause()
+        assert outline.cursor_node.data is app.selected
+        await pilot.press("o")
+        await pilot.pause()
+        assert outline.grouping == "source line"
+
+    _drive("resnet18", script)
+
+
+def test_f_filters_the_outline_and_empty_shows_all():
+    async def script(app, pilot):
+        outline = app.query_one(Outline)
+        await pilot.press("f", *"layer4", "enter")
+        await pilot.pause()
+        shown = [n.data for n in outline._leaves.values()]
+        assert shown and all(
+            "layer4" in " ".join((i.module_path or "", *i.fx_nodes, *i.results))
+            for i in shown
+        )
+        assert len(shown) < len(app.view.ops)
+        assert "filter 'layer4'" in str(outline.border_subtitle)
+        await pilot.press("f", "backspace", "enter")  # the old text is selected
+        await pilot.pause()
+        assert len(outline._leaves) == len(app.view.ops)
+
+    _drive("resnet18", script)
+
+
+def test_escape_closes_the_prompt():
+    async def script(app, pilot):
+        await pilot.press("slash")
+        await pilot.pause()
+        assert app.query_one("#search").has_class("open")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.query_one("#search").has_class("open")
+        assert app.focused is app.query_one(IRView)
+
+    _drive("small_cnn", script)
+
+
+def test_enter_on_a_source_line_selects_its_ops_and_walks_them():
+    async def script(app, pilot):
+        app.select(_op(app, "%block1_conv"))
+        await pilot.pause()
+        source = app.query_one(SourcePane)
+        file = app.selected.source.file
+        ops = app.view.ops_at(file, 34)  # return self.fc(x): the fc's ops
+        assert len(ops) == 3 and all(i.source.line == 34 for i in ops)
+        source.focus()
+        for expected in (ops[0], ops[1], ops[2], ops[0]):
+            source.move_cursor((33, 0))
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.selected is expected
+        source.move_cursor((19, 0))  # a line no op comes from: the selection stays
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.selected is ops[0]
+        assert any("no op comes from line 20" in n.message for n in app._notifications)
+
+    _drive("small_cnn", script)
+
+
+def test_search_finds_source_text():
+    async def script(app, pilot):
+        await pilot.press("slash", *"self.pool(", "enter")
+        await pilot.pause()
+        assert "self.pool(" in app.view.source_text(app.selected)
+
+    _drive("small_cnn", script)
+
+
+def test_b_bookmarks_and_capital_b_jumps_between_them():
+    async def script(app, pilot):
+        ir = app.query_one(IRView)
+        a, b = _op(app, "%block1_relu"), _op(app, "%block2_conv")
+        for info in (b, a):
+            app.select(info)
+            await pilot.press("b")
+            await pilot.pause()
+        assert app.bookmarks == {a.index, b.index}
+        assert ir.render_line(a.pos - ir.scroll_offset.y).text.startswith("* ")
+        app.select(app.view.main.ops[0])
+        await pilot.press("B")
+        assert app.selected is a
+        await pilot.press("B")
+        assert app.selected is b
+        await pilot.press("B")
+        assert app.selected is a  # wraps
+        await pilot.press("b")  # again: removed
+        assert app.bookmarks == {b.index}
+
+    _drive("small_cnn", script)
+
+
+def test_y_copies_the_op_and_capital_y_a_reduce_command():
+    async def script(app, pilot):
+        app.select(_op(app, "%block1_bn"))
+        await pilot.press("y")
+        assert app.clipboard.startswith("%block1_bn = cuvil.batch_norm(")
+        assert 'loc("block1_bn"' in app.clipboard
+        await pilot.press("Y")
+        assert app.clipboard == (
+            "cuvil-debug reduce samples/models/small_cnn.py -O 3 --node block1_bn"
+        )
+
+    _drive("small_cnn", script, repro_args=["samples/models/small_cnn.py", "-O", "3"])
+
+
+def test_capital_y_on_a_cuvilir_target_says_why_not():
+    async def script(app, pilot):
+        await pilot.press("Y")
+        await pilot.pause()
+        assert app.clipboard == ""
+        assert any("reduce needs a model" in n.message for n in app._notifications)
+
+    _drive("small_cnn", script)
+
+
+def test_s_saves_an_svg_screenshot_without_overwriting(tmp_path):
+    taken = tmp_path / "cuvil-tui-x.svg"
+    taken.write_text("mine")
+
+    async def script(app, pilot):
+        await pilot.press("s")
+        await pilot.pause()
+        first = app.last_screenshot
+        await pilot.press("s")
+        await pilot.pause()
+        return first, app.last_screenshot
+
+    first, second = _drive("small_cnn", script, screenshot_dir=tmp_path)
+    assert first != second and first.parent == tmp_path
+    assert taken.read_text() == "mine"
+    svg = ET.parse(first).getroot()
+    assert svg.tag.endswith("svg")
+    assert "block1_conv" in first.read_text() or "cuvil" in first.read_text()
+
+
+def test_the_command_palette_lists_every_action():
+    async def script(app, pilot):
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for key in palette_keys():
+            assert key.description[0].upper() + key.description[1:] in titles, key
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "CommandPalette"
+
+    _drive("small_cnn", script)
+
+
+def test_every_key_has_an_action():
+    app = CuvilTUI(ModuleView(parse_file(SAMPLES / "mlp.cuvilir")))
+    panes = {"source": SourcePane}
+    for key in KEYMAP:
+        owner = panes.get(key.scope, CuvilTUI)
+        assert hasattr(owner, f"action_{key.action}"), key
+    assert app.BINDINGS
+
+
+@pytest.mark.parametrize(("size", "wide"), [((80, 24), False), ((160, 48), True)])
+def test_the_layout_adapts_to_the_width(size, wide):
+    async def script(app, pilot):
+        outline = app.query_one(Outline).region
+        ir = app.query_one(IRView).region
+        inspector = app.query_one("#inspector").region
+        source = app.query_one(SourcePane).region
+        assert app.screen.has_class("-wide") is wide
+        if wide:  # three columns: inspector and outline are full height
+            assert inspector.height == outline.height > ir.height
+            assert source.x == ir.x and inspector.x > ir.right - 1
+        else:  # outline | IR over inspector | source
+            assert inspector.y > ir.y and source.y == inspector.y
+            assert ir.width > 2 * outline.width
+
+    _drive("small_cnn", script, size=size)
