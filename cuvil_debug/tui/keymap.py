@@ -36,7 +36,7 @@ KEYMAP: tuple[Key, ...] = (
     Key("B", "B", "next_bookmark", "go to the next bookmark"),
     Key("y", "y", "copy_op", "copy the selected op's IR line"),
     Key("Y", "Y", "copy_reduce", "copy a cuvil-debug reduce command for its FX node"),
-    Key("s", "s", "screenshot", "save the screen as SVG (for bug reports)"),
+    Key("e", "e", "screenshot", "export the screen as SVG (for bug reports)"),
     Key("ctrl+p", "ctrl+p", "command_palette", "command palette: every action by name"),
     Key("tab", "tab", "focus_next", "next pane"),
     Key("question_mark", "?", "help", "this help"),

@@ -173,15 +173,15 @@ def test_capital_y_on_a_cuvilir_target_says_why_not():
     _drive("small_cnn", script)
 
 
-def test_s_saves_an_svg_screenshot_without_overwriting(tmp_path):
+def test_e_exports_an_svg_screenshot_without_overwriting(tmp_path):
     taken = tmp_path / "cuvil-tui-x.svg"
     taken.write_text("mine")
 
     async def script(app, pilot):
-        await pilot.press("s")
+        await pilot.press("e")
         await pilot.pause()
         first = app.last_screenshot
-        await pilot.press("s")
+        await pilot.press("e")
         await pilot.pause()
         return first, app.last_screenshot
 
