@@ -9,6 +9,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input
 
 from .data import FunctionView, ModuleView, OpInfo
+from .diffactions import DiffActions
+from .diffdata import DiffOverlay
 from .help import HelpScreen
 from .inspector import Inspector
 from .irview import IRView
@@ -19,7 +21,7 @@ from .source import SourcePane
 __all__ = ["CuvilTUI"]
 
 
-class CuvilTUI(App[None]):
+class CuvilTUI(DiffActions, App[None]):
     TITLE = "cuvil-debug tui"
     BINDINGS = bindings()
     CSS = """
@@ -37,9 +39,10 @@ class CuvilTUI(App[None]):
     #search.open { display: block; }
     """
 
-    def __init__(self, view: ModuleView, **kw) -> None:
+    def __init__(self, view: ModuleView, diff: DiffOverlay | None = None, **kw) -> None:
         super().__init__(**kw)
         self.view = view
+        self.diff = diff  # a diff report over the view (diffactions.py), or None
         self.selected: OpInfo | None = None
         self._uses: list[OpInfo] = []  # the use cycle of `u`: the uses being walked
         self._use_pos = -1
@@ -59,6 +62,7 @@ class CuvilTUI(App[None]):
         self.query_one("#outline").border_title = "outline"
         self.query_one("#inspector").border_title = "op"
         ir = self.query_one(IRView)
+        self.setup_diff()
         main = self.view.main
         if main is not None:
             ir.show(main)
@@ -79,6 +83,7 @@ class CuvilTUI(App[None]):
         ir.select_op(info)
         self.query_one(Inspector).show(info)
         self.query_one(SourcePane).show(info)
+        self.diff_follow(info)
         self.query_one(Outline).reveal(info)
         self.sub_title = f"{info.label}  {info.source or ''}"
 

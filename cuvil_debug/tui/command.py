@@ -1,5 +1,5 @@
-"""`cuvil-debug tui TARGET`: TARGET is a `.cuvilir` file or a model (the MODEL of the
-other commands). The target is loaded before the UI starts, so a bad one is one error
+"""`cuvil-debug tui TARGET`: TARGET is a `.cuvilir` file, a model (the MODEL of the
+other commands) or a diff report (`.json`, difftarget.py; `--diff` overlays one). The target is loaded before the UI starts, so a bad one is one error
 line and exit 2 (a CuvilError through cuvil.args.run_main), never a half-drawn screen.
 
 A model is lowered with its frontend and optimized with the pipeline of ``-O``/``-p``
@@ -21,6 +21,7 @@ from cuvil.frontend import lower
 from cuvil.ir import Module, verify
 
 from ..args import ModelArgs
+from . import difftarget
 
 __all__ = ["add_parser", "load_target", "run_tui"]
 
@@ -41,21 +42,30 @@ def add_parser(commands) -> None:
     for action in p._actions:
         if action.dest == "model":
             action.metavar = "TARGET"
-            action.help = "a .cuvilir file, path/to/model.py or package.module:attr"
+            action.help = (
+                "a .cuvilir file, path/to/model.py, package.module:attr or a "
+                "diff report (cuvil-debug diff --format json)"
+            )
     COMPILE.add_to(p)
+    difftarget.add_arguments(p)
 
 
-def load_target(args: argparse.Namespace) -> tuple[Module, Path | None]:
+def load_target(
+    args: argparse.Namespace, report: dict | None = None
+) -> tuple[Module, Path | None]:
     """The module to show and the folder its source paths are relative to. Every
-    failure is a one-line CuvilError (its note and hint folded into the line)."""
+    failure is a one-line CuvilError (its note and hint folded into the line).
+    `report`: the report of a diff report TARGET, when read already."""
     try:
-        return _load(args)
+        return _load(args, report)
     except CuvilError as e:
         raise _one_line(e) from e
 
 
-def _load(args: argparse.Namespace) -> tuple[Module, Path | None]:
+def _load(args: argparse.Namespace, report: dict | None) -> tuple[Module, Path | None]:
     target = args.model
+    if difftarget.is_report_path(target):
+        return difftarget.report_target(args, report)
     if target.endswith(".cuvilir"):
         module = opt.read_ir(target)
         verify(module)
@@ -83,9 +93,14 @@ def _one_line(e: CuvilError) -> CuvilError:
 
 
 def run_tui(args: argparse.Namespace) -> int:
-    module, base = load_target(args)
-    from .app import CuvilTUI  # Textual is imported only when a UI is started
-    from .data import ModuleView
-
-    CuvilTUI(ModuleView(module, base)).run()
+    report = _checked(difftarget.load_report, args)  # a diff report, or None
+    module, base = load_target(args, report)
+    _checked(difftarget.build_app, module, base, report, args.diff or args.model).run()
     return 0
+
+
+def _checked(fn, *args):
+    try:
+        return fn(*args)
+    except CuvilError as e:
+        raise _one_line(e) from e

@@ -22,6 +22,11 @@ KEYMAP: tuple[Key, ...] = (
     Key("u", "u", "next_use", "cycle through the uses of the first result"),
     Key("slash", "/", "search", "search op names, FX nodes and value names"),
     Key("l", "l", "toggle_locs", "show or fold loc(...) in the IR view"),
+    # diff reports (diffactions.py)
+    Key("n", "n", "next_divergence", "diff: next divergent op (first: the first one)"),
+    Key("N", "N", "prev_divergence", "diff: previous divergent op"),
+    Key("s", "s", "cycle_stage", "diff: colour by the next stage (ir, opt, native)"),
+    Key("i", "i", "cycle_mode", "diff: propagated or isolated error"),
     Key("tab", "tab", "focus_next", "next pane"),
     Key("question_mark", "?", "help", "this help"),
     Key("q", "q", "quit", "quit"),

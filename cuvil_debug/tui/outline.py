@@ -55,6 +55,12 @@ class Outline(Tree[Payload]):
             parent = parent.parent
         self.call_after_refresh(self._move_to, node)
 
+    def mark(self, info: OpInfo, prefix: str) -> None:
+        """Put `prefix` before `info`'s leaf label (an overlay's marker)."""
+        node = self._leaves.get(info.index)
+        if node is not None:
+            node.set_label(prefix + info.label)
+
     def _move_to(self, node: TreeNode[Payload]) -> None:
         if node.line >= 0:
             with self.prevent(Tree.NodeHighlighted):
