@@ -76,6 +76,10 @@ class DiffOverlay:
         self.stage = self.first["stage"] if self.first else self.stages[-1]
         self.mode = MODES[0]
         self._anchors: dict[tuple[str, str], list[OpInfo]] = {}
+        self._by_node: dict[str, list[OpInfo]] = {}  # FX node -> its ops, in op order
+        for info in view.ops:
+            for node in info.fx_nodes:
+                self._by_node.setdefault(node, []).append(info)
         self.first_op = self.anchor(self.first["node"]) if self.first else None
 
     def _has_isolated(self) -> bool:
@@ -115,8 +119,8 @@ class DiffOverlay:
         return worst(v.verdict for v in self.nodes(info))
 
     def matched(self) -> int:
-        """How many ops have an FX node the report knows (0: another model's report)."""
-        return sum(1 for i in self.view.ops if any(n in self.rows for n in i.fx_nodes))
+        """How many FX nodes of the ops the report knows (0: another model's report)."""
+        return sum(1 for n in self._by_node if n in self.rows)
 
     def is_first(self, info: OpInfo) -> bool:
         return self.first_op is not None and info is self.first_op
@@ -129,12 +133,13 @@ class DiffOverlay:
         for result in row.get("stages", {}).values():
             if result.get("value"):
                 values.add(f"%{result['value'].lstrip('%')}")
+        located = self._by_node.get(node, [])
         main = self.view.main
-        for ops in ([] if main is None else main.ops, self.view.ops):
-            named = [i for i in ops if node in i.fx_nodes and values & set(i.results)]
-            located = [i for i in ops if node in i.fx_nodes]
-            if named or located:
-                return (named or located)[-1]
+        in_main = [i for i in located if main is not None and i.func == main.name]
+        for ops in (in_main, located):
+            named = [i for i in ops if values & set(i.results)]
+            if named or ops:
+                return (named or ops)[-1]
         return None
 
     def divergent(self) -> list[OpInfo]:
