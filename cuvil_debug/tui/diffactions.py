@@ -29,7 +29,8 @@ class DiffActions:
             return
         ir = self.query_one(IRView)
         ir.op_style = lambda info: op_style(overlay, info)
-        self.query_one(Inspector).mount(DiffSection(overlay, id="diff"))
+        # on top of the op's rows: the bottom pane is short, the metrics come first
+        self.query_one(Inspector).mount(DiffSection(overlay, id="diff"), before=0)
         if overlay.first_op is not None:
             self.query_one(Outline).mark(overlay.first_op, "▶ ")
         self._diff_title()

@@ -168,16 +168,16 @@ class DiffOverlay:
     def describe(self, info: OpInfo) -> list[tuple[str, str]]:
         """The diff rows of the selected op (what the section shows, as text)."""
         rows = [("diff", f"{self.stage} · {self.mode}")]
+        first = self.first
+        if first and first["node"] in info.fx_nodes:  # on top: the short pane shows it
+            rows.append(("first", f"▶ {first['node']} in {first['stage']}"))
+            rows.append(("culprit", first["culprit"]))
+            rows.append(("reason", first["reason"]))
         found = self.nodes(info)
         if not found:
             return [*rows, ("node", "no FX node of this op is in the report")]
         for v in found:
             rows += _node_rows(v, self.mode)
-        first = self.first
-        if first and first["node"] in info.fx_nodes:
-            rows.append(("first", f"▶ {first['node']} in {first['stage']}"))
-            rows.append(("culprit", first["culprit"]))
-            rows.append(("reason", first["reason"]))
         return rows
 
 

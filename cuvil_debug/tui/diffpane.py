@@ -44,9 +44,9 @@ def op_style(overlay: DiffOverlay, info: OpInfo) -> Style | None:
 
 
 class DiffSection(Static):
-    """Mounted under the inspector's rows when the app has a report."""
+    """Mounted above the inspector's rows when the app has a report."""
 
-    DEFAULT_CSS = "DiffSection { margin-top: 1; }"
+    DEFAULT_CSS = "DiffSection { margin-bottom: 1; }"
 
     def __init__(self, overlay: DiffOverlay, **kw) -> None:
         super().__init__(Text("no op selected", "dim"), **kw)

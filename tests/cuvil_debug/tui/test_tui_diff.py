@@ -19,6 +19,7 @@ from cuvil_debug.tui.app import CuvilTUI
 from cuvil_debug.tui.command import load_target
 from cuvil_debug.tui.diffdata import DiffOverlay
 from cuvil_debug.tui.diffpane import FIRST_STYLE, VERDICT_STYLES, DiffSection
+from cuvil_debug.tui.inspector import Inspector
 from cuvil_debug.tui.irview import IRView
 from cuvil_debug.tui.outline import Outline
 
@@ -96,7 +97,10 @@ def test_a_report_target_colours_ops_and_n_goes_to_the_first_divergence(diffrun)
         await pilot.pause()
         assert app.selected.results == ("%block2_relu",)
         assert doc["first"]["node"] in app.selected.fx_nodes
-        text = app.query_one(DiffSection).text()
+        section, inspector = app.query_one(DiffSection), app.query_one(Inspector)
+        assert inspector.region.y < section.region.y < inspector.region.bottom
+        text = section.text()
+        assert text.startswith("diff: opt · propagated\nfirst: ▶ block2_relu in opt")
         assert "node: block2_relu: introduced" in text
         assert "error: introduced (the isolated run diverges)" in text
         for field in ("max abs", "max rel", "max ulp", "cosine", "sqnr", "nan / inf"):
