@@ -57,12 +57,13 @@ def report_target(
     args: argparse.Namespace, report: dict[str, Any] | None
 ) -> tuple[Module, Path]:
     """The IR a report TARGET diffed and the folder of its source paths."""
+    path = args.model
     if args.pipeline is not None or args.opt_level is not None:
         raise CuvilError(
             "-O/-p do not apply to a diff report: it holds the IR it diffed",
+            where=path,
             hint="to see another pipeline, rerun cuvil-debug diff MODEL -O... --tui",
         )
-    path = args.model
     doc = report if report is not None else read_report(path)
     return report_ir(doc, path), report_base(doc, path)
 
