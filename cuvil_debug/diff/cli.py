@@ -164,6 +164,12 @@ def _add_diff(commands) -> None:
         "--all", action="store_true", help="table: also show non-tensor nodes"
     )
     p.add_argument(
+        "--tui",
+        action="store_true",
+        help="then open the report in cuvil-debug tui (instead of printing it; "
+        "-o FILE still writes it)",
+    )
+    p.add_argument(
         "--fail-on",
         action="append",
         default=[],
@@ -213,6 +219,22 @@ def _cmd_diff(args) -> int:
         report = run_diff(
             loaded.model, loaded.inputs, options, label=model.spec, faults=check.inject
         )
+    to_file = bool(output.path and output.path != "-")
+    if to_file or not args.tui:  # --tui: the UI shows it instead of stdout
+        _write_report(report, output, args)
+    if output.also["dot"]:
+        from .render import render_dot
+
+        output.write(render_dot(report), also="dot")
+    if args.tui:
+        from ..tui.difftarget import run_report
+        from .render import report_json
+
+        run_report(report_json(report))  # in this process: no temp file
+    return EXIT_DIVERGED if check_fail_on(report, args.fail_on) else EXIT_OK
+
+
+def _write_report(report: DiffReport, output, args) -> None:
     from .render import render_dot, render_html, render_table, report_json
 
     if output.format == "json":
@@ -229,9 +251,6 @@ def _cmd_diff(args) -> int:
         # a pipe or CI log gets a wide table rather than rich's 80-column default
         wide = None if sys.stdout.isatty() else 160
         render_table(report, Console(width=wide), all_rows=args.all)
-    if output.also["dot"]:
-        output.write(render_dot(report), also="dot")
-    return EXIT_DIVERGED if check_fail_on(report, args.fail_on) else EXIT_OK
 
 
 class _Null:

@@ -16,6 +16,7 @@ after passes, node names, the oracle, the memory meter, the clock and the report
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -198,6 +199,7 @@ class DiffRun:
             stages=tuple(opts.stages),
             ir_before=print_module(self.before),
             faults=list(self.faults),
+            cwd=os.getcwd(),
         )
 
     def recorder(self, smap: StageMap, only: set[str] | None = None) -> Recorder:

@@ -197,6 +197,9 @@ class DiffReport:
     memory: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     faults: list[str] = field(default_factory=list)  # injected faults, when any
+    # the folder the diff ran in: what `model` and the IR's relative source paths are
+    # relative to (the TUI finds the model's source from there); None in older reports
+    cwd: str | None = None
 
     @property
     def diverged(self) -> bool:

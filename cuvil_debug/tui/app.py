@@ -18,11 +18,13 @@ from textual.widgets import Footer, Input
 from textual.worker import Worker, WorkerState
 
 from .data import FunctionView, ModuleView, OpInfo
+from .diffactions import DiffActions
+from .diffdata import DiffOverlay
 from .help import HelpScreen
 from .inspector import Inspector
 from .irview import IRView
 from .keymap import bindings
-from .loading import Loader, LoadingPane
+from .loading import Loaded, Loader, LoadingPane
 from .outline import Outline
 from .source import SourcePane
 from .tools import ToolActions
@@ -30,7 +32,7 @@ from .tools import ToolActions
 __all__ = ["CuvilTUI"]
 
 
-class CuvilTUI(ToolActions, App[None]):
+class CuvilTUI(DiffActions, ToolActions, App[None]):
     TITLE = "cuvil-debug tui"
     BINDINGS = [*bindings(), Binding("escape", "close_prompt", show=False)]
     # below 120 columns: outline | IR over inspector | source; 120 and wider: outline,
@@ -55,6 +57,7 @@ class CuvilTUI(ToolActions, App[None]):
         self,
         view: ModuleView | None = None,
         *,
+        diff: DiffOverlay | None = None,
         loader: Loader | None = None,
         what: str = "",
         repro_args: list[str] | None = None,
@@ -68,6 +71,7 @@ class CuvilTUI(ToolActions, App[None]):
         self.loader = loader
         self.what = what
         self.load_error: BaseException | None = None  # the loader's, for run_tui
+        self.diff = diff  # a diff report over the view (diffactions.py), or None
         self.selected: OpInfo | None = None
         self.repro_args = repro_args
         self.screenshot_dir = screenshot_dir or Path.cwd()
@@ -104,6 +108,7 @@ class CuvilTUI(ToolActions, App[None]):
         self.query_one("#outline").border_title = "outline"
         self.query_one("#inspector").border_title = "op"
         ir = self.query_one(IRView)
+        self.setup_diff()
         main = self.view.main
         if main is not None:
             ir.show(main)
@@ -112,7 +117,7 @@ class CuvilTUI(ToolActions, App[None]):
         ir.focus()
 
     # ---- loading in a worker ------------------------------------------------------------
-    def _load(self) -> ModuleView:
+    def _load(self) -> Loaded:
         return self.loader(lambda msg: self.call_from_thread(self._progress, msg))
 
     def _progress(self, message: str) -> None:
@@ -123,7 +128,8 @@ class CuvilTUI(ToolActions, App[None]):
         if event.worker.name != "load":
             return
         if event.state == WorkerState.SUCCESS:
-            self.view = event.worker.result
+            loaded: Loaded = event.worker.result
+            self.view, self.diff = loaded.view, loaded.diff
             await self.recompose()
             self._start()
         elif event.state == WorkerState.ERROR:
@@ -151,6 +157,7 @@ class CuvilTUI(ToolActions, App[None]):
         ir.select_op(info)
         self.query_one(Inspector).show(info)
         self.query_one(SourcePane).show(info)
+        self.diff_follow(info)
         self.query_one(Outline).reveal(info)
         mark = " ★" if info.index in self.bookmarks else ""
         self.sub_title = f"{info.label}  {info.source or ''}{mark}"

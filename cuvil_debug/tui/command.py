@@ -1,9 +1,12 @@
-"""`cuvil-debug tui TARGET`: TARGET is a `.cuvilir` file or a model (the MODEL of the
-other commands). What is quick to check is checked before the UI starts (the file is
-there; a `.cuvilir` file parses and verifies); the slow part (importing, lowering and
-optimizing a model) runs in the app's worker under a progress pane. Either way a bad
-target is one error line and exit 2 (a CuvilError through cuvil.args.run_main), never a
-traceback: the worker's error is re-raised here once the terminal is restored.
+"""`cuvil-debug tui TARGET`: TARGET is a `.cuvilir` file, a model (the MODEL of the
+other commands) or a diff report (`.json`, difftarget.py; `--diff` overlays one).
+
+What is quick to check is checked before the UI starts (the file is there; a `.cuvilir`
+file or a report's IR parses and verifies; a report is a diff report of this schema
+version); the slow part (importing, lowering and optimizing a model) runs in the app's
+worker under a progress pane. Either way a bad target is one error line and exit 2 (a
+CuvilError through cuvil.args.run_main), never a traceback: the worker's error is
+re-raised here once the terminal is restored.
 
 A model is lowered with its frontend and optimized with the pipeline of ``-O``/``-p``
 (default -O3, as `cuvil-debug passes` runs it); a `.cuvilir` file is shown as written
@@ -25,6 +28,7 @@ from cuvil.frontend import lower
 from cuvil.ir import Module, verify
 
 from ..args import ModelArgs
+from . import difftarget
 
 Progress = Callable[[str], None]
 
@@ -47,8 +51,12 @@ def add_parser(commands) -> None:
     for action in p._actions:
         if action.dest == "model":
             action.metavar = "TARGET"
-            action.help = "a .cuvilir file, path/to/model.py or package.module:attr"
+            action.help = (
+                "a .cuvilir file, path/to/model.py, package.module:attr or a "
+                "diff report (cuvil-debug diff --format json)"
+            )
     COMPILE.add_to(p)
+    difftarget.add_arguments(p)
 
 
 def load_target(
@@ -57,7 +65,8 @@ def load_target(
     """The module to show and the folder its source paths are relative to. Every
     failure is a one-line CuvilError (its note and hint folded into the line)."""
     with _one_line_errors():
-        return _finish(args, _start(args), progress)
+        report = difftarget.load_report(args)
+        return _finish(args, _start(args, report), progress)
 
 
 @contextlib.contextmanager
@@ -68,36 +77,41 @@ def _one_line_errors():
         raise _one_line(e) from e
 
 
-def _start(args: argparse.Namespace) -> Module | None:
-    """The quick checks: a `.cuvilir` file is read and verified (its module returned);
-    a model file must exist (None: the model is loaded later)."""
+Start = tuple[Module | None, Path | None]  # the module read so far, its source folder
+
+
+def _start(args: argparse.Namespace, report: dict | None) -> Start:
+    """The quick checks: a `.cuvilir` file is read and verified, a diff report's IR
+    parsed; a model file must exist (its module None: it is loaded in `_finish`)."""
     target = args.model
+    if difftarget.is_report_path(target):
+        return difftarget.report_target(args, report)
     if target.endswith(".cuvilir"):
         module = opt.read_ir(target)
         verify(module)
-        return module
+        return module, Path(target).parent
     if target.endswith(".py") and not Path(target).is_file():
         MODEL.parse(args).load()  # the loader's own "does not exist" error
-    return None
+    return None, Path(target).parent if target.endswith(".py") else None
 
 
 def _finish(
-    args: argparse.Namespace, module: Module | None, progress: Progress
+    args: argparse.Namespace, start: Start, progress: Progress
 ) -> tuple[Module, Path | None]:
-    target = args.model
+    module, base = start
     if module is not None:
-        if args.pipeline is not None or args.opt_level is not None:
+        if args.model.endswith(".cuvilir") and _wants_passes(args):
             progress("optimizing")
             _optimize(module, args)
-        return module, Path(target).parent
+        return module, base
     model = MODEL.parse(args)
-    progress(f"importing {target}")
+    progress(f"importing {args.model}")
     loaded = model.load()
     progress(f"lowering with torch.{model.frontend}")
     module = lower(loaded.model, loaded.inputs, frontend=model.frontend)
     progress("optimizing")
     _optimize(module, args)
-    return module, Path(target).parent if target.endswith(".py") else None
+    return module, base
 
 
 def _optimize(module: Module, args: argparse.Namespace) -> None:
@@ -115,8 +129,8 @@ def _one_line(e: CuvilError) -> CuvilError:
 
 def repro_args(args: argparse.Namespace) -> list[str] | None:
     """MODEL and the options it was opened with, as `cuvil-debug reduce` takes them
-    (None for a .cuvilir target: there is no model to reduce)."""
-    if args.model.endswith(".cuvilir"):
+    (None for a .cuvilir or report target: there is no model to reduce)."""
+    if args.model.endswith(".cuvilir") or difftarget.is_report_path(args.model):
         return None
     out = [args.model]
     if args.frontend != "fx":
@@ -136,15 +150,28 @@ def make_app(args: argparse.Namespace):
     """The app for parsed `tui` arguments, its target checked (quick checks raise a
     one-line CuvilError here) and the rest of the loading left to the app's worker."""
     with _one_line_errors():
-        module = _start(args)
+        report = difftarget.load_report(args)  # a diff report, or None
+        start = _start(args, report)
     from .app import CuvilTUI  # Textual is imported only when a UI is started
     from .data import ModuleView
+    from .loading import Loaded
 
-    def loader(progress: Progress) -> ModuleView:
+    def loader(progress: Progress = lambda _msg: None) -> Loaded:
         with _one_line_errors():
-            return ModuleView(*_finish(args, module, progress))
+            view = ModuleView(*_finish(args, start, progress))
+            where = args.diff or args.model
+            return Loaded(view, diff=difftarget.overlay(report, view, where))
 
-    return CuvilTUI(loader=loader, what=args.model, repro_args=repro_args(args))
+    common = {"what": args.model, "repro_args": repro_args(args)}
+    if start[0] is not None and not _wants_passes(args):
+        # read already (a .cuvilir file or a report): no worker, every check done here
+        loaded = loader()
+        return CuvilTUI(loaded.view, diff=loaded.diff, **common)
+    return CuvilTUI(loader=loader, **common)
+
+
+def _wants_passes(args: argparse.Namespace) -> bool:
+    return args.pipeline is not None or args.opt_level is not None
 
 
 def run_tui(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -30,14 +31,20 @@ class HelpScreen(ModalScreen[None]):
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Static {
-        width: auto; max-width: 90%; height: auto; max-height: 90%;
+    HelpScreen > VerticalScroll {
+        width: 80; max-width: 95%; height: auto; max-height: 90%;
         border: round $accent; padding: 0 1; background: $surface;
     }
+    HelpScreen Static { width: 100%; height: auto; }
     """
 
     def compose(self) -> ComposeResult:
-        yield Static(keymap_table(), id="keymap")
+        # scrolls (arrows, page keys, the wheel) when the keymap is taller than the screen
+        with VerticalScroll(id="keys"):
+            yield Static(keymap_table(), id="keymap")
+
+    def on_mount(self) -> None:
+        self.query_one("#keys").focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -8,6 +8,8 @@ constant time, where an OptionList measured every option on each layout
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -66,10 +68,11 @@ class IRView(ScrollView, can_focus=True):
         self.function: FunctionView | None = None
         self.fold_locs = True
         self.highlighted: int | None = None
-        self.bookmarks: set[int] = (
-            set()
-        )  # OpInfo.index of bookmarked ops: "*" in the gutter
+        # OpInfo.index of the bookmarked ops: "*" in the gutter
+        self.bookmarks: set[int] = set()
         self._cache: dict[int, Text] = {}  # op position -> its rendered line
+        # an overlay's style of an op's whole line (the diff's verdict tint), or None
+        self.op_style: Callable[[OpInfo], Style | None] | None = None
 
     def show(self, fn: FunctionView) -> None:
         """Show `fn`'s ops (no-op when it is already shown)."""
@@ -105,6 +108,9 @@ class IRView(ScrollView, can_focus=True):
         segments = [mark, *self.line(pos).render(self.app.console, end="")]
         strip = Strip(segments).crop(self.scroll_offset.x, self.scroll_offset.x + width)
         strip = strip.extend_cell_length(width)
+        style = self.op_style(fn.ops[pos]) if self.op_style is not None else None
+        if style is not None:  # under the line's own colours
+            strip = strip.apply_style(style)
         return strip.apply_style(self.HIGHLIGHT) if pos == self.highlighted else strip
 
     def toggle_locs(self) -> None:

@@ -38,6 +38,11 @@ KEYMAP: tuple[Key, ...] = (
     Key("Y", "Y", "copy_reduce", "copy a cuvil-debug reduce command for its FX node"),
     Key("e", "e", "screenshot", "export the screen as SVG (for bug reports)"),
     Key("ctrl+p", "ctrl+p", "command_palette", "command palette: every action by name"),
+    # diff reports (diffactions.py)
+    Key("n", "n", "next_divergence", "diff: next divergent op (first: the first one)"),
+    Key("N", "N", "prev_divergence", "diff: previous divergent op"),
+    Key("s", "s", "cycle_stage", "diff: colour by the next stage (ir, opt, native)"),
+    Key("i", "i", "cycle_mode", "diff: propagated or isolated error"),
     Key("tab", "tab", "focus_next", "next pane"),
     Key("question_mark", "?", "help", "this help"),
     Key("q", "q", "quit", "quit"),

@@ -1,7 +1,7 @@
 """Loading a target in a worker thread, so the UI draws at once and never blocks: the
 app shows `LoadingPane` (what is being done, a spinner) until the loader returns.
 
-A loader is ``load(progress) -> ModuleView``; it calls ``progress("optimizing: cse")``
+A loader is ``load(progress) -> Loaded`` (the view and what is shown over it); it calls ``progress("optimizing: cse")``
 from its thread as it goes (thread-safe: the message is handed to the app's loop). An
 exception in the loader ends the app; `run_tui` re-raises it after the terminal is
 restored, so a bad target is the same one error line and exit code as without a UI.
@@ -10,6 +10,8 @@ restored, so a bad target is the same one error line and exit code as without a 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,10 +20,19 @@ from textual.widgets import LoadingIndicator, Static
 
 from .data import ModuleView
 
-__all__ = ["LoadingPane", "Loader", "Progress"]
+__all__ = ["Loaded", "LoadingPane", "Loader", "Progress"]
+
+
+@dataclass
+class Loaded:
+    """What a loader hands the app: the module's view and the data shown over it."""
+
+    view: ModuleView
+    diff: Any = None  # a diffdata.DiffOverlay, or None
+
 
 Progress = Callable[[str], None]
-Loader = Callable[[Progress], ModuleView]
+Loader = Callable[[Progress], Loaded]
 
 
 class LoadingPane(Vertical):

@@ -28,6 +28,7 @@ class Outline(Tree[Payload]):
         super().__init__(f"module @{view.module.name}", **kw)
         self.view = view
         self._leaves: dict[int, TreeNode[Payload]] = {}  # OpInfo.index -> its leaf
+        self.marks: dict[int, str] = {}  # OpInfo.index -> a prefix of its label
         self.grouping = GROUPINGS[0]
         self.filter = ""  # lower case; '' shows every op
         self.show_root = True
@@ -71,7 +72,7 @@ class Outline(Tree[Payload]):
             label = str(src) if src else "(no source)"
             group = node.add(f"{label} · {len(ops)}", data=ops[0])
             for info in ops:
-                self._leaves[info.index] = group.add_leaf(info.label, data=info)
+                self._leaf(group, info)
 
     def _add_modules(self, node: TreeNode[Payload], group: ModuleGroup) -> None:
         for child in group.children.values():
@@ -79,7 +80,7 @@ class Outline(Tree[Payload]):
             sub = node.add(f"{child.path} · {child.count}", data=first)
             self._add_modules(sub, child)
         for info in group.ops:
-            self._leaves[info.index] = node.add_leaf(info.label, data=info)
+            self._leaf(node, info)
 
     # ---- what the app calls -------------------------------------------------------------
     def toggle_grouping(self) -> str:
@@ -104,6 +105,18 @@ class Outline(Tree[Payload]):
             parent.expand()
             parent = parent.parent
         self.call_after_refresh(self._move_to, node)
+
+    def mark(self, info: OpInfo, prefix: str) -> None:
+        """Put `prefix` before `info`'s leaf label (an overlay's marker; kept when the
+        tree is rebuilt)."""
+        self.marks[info.index] = prefix
+        node = self._leaves.get(info.index)
+        if node is not None:
+            node.set_label(prefix + info.label)
+
+    def _leaf(self, parent: TreeNode[Payload], info: OpInfo) -> None:
+        label = self.marks.get(info.index, "") + info.label
+        self._leaves[info.index] = parent.add_leaf(label, data=info)
 
     def _move_to(self, node: TreeNode[Payload]) -> None:
         if node.line >= 0:
