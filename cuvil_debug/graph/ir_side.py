@@ -40,7 +40,7 @@ class _Builder:
         self.producer: dict[int, str] = {}  # id(Value) -> the item computing it
         self.carried: dict[str, list[str]] = {}  # FX node -> items
         self.weak: dict[str, list[str]] = {}  # FX node -> params, constants
-        self.side: Side = Side("ir", "")
+        self.side: Side = Side("ir", "", boxes=False)
 
     def function(self, fn: Function) -> None:
         self.side.label = f"optimized IR: @{fn.name}"

@@ -47,6 +47,9 @@ class Side:
 
     name: str
     label: str
+    # a box per nn.Module (the FX side); the IR side has none: dot lays the boxes of
+    # consecutive blocks out as a staircase there, and its ops name their FX nodes
+    boxes: bool = True
     items: list[Item] = field(default_factory=list)
     groups: dict[str, Group] = field(default_factory=dict)
     edges: list[tuple[str, str]] = field(default_factory=list)
@@ -139,7 +142,8 @@ def _module_of(side: Side, item: Item) -> str | None:
 
 
 def emit(g: graphviz.Digraph, side: Side, **cluster: str) -> None:
-    """Write `side` into `g` as one cluster, nested clusters per nn.Module path."""
+    """Write `side` into `g` as one cluster, nested clusters per nn.Module path (when
+    `side.boxes`)."""
     children: dict[str | None, set[str]] = {}
     for module in {_module_of(side, i) for i in side.items}:
         while module:
@@ -166,9 +170,7 @@ def _emit_module(g, side: Side, module: str | None, children) -> None:
                     if item.group == key:
                         c.node(item.id, **item.attrs)
     for child in sorted(children.get(module, ())):
-        # a leaf module (conv1, or relu called twice) gets no box: a box round the
-        # two calls of one relu would span its block and push the rest aside
-        if not children.get(child):
+        if not _boxed(side, child, children):
             _emit_module(g, side, child, children)
             continue
         with g.subgraph(name=f"cluster_{side.name}:{child}") as c:
@@ -179,3 +181,16 @@ def _emit_module(g, side: Side, module: str | None, children) -> None:
                 fontsize="11",
             )
             _emit_module(c, side, child, children)
+
+
+def _boxed(side: Side, module: str, children) -> bool:
+    """A module gets a box when it holds modules, or kernels and more. Not a leaf
+    module of nodes (conv1; relu called twice): a box round the two calls of one relu
+    would span its block and push the rest of the picture aside."""
+    if not side.boxes:
+        return False
+    if children.get(module):
+        return True
+    groups = sum(1 for g in side.groups.values() if g.module == module)
+    items = sum(1 for i in side.items if i.group is None and i.module == module)
+    return groups > 0 and groups + items > 1
