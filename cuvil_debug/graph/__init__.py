@@ -2,8 +2,11 @@
 FX node to the op or kernel computing it, clusters per nn.Module (docs/GRAPH.md).
 
 `build_graph` is the picture (a graphviz.Digraph) for any caller: the CLI
-(`command.py`), the diff's HTML report, the TUI's export of the selected function."""
+(`command.py`), the diff's HTML report, the TUI's export of the selected function::
 
-from .build import build_graph
+    svg = render(build_graph(module, function="fused_0"), "svg")  # str (png: bytes)
+"""
 
-__all__ = ["build_graph"]
+from .build import FORMATS, build_graph, render
+
+__all__ = ["build_graph", "render", "FORMATS"]

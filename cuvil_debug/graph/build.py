@@ -3,10 +3,12 @@ from each FX node to the op computing it, clusters per nn.Module path."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Sequence
 
 import graphviz
 
+from cuvil.errors import CuvilError
 from cuvil.ir import Module
 
 from ..diff.model import DiffReport, NodeRow
@@ -16,7 +18,9 @@ from ..diff.status import Stage
 from .ir_side import RETURN, ir_side, pick_function
 from .scene import Item, Side, collapse, emit, remap_edges
 
-__all__ = ["build_graph"]
+__all__ = ["build_graph", "render", "FORMATS"]
+
+FORMATS = ("svg", "png", "dot")
 
 _NO_OP = "no op (folded away)"  # no op computes the node: folded, constant, dead
 _CARRY = {"style": "dashed", "color": "#7986cb", "constraint": "false"}
@@ -116,3 +120,19 @@ def _fx_side(
         side.add(Item(ids[r.name], attrs, r.module, None, verdict, (r.name,)))
         side.edges += [(ids[src], ids[r.name]) for src in r.inputs if src in ids]
     return side
+
+
+def render(graph: graphviz.Digraph, fmt: str) -> str | bytes:
+    """The picture in `fmt` (dot: the source; svg: text; png: bytes)."""
+    if fmt == "dot":
+        return graph.source
+    try:
+        data = graph.pipe(format=fmt)
+    except graphviz.ExecutableNotFound as e:
+        raise CuvilError(
+            "graphviz's dot program is not installed; install graphviz or write "
+            "--format dot"
+        ) from e
+    except subprocess.CalledProcessError as e:
+        raise CuvilError(f"graphviz's dot failed: {e}") from e
+    return data.decode("utf-8") if fmt == "svg" else data

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 from pathlib import Path
-
-import graphviz
 
 from cuvil.args import CompileArgs, OutputArgs
 from cuvil.errors import CuvilError
@@ -18,11 +15,10 @@ from cuvil.errors import CuvilError
 from ..args import ModelArgs
 from ..diff.model import DiffReport, NodeRow
 from ..tui.command import load_target
-from .build import build_graph
+from .build import FORMATS, build_graph, render
 
-__all__ = ["add_parser", "run_graph", "FORMATS", "render"]
+__all__ = ["add_parser", "run_graph", "read_report"]
 
-FORMATS = ("svg", "png", "dot")
 MODEL = ModelArgs()
 COMPILE = CompileArgs(default_level="3")
 OUTPUT = OutputArgs(
@@ -98,22 +94,6 @@ def output_format(given: str | None, path: str | None) -> str:
     if given == "png" and to_stdout:
         raise CuvilError("a PNG is binary: write it to a file with -o FILE.png")
     return given or "dot"
-
-
-def render(graph: graphviz.Digraph, fmt: str) -> str | bytes:
-    """The picture in `fmt` (dot: the source; svg: text; png: bytes)."""
-    if fmt == "dot":
-        return graph.source
-    try:
-        data = graph.pipe(format=fmt)
-    except graphviz.ExecutableNotFound as e:
-        raise CuvilError(
-            "graphviz's dot program is not installed; install graphviz or write "
-            "--format dot"
-        ) from e
-    except subprocess.CalledProcessError as e:
-        raise CuvilError(f"graphviz's dot failed: {e}") from e
-    return data.decode("utf-8") if fmt == "svg" else data
 
 
 def read_report(path: str) -> DiffReport:

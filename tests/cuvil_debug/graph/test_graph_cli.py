@@ -3,16 +3,19 @@ graphviz's real dot drew) and the bad inputs it refuses with one line and exit 2
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from cuvil.ir import parse_file
+from cuvil.ir import parse_file, parse_module
 from cuvil.ir.ops.fused import body_of
 from cuvil_debug.cli import main
 from cuvil_debug.diff.capture import capture
+from cuvil_debug.diff.render import render_html, report_json
 from cuvil_debug.diff.render.cells import STYLE
+from cuvil_debug.diff.render.json import report_from_json
 from cuvil_debug.diff.status import Verdict
 from cuvil_debug.loader import load_model
 from cuvil_debug.tui.command import load_target
@@ -211,3 +214,25 @@ def test_force_overwrites(small):
     before = written.stat().st_mtime_ns
     assert _graph(SMALL_CNN, "-o", str(written), "--force") == 0
     assert written.stat().st_mtime_ns >= before and written.read_text().strip()
+
+
+def test_the_diff_json_reads_back_to_the_same_report(diff_json):
+    doc = json.loads(diff_json.read_text())
+    assert report_json(report_from_json(doc)) == doc
+
+
+def test_the_html_report_embeds_the_side_by_side_picture(diff_json, tmp_path):
+    report = report_from_json(json.loads(diff_json.read_text()))
+    page = render_html(report)
+    svg = page[page.index("<svg") : page.index("</svg>") + 6]
+    root = ET.fromstring(svg.replace("xlink:", ""))
+    clusters = {
+        g.findtext("title") for g in root.iter("g") if g.get("class") == "cluster"
+    }
+    assert {"cluster_fx", "cluster_ir", "cluster_fx:block1"} <= clusters
+    assert 'xlink:href="#row-' in svg  # an FX node links to its row of the table
+    words = {w for t in root.iter("text") for w in (t.text or "").split()}
+    ops = parse_module(report.ir_after).main.ops  # with the injected fault's ops
+    assert not [r.name for op in ops for r in op.results if f"%{r.name}" not in words]
+    for ref in ("http://", "https://", "src=", "<link"):
+        assert ref not in page
