@@ -48,7 +48,12 @@ class _Builder:
             item = self._item(f"arg{i}", [f"%{arg.name}", "argument"], loc, _LEAF)
             self.producer[id(arg)] = item.id
             item.attrs["shape"] = "ellipse"
-        singles = Counter(op.loc.nodes[0] for op in fn.ops if len(op.loc.nodes) == 1)
+        # decomposed: one FX node lowered to several ops that compute (not weights)
+        singles = Counter(
+            op.loc.nodes[0]
+            for op in fn.ops
+            if len(op.loc.nodes) == 1 and not _is_leaf(op)
+        )
         for j, op in enumerate(fn.ops):
             if op.name == "cuvil.fused":
                 self._fused(f"o{j}", op)
@@ -62,14 +67,16 @@ class _Builder:
     def _op(self, key: str, op: Operation, singles: Counter) -> None:
         item = self._op_item(key, op)
         nodes = op.loc.nodes
-        if len(nodes) == 1 and singles[nodes[0]] > 1:  # one FX node, several ops
+        if len(nodes) == 1 and singles[nodes[0]] > 1:  # its weights join the box
             item.group = f"d_{nodes[0]}"
             self.side.groups.setdefault(
                 item.group,
                 Group(
                     f"d{len(self.side.groups)}",
                     {
-                        "label": dot_text(f"{nodes[0]}: {singles[nodes[0]]} ops"),
+                        "label": dot_text(
+                            f"{nodes[0]}: decomposed, {singles[nodes[0]]} ops"
+                        ),
                         "style": "rounded,dashed",
                         "color": _OP[1],
                         "fontsize": "11",
@@ -122,7 +129,7 @@ class _Builder:
                 self.side.edges.append((src, to))
 
     def _op_item(self, key: str, op: Operation) -> Item:
-        leaf = op.name in ("cuvil.param", "cuvil.constant")
+        leaf = _is_leaf(op)
         names = ", ".join(f"%{r.name}" for r in op.results)
         lines = [f"{names} = {op.name.removeprefix('cuvil.')}"]
         if op.symbol() and not leaf:
@@ -149,6 +156,10 @@ class _Builder:
         for n in nodes:  # a param carries its node only when no op computes it
             (self.weak if weak else self.carried).setdefault(n, []).append(key)
         return self.side.add(Item(key, attrs, module, None, verdict, (lines[0],)))
+
+
+def _is_leaf(op: Operation) -> bool:
+    return op.name in ("cuvil.param", "cuvil.constant")
 
 
 def _type_text(v: Value) -> str:
