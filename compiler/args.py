@@ -221,7 +221,7 @@ class Output:
         for path in (self.path, *self.also.values()):
             check_output(path, force=self.force)
 
-    def write(self, text: str, also: str | None = None) -> None:
+    def write(self, text: str | bytes, also: str | None = None) -> None:
         """Write `text` to the output (or to the file of ``also=NAME``)."""
         path = self.path if also is None else self.also[also]
         write_output(text, path, force=self.force)
@@ -285,16 +285,22 @@ class OutputArgs:
         )
 
 
-def write_output(text: str, path: str | None, *, force: bool = False) -> None:
-    """Print `text` when `path` is None or '-'; else write it to `path`."""
+def write_output(text: str | bytes, path: str | None, *, force: bool = False) -> None:
+    """Print `text` when `path` is None or '-'; else write it to `path` (bytes, e.g. a
+    PNG, as they are; text as UTF-8)."""
     if path is None or path == "-":
+        if isinstance(text, bytes):
+            sys.stdout.buffer.write(text)
+            sys.stdout.flush()
+            return
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
     target = Path(path)
     check_output(path, force=force)
     # "x" creates the file exclusively: no race can make us overwrite a user's file.
+    mode = ("w" if force else "x") + ("b" if isinstance(text, bytes) else "")
     try:
-        with target.open("w" if force else "x", encoding="utf-8") as f:
+        with target.open(mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
             f.write(text)
     except FileExistsError:
         raise _exists(target) from None

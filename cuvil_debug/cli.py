@@ -17,6 +17,7 @@ from cuvil.ir import print_module
 
 from .args import ModelArgs, OutputArgs
 from .diff import cli as diff_cli
+from .graph.command import add_parser as _add_graph
 from .passes_cmd import add_parser as _add_passes
 from .symbols import add_parser as _add_symbols
 from .triage import cli as triage_cli
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     diff_cli.add_parsers(commands)
     _add_symbols(commands)
     _add_tui(commands)
+    _add_graph(commands)
     return parser
 
 

@@ -10,6 +10,9 @@ from typing import Any
 
 import graphviz
 
+from cuvil.errors import CuvilError
+from cuvil.ir import parse_module
+
 from ..model import DiffReport, NodeRow
 from ..status import Stage, Verdict
 from .cells import (
@@ -21,7 +24,7 @@ from .cells import (
     stage_cells,
     verdict_of,
 )
-from .dot import digraph, render_dot
+from .dot import render_dot
 from .words import (
     clean_words,
     failures,
@@ -48,8 +51,7 @@ dl.kv dt{color:#666} dl.kv dd{margin:0;white-space:pre-wrap}
 .verdict.bad{border-color:#c62828;background:#fff5f5}
 .verdict.good{border-color:#2e7d32;background:#f3fbf3}
 .verdict.warn{border-color:#b58900;background:#fffbea}
-.panes{display:flex;gap:1em;align-items:flex-start}
-.pane{flex:1 1 0;min-width:0;border:1px solid #ddd;border-radius:6px;padding:.5em}
+.pane{border:1px solid #ddd;border-radius:6px;padding:.5em;margin:1em 0}
 .pane h2{margin-top:0}
 .graph,pre.ir,pre.dot{max-height:80vh;overflow:auto}
 .graph svg{max-width:100%;height:auto}
@@ -84,10 +86,9 @@ def render_html(report: DiffReport) -> str:
         f"<h1>cuvil-debug diff <code>{_e(report.model)}</code></h1>",
         _html_kv(header_items(report)),
         _html_verdict(report),
-        '<div class="panes">',
-        f'<section class="pane"><h2>FX graph</h2>{_html_graph(report)}</section>',
+        '<section class="pane"><h2>FX graph → optimized IR</h2>'
+        f"{_html_graph(report)}</section>",
         f'<section class="pane"><h2>Optimized IR</h2>{ir_after}</section>',
-        "</div>",
         _html_ir_before(report),
         "<h2>Nodes</h2>",
         _html_nodes(report),
@@ -135,9 +136,20 @@ def _html_box(kind: str, head: str, items: list[tuple[str, str]]) -> str:
 
 
 def _svg(report: DiffReport) -> str:
-    """The graph as inline SVG, without graphviz's XML prolog and namespace URLs: HTML
-    puts <svg> in the SVG namespace itself, and the page references nothing outside."""
-    raw = digraph(report, links=True).pipe(format="svg").decode("utf-8")
+    """`cuvil-debug graph`'s picture (the FX graph beside the optimized IR, read back
+    from the report's text) as inline SVG, without graphviz's XML prolog and namespace
+    URLs: HTML puts <svg> in the SVG namespace itself, and the page references nothing
+    outside. IR text that does not parse leaves the FX side alone."""
+    # here, not at the top: cuvil_debug.graph draws its FX nodes with .dot, so
+    # importing it while this package loads would be circular
+    from ...graph import build_graph
+
+    try:
+        module = parse_module(report.ir_after) if report.ir_after else None
+    except CuvilError:
+        module = None
+    graph = build_graph(module, report=report, links=True)
+    raw = graph.pipe(format="svg").decode("utf-8")
     svg = raw[raw.index("<svg") :]
     svg = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", svg)
     return re.sub(r"<!--.*?-->\n?", "", svg, flags=re.S)
