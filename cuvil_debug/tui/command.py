@@ -21,8 +21,9 @@ from cuvil.frontend import lower
 from cuvil.ir import Module, verify
 
 from ..args import ModelArgs
+from .history import HistoryRecorder, PassHistory
 
-__all__ = ["add_parser", "load_target", "run_tui"]
+__all__ = ["add_parser", "load_target", "load_with_history", "run_tui"]
 
 MODEL = ModelArgs()
 COMPILE = CompileArgs(default_level="3")
@@ -48,31 +49,43 @@ def add_parser(commands) -> None:
 def load_target(args: argparse.Namespace) -> tuple[Module, Path | None]:
     """The module to show and the folder its source paths are relative to. Every
     failure is a one-line CuvilError (its note and hint folded into the line)."""
+    module, base, _ = load_with_history(args)
+    return module, base
+
+
+def load_with_history(
+    args: argparse.Namespace,
+) -> tuple[Module, Path | None, PassHistory | None]:
+    """`load_target`, and the pass history of the pipeline it ran (None: none ran)."""
     try:
         return _load(args)
     except CuvilError as e:
         raise _one_line(e) from e
 
 
-def _load(args: argparse.Namespace) -> tuple[Module, Path | None]:
+def _load(args: argparse.Namespace) -> tuple[Module, Path | None, PassHistory | None]:
     target = args.model
     if target.endswith(".cuvilir"):
         module = opt.read_ir(target)
         verify(module)
+        history = None
         if args.pipeline is not None or args.opt_level is not None:
-            _optimize(module, args)
-        return module, Path(target).parent
+            history = _optimize(module, args)
+        return module, Path(target).parent, history
     model = MODEL.parse(args)
     loaded = model.load()
     module = lower(loaded.model, loaded.inputs, frontend=model.frontend)
-    _optimize(module, args)
-    return module, Path(target).parent if target.endswith(".py") else None
+    history = _optimize(module, args)
+    return module, Path(target).parent if target.endswith(".py") else None, history
 
 
-def _optimize(module: Module, args: argparse.Namespace) -> None:
+def _optimize(module: Module, args: argparse.Namespace) -> PassHistory:
+    # the pass timeline's history is recorded by one more pass callback (history.py)
+    recorder = HistoryRecorder(module)
     # the pass instrumentation's stdout would land under the UI: keep it
     with contextlib.redirect_stdout(io.StringIO()):
-        opt.run_pipeline(module, COMPILE.parse(args))
+        pipeline, _ = opt.run_pipeline(module, COMPILE.parse(args), recorder)
+    return recorder.history(str(pipeline))
 
 
 def _one_line(e: CuvilError) -> CuvilError:
@@ -83,9 +96,9 @@ def _one_line(e: CuvilError) -> CuvilError:
 
 
 def run_tui(args: argparse.Namespace) -> int:
-    module, base = load_target(args)
+    module, base, history = load_with_history(args)
     from .app import CuvilTUI  # Textual is imported only when a UI is started
     from .data import ModuleView
 
-    CuvilTUI(ModuleView(module, base)).run()
+    CuvilTUI(ModuleView(module, base), history=history).run()
     return 0
