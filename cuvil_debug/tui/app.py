@@ -10,10 +10,12 @@ from textual.widgets import Footer, Input
 
 from .data import FunctionView, ModuleView, OpInfo
 from .help import HelpScreen
+from .history import OpKey, PassHistory
 from .inspector import Inspector
 from .irview import IRView
 from .keymap import bindings
 from .outline import Outline
+from .passes import PassesScreen
 from .source import SourcePane
 
 __all__ = ["CuvilTUI"]
@@ -37,9 +39,12 @@ class CuvilTUI(App[None]):
     #search.open { display: block; }
     """
 
-    def __init__(self, view: ModuleView, **kw) -> None:
+    def __init__(
+        self, view: ModuleView, history: PassHistory | None = None, **kw
+    ) -> None:
         super().__init__(**kw)
         self.view = view
+        self.history = history  # the pass timeline's (None: no pipeline ran)
         self.selected: OpInfo | None = None
         self._uses: list[OpInfo] = []  # the use cycle of `u`: the uses being walked
         self._use_pos = -1
@@ -146,3 +151,25 @@ class CuvilTUI(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    # ---- the pass timeline (passes.py) ---------------------------------------------------
+    def action_passes(self) -> None:
+        if isinstance(self.screen, PassesScreen):
+            return
+        info = self.selected
+        key = OpKey.of_op(info.op) if info is not None else None
+        label = info.label if info is not None else ""
+        self.push_screen(PassesScreen(self.history, key, label), self._followed)
+
+    def _followed(self, key: OpKey | None) -> None:
+        """Back from the timeline with an op followed there: select it where the final
+        IR still has it (the main function first, the same op name first)."""
+        if key is None:
+            return
+        hits = [i for i in self.view.ops if key.matches_op(i.op)]
+        main = self.view.main.name if self.view.main else None
+        hits.sort(key=lambda i: (i.func != main, i.name != key.name, i.index))
+        if hits:
+            self.select(hits[0])
+        else:
+            self.notify("the followed op is not in the final IR", severity="warning")

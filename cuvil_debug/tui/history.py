@@ -77,10 +77,16 @@ class OpKey:
         return OpKey(frozenset(op.loc.nodes), op.name, _param_name(op))
 
     def matches(self, record: OpRecord) -> bool:
+        return self._hits(record.name, record.nodes, record.param)
+
+    def matches_op(self, op: Operation) -> bool:
+        return self._hits(op.name, op.loc.nodes, _param_name(op))
+
+    def _hits(self, name: str, nodes: tuple[str, ...], param: str | None) -> bool:
         if self.param is not None:
-            return record.param == self.param
-        same_kind = (record.name in CONSTANTS) == (self.name in CONSTANTS)
-        return same_kind and not self.nodes.isdisjoint(record.nodes)
+            return param == self.param
+        same_kind = (name in CONSTANTS) == (self.name in CONSTANTS)
+        return same_kind and not self.nodes.isdisjoint(nodes)
 
 
 @dataclass(eq=False)

@@ -15,6 +15,7 @@ class Key:
     shown: str  # how the help screen writes it
     action: str  # the app's action (action_<name>)
     description: str
+    scope: str = "app"  # "app": the main screen; "passes": the pass timeline screen
 
 
 KEYMAP: tuple[Key, ...] = (
@@ -22,18 +23,39 @@ KEYMAP: tuple[Key, ...] = (
     Key("u", "u", "next_use", "cycle through the uses of the first result"),
     Key("slash", "/", "search", "search op names, FX nodes and value names"),
     Key("l", "l", "toggle_locs", "show or fold loc(...) in the IR view"),
+    Key("p", "p", "passes", "pass timeline: each pass's IR diff and the op's fate"),
     Key("tab", "tab", "focus_next", "next pane"),
     Key("question_mark", "?", "help", "this help"),
     Key("q", "q", "quit", "quit"),
+    # the pass timeline (passes.py)
+    Key("left_square_bracket", "[", "step(-1)", "timeline: previous pass", "passes"),
+    Key("right_square_bracket", "]", "step(1)", "timeline: next pass", "passes"),
+    Key("s", "s", "toggle_side", "timeline: unified or side-by-side diff", "passes"),
+    Key("l", "l", "toggle_locs", "timeline: show or fold loc(...)", "passes"),
+    Key(
+        "enter",
+        "enter",
+        "follow",
+        "timeline: follow the op on the diff's line",
+        "passes",
+    ),
+    Key(
+        "escape",
+        "escape",
+        "back",
+        "timeline: back, selecting the followed op",
+        "passes",
+    ),
 )
 
 
-def bindings() -> list[Binding]:
-    """The app's BINDINGS (tab stays Textual's own focus binding)."""
+def bindings(scope: str = "app") -> list[Binding]:
+    """The BINDINGS of the app (or of the screen of `scope`); tab stays Textual's own
+    focus binding."""
     return [
         Binding(k.key, k.action, k.description, key_display=k.shown)
         for k in KEYMAP
-        if k.key != "tab"
+        if k.key != "tab" and k.scope == scope
     ]
 
 
