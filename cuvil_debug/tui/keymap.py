@@ -30,6 +30,20 @@ KEYMAP: tuple[Key, ...] = (
     # the pass timeline (passes.py)
     Key("left_square_bracket", "[", "step(-1)", "timeline: previous pass", "passes"),
     Key("right_square_bracket", "]", "step(1)", "timeline: next pass", "passes"),
+    Key(
+        "left_curly_bracket",
+        "{",
+        "step_fate(-1)",
+        "timeline: previous pass that did something to the op",
+        "passes",
+    ),
+    Key(
+        "right_curly_bracket",
+        "}",
+        "step_fate(1)",
+        "timeline: next pass that did something to the op",
+        "passes",
+    ),
     Key("s", "s", "toggle_side", "timeline: unified or side-by-side diff", "passes"),
     Key("l", "l", "toggle_locs", "timeline: show or fold loc(...)", "passes"),
     Key(

@@ -29,6 +29,7 @@ NO_HISTORY = (
 NO_PASSES = "the pipeline ran no pass (-O0 or an empty -p)"
 # keys of the main screen that need its panes: they do nothing here
 _KEPT = {"help", "quit", "focus_next"}
+_QUIET = {"kept", "absent", "untracked"}  # fates `{`/`}` step over
 
 
 def _inert() -> list[Binding]:
@@ -45,7 +46,7 @@ class PassesScreen(Screen[OpKey | None]):
 
     BINDINGS = [*bindings("passes"), *_inert()]
     DEFAULT_CSS = """
-    PassesScreen #pass-list { width: 44; border: round $primary-background; }
+    PassesScreen #pass-list { width: 47; border: round $primary-background; }
     PassesScreen #diff { border: round $primary-background; }
     PassesScreen #pass-list:focus, PassesScreen #diff:focus { border: round $accent; }
     PassesScreen #pass-head, PassesScreen #fate { height: auto; padding: 0 1; }
@@ -129,7 +130,7 @@ class PassesScreen(Screen[OpKey | None]):
         text = f"{self.label or 'op'}: {fate.text}"
         if fate.kernel is not None:
             members = ", ".join(m.label for m in fate.members)
-            text += f"\nkernel {fate.kernel.label} @{fate.kernel.body}: {members}"
+            text += f"\nmembers of @{fate.kernel.body}: {members}"
         return text
 
     def on_option_list_option_highlighted(
@@ -144,6 +145,17 @@ class PassesScreen(Screen[OpKey | None]):
             index = max(0, min(len(self.steps) - 1, self.index + delta))
             self.query_one(PassList).highlighted = index
             self.show(index)
+
+    def action_step_fate(self, direction: int) -> None:
+        """To the nearest pass in `direction` whose fate for the op is not kept/absent."""
+        fates = self.history.fates(self.key) if self.steps else []
+        index = self.index + direction
+        while 0 <= index < len(fates) and fates[index].kind in _QUIET:
+            index += direction
+        if 0 <= index < len(fates):
+            self.action_step(index - self.index)
+        else:
+            self.notify("no further pass touched the op")
 
     def action_toggle_side(self) -> None:
         diff = self.query_one(DiffView)

@@ -22,12 +22,12 @@ FATE_STYLES = {
 
 
 def pass_row(step: PassStep, fate: Fate, width: int) -> Text:
-    """``● fold-bn      20   78.80 ms  folded`` (● changed, · unchanged)."""
+    """``● fold-bn     20    78.8ms folded`` (● changed, · unchanged)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     changed = step.info.changed
     text.append("● " if changed else "· ", "bold yellow" if changed else "dim")
     text.append(f"{step.name:<{width}} ", "bold" if changed else "")
-    text.append(f"{step.info.actions:>4} {step.ms:8.2f} ms ")
+    text.append(f"{step.info.actions:>4} {step.ms:7.1f}ms ")
     if fate.kind not in ("absent", "untracked"):
         text.append(fate.kind, FATE_STYLES.get(fate.kind, ""))
     return text

@@ -3,11 +3,16 @@ recorder keeps per pass and the fate it tells for an op, on resnet18 -O3 and sma
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cuvil.ir import parse_module, print_module
 from cuvil.passes import PassPipeline
+from cuvil_debug.cli import build_parser
+from cuvil_debug.tui.command import load_with_history
 from cuvil_debug.tui.history import HistoryRecorder, OpKey
 from cuvil_debug.tui.passdiff import context_rows, side_by_side, unified
 
+ROOT = Path(__file__).resolve().parents[3]
 O3 = "dce,cse,fold-constants,fold-bn,layout-nhwc,fuse-epilogue,fuse-elementwise,dce,memory-hints"
 
 
@@ -144,3 +149,16 @@ def test_context_rows_show_the_marked_lines_of_an_unchanged_pass():
         "  15",
         "  16",
     ]
+
+
+def _target(*argv: str):
+    return load_with_history(build_parser().parse_args(["tui", *argv]))
+
+
+def test_a_cuvilir_as_written_has_no_history_and_O0_an_empty_one():
+    path = str(ROOT / "samples/ir/small_cnn.cuvilir")
+    assert _target(path)[2] is None
+    history = _target(path, "-O0")[2]
+    assert history is not None and history.steps == []
+    history = _target(path, "-p", "fold-bn,dce")[2]
+    assert [s.name for s in history.steps] == ["fold-bn", "dce"]
