@@ -193,8 +193,8 @@ class PassStep:
 
 @dataclass(frozen=True)
 class Fate:
-    """What a pass did to an op: `kind` is kept, rewritten, fused, folded, removed,
-    created, absent or untracked; `text` the line the timeline shows."""
+    """What a pass did to an op: `kind` is kept, rewritten, fused, folded, merged (cse),
+    removed, created, absent or untracked; `text` the line the timeline shows."""
 
     kind: str
     text: str
@@ -218,6 +218,12 @@ def _gone(before: list[OpRecord], step: PassStep) -> Fate:
     return Fate("removed", f"removed: {_labels(before)}")
 
 
+def _gained(before: list[OpRecord], after: list[OpRecord]) -> bool:
+    """Do the ops after carry FX nodes that the ops before did not?"""
+    had = {n for r in before for n in r.nodes}
+    return any(not had.issuperset(r.nodes) for r in after)
+
+
 def _changed(before: list[OpRecord], after: list[OpRecord], step: PassStep) -> Fate:
     sigs = {r.sig for r in before}
     kernels = [r for r in after if r.name == "cuvil.fused" and r.sig not in sigs]
@@ -230,8 +236,9 @@ def _changed(before: list[OpRecord], after: list[OpRecord], step: PassStep) -> F
     lost = [r for r in before if r.name not in names]
     if step.folds and lost:
         return Fate("folded", f"{_labels(lost)} folded into {_labels(after)}")
-    if step.name == "cse" and len(after) < len(before):
-        return Fate("rewritten", f"merged: {_labels(before)} -> {_labels(after)}")
+    if step.name == "cse" and _gained(before, after):
+        # cse keeps the first of equal ops, its location fused with the others'
+        return Fate("merged", f"merged into {_labels(after)}")
     # name only what differs: an unchanged neighbour with the same FX node stays out
     was = [r for r in before if r.sig not in {a.sig for a in after}]
     now = [r for r in after if r.sig not in sigs]
@@ -274,14 +281,14 @@ class HistoryRecorder:
         self.cap = cap
         self.chars = 0
         self.dropped = False
+        self.last: Snapshot | None = None
         self.last = self._snap(module)
         self.steps: list[PassStep] = []
 
     def _snap(self, module: Module) -> Snapshot:
         snap = snapshot(module)
-        last = getattr(self, "last", None)
-        if last is not None and _same(last, snap):
-            return last  # a pass that changed nothing shares the snapshot before it
+        if self.last is not None and _same(self.last, snap):
+            return self.last  # a pass that changed nothing shares the snapshot before
         size = sum(map(len, snap.lines or ()))
         if self.chars + size > self.cap:
             self.dropped = True

@@ -16,6 +16,7 @@ FATE_STYLES = {
     "rewritten": "yellow",
     "fused": "bold green",
     "folded": "cyan",
+    "merged": "magenta",
     "removed": "red",
     "created": "green",
 }

@@ -100,6 +100,27 @@ def test_constant_folding_says_folded_into_the_constant():
     assert fate.text == "folded into %d = cuvil.constant"
 
 
+CSE = """module @m {
+  func @forward(%x: tensor<4xf32>) -> (tensor<4xf32>) {
+    %a = cuvil.relu(%x) : (tensor<4xf32>) -> tensor<4xf32> loc("a")
+    %b = cuvil.relu(%x) : (tensor<4xf32>) -> tensor<4xf32> loc("b")
+    %y = cuvil.add(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("y")
+    return %y
+  }
+}
+"""
+
+
+def test_cse_says_the_duplicate_was_merged_into_the_op_kept():
+    module = parse_module(CSE, "cse")
+    recorder = HistoryRecorder(module)
+    PassPipeline("cse", recorder).run(module)
+    history = recorder.history("cse")
+    fate = history.fate(0, OpKey(frozenset({"b"}), "cuvil.relu"))
+    assert (fate.kind, fate.text) == ("merged", "merged into %a = cuvil.relu")
+    assert history.fate(0, OpKey(frozenset({"y"}), "cuvil.add")).kind == "rewritten"
+
+
 def test_over_the_text_cap_snapshots_keep_ops_but_no_text():
     history = _small("fold-constants,dce", cap=10)
     assert history.text_dropped
