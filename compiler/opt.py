@@ -19,9 +19,11 @@ from .ir import Module, parse_file, parse_module, print_module
 from .ir.interpreter import random_params
 from .options import CompileOptions
 from .passes import (
+    Callback,
     PassContext,
     PassPipeline,
     build_pipeline,
+    combine,
     describe_bisect,
     format_table,
 )
@@ -98,11 +100,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_pipeline(
-    module: Module, options: CompileOptions
+    module: Module, options: CompileOptions, callback: Callback | None = None
 ) -> tuple[PassPipeline, PassContext]:
     """A pass tool's run: ``build_pipeline(options)`` with its instrumentation on
-    stdout, on `module` in place, with the options' bisect limit."""
+    stdout, on `module` in place, with the options' bisect limit. `callback` is one
+    more pass callback after the instrumentation's (the TUI's pass history)."""
     pipeline = build_pipeline(options, stream=sys.stdout)
+    pipeline.callback = combine(pipeline.callback, callback)
     ctx = pipeline.run(module, PassContext(options.debug_options.bisect_limit))
     return pipeline, ctx
 

@@ -21,15 +21,20 @@ from .data import FunctionView, ModuleView, OpInfo
 from .diffactions import DiffActions
 from .diffdata import DiffOverlay
 from .help import HelpScreen
+from .history import OpKey, PassHistory
 from .inspector import Inspector
 from .irview import IRView
 from .keymap import bindings
 from .loading import Loaded, Loader, LoadingPane
 from .outline import Outline
+from .passes import PassesScreen
 from .source import SourcePane
 from .tools import ToolActions
 
 __all__ = ["CuvilTUI"]
+
+# actions that work on any screen, and while loading
+_ANYWHERE = frozenset({"quit", "help", "command_palette", "screenshot", "focus_next"})
 
 
 class CuvilTUI(DiffActions, ToolActions, App[None]):
@@ -58,6 +63,7 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
         view: ModuleView | None = None,
         *,
         diff: DiffOverlay | None = None,
+        history: PassHistory | None = None,
         loader: Loader | None = None,
         what: str = "",
         repro_args: list[str] | None = None,
@@ -72,6 +78,7 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
         self.what = what
         self.load_error: BaseException | None = None  # the loader's, for run_tui
         self.diff = diff  # a diff report over the view (diffactions.py), or None
+        self.history = history  # the pass timeline's (None: no pipeline ran)
         self.selected: OpInfo | None = None
         self.repro_args = repro_args
         self.screenshot_dir = screenshot_dir or Path.cwd()
@@ -130,6 +137,7 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
         if event.state == WorkerState.SUCCESS:
             loaded: Loaded = event.worker.result
             self.view, self.diff = loaded.view, loaded.diff
+            self.history = loaded.history
             await self.recompose()
             self._start()
         elif event.state == WorkerState.ERROR:
@@ -141,8 +149,11 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
         return self.view is not None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # while loading there is nothing to act on but quitting and the help
-        return self.view is not None or action in ("quit", "help", "command_palette")
+        if action in _ANYWHERE:
+            return True
+        # while loading there is nothing to act on; the other actions need the main
+        # screen's panes, so under another screen (help, timeline) they do nothing
+        return self.view is not None and self.screen is self.screen_stack[0]
 
     # ---- the selection ------------------------------------------------------------------
     def select(self, info: OpInfo) -> None:
@@ -269,3 +280,25 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    # ---- the pass timeline (passes.py) ---------------------------------------------------
+    def action_passes(self) -> None:
+        if isinstance(self.screen, PassesScreen):
+            return
+        info = self.selected
+        key = OpKey.of_op(info.op) if info is not None else None
+        label = info.label if info is not None else ""
+        self.push_screen(PassesScreen(self.history, key, label), self._followed)
+
+    def _followed(self, key: OpKey | None) -> None:
+        """Back from the timeline with an op followed there: select it where the final
+        IR still has it (the main function first, the same op name first)."""
+        if key is None:
+            return
+        hits = [i for i in self.view.ops if key.matches_op(i.op)]
+        main = self.view.main.name if self.view.main else None
+        hits.sort(key=lambda i: (i.func != main, i.name != key.name, i.index))
+        if hits:
+            self.select(hits[0])
+        else:
+            self.notify("the followed op is not in the final IR", severity="warning")

@@ -29,10 +29,18 @@ from cuvil.ir import Module, verify
 
 from ..args import ModelArgs
 from . import difftarget
+from .history import HistoryRecorder, PassHistory
 
 Progress = Callable[[str], None]
 
-__all__ = ["add_parser", "load_target", "make_app", "outcome", "run_tui"]
+__all__ = [
+    "add_parser",
+    "load_target",
+    "load_with_history",
+    "make_app",
+    "outcome",
+    "run_tui",
+]
 
 MODEL = ModelArgs()
 COMPILE = CompileArgs(default_level="3")
@@ -64,6 +72,14 @@ def load_target(
 ) -> tuple[Module, Path | None]:
     """The module to show and the folder its source paths are relative to. Every
     failure is a one-line CuvilError (its note and hint folded into the line)."""
+    module, base, _ = load_with_history(args, progress)
+    return module, base
+
+
+def load_with_history(
+    args: argparse.Namespace, progress: Progress = lambda _msg: None
+) -> tuple[Module, Path | None, PassHistory | None]:
+    """`load_target`, and the pass history of the pipeline it ran (None: none ran)."""
     with _one_line_errors():
         report = difftarget.load_report(args)
         return _finish(args, _start(args, report), progress)
@@ -97,27 +113,30 @@ def _start(args: argparse.Namespace, report: dict | None) -> Start:
 
 def _finish(
     args: argparse.Namespace, start: Start, progress: Progress
-) -> tuple[Module, Path | None]:
+) -> tuple[Module, Path | None, PassHistory | None]:
     module, base = start
     if module is not None:
+        history = None
         if args.model.endswith(".cuvilir") and _wants_passes(args):
             progress("optimizing")
-            _optimize(module, args)
-        return module, base
+            history = _optimize(module, args)
+        return module, base, history
     model = MODEL.parse(args)
     progress(f"importing {args.model}")
     loaded = model.load()
     progress(f"lowering with torch.{model.frontend}")
     module = lower(loaded.model, loaded.inputs, frontend=model.frontend)
     progress("optimizing")
-    _optimize(module, args)
-    return module, base
+    return module, base, _optimize(module, args)
 
 
-def _optimize(module: Module, args: argparse.Namespace) -> None:
+def _optimize(module: Module, args: argparse.Namespace) -> PassHistory:
+    # the pass timeline's history is recorded by one more pass callback (history.py)
+    recorder = HistoryRecorder(module)
     # the pass instrumentation's stdout would land under the UI: keep it
     with contextlib.redirect_stdout(io.StringIO()):
-        opt.run_pipeline(module, COMPILE.parse(args))
+        pipeline, _ = opt.run_pipeline(module, COMPILE.parse(args), recorder)
+    return recorder.history(str(pipeline))
 
 
 def _one_line(e: CuvilError) -> CuvilError:
@@ -158,15 +177,17 @@ def make_app(args: argparse.Namespace):
 
     def loader(progress: Progress = lambda _msg: None) -> Loaded:
         with _one_line_errors():
-            view = ModuleView(*_finish(args, start, progress))
+            module, base, history = _finish(args, start, progress)
+            view = ModuleView(module, base)
             where = args.diff or args.model
-            return Loaded(view, diff=difftarget.overlay(report, view, where))
+            diff = difftarget.overlay(report, view, where)
+            return Loaded(view, diff=diff, history=history)
 
     common = {"what": args.model, "repro_args": repro_args(args)}
     if start[0] is not None and not _wants_passes(args):
         # read already (a .cuvilir file or a report): no worker, every check done here
         loaded = loader()
-        return CuvilTUI(loaded.view, diff=loaded.diff, **common)
+        return CuvilTUI(loaded.view, diff=loaded.diff, history=loaded.history, **common)
     return CuvilTUI(loader=loader, **common)
 
 

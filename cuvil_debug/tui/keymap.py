@@ -15,7 +15,9 @@ class Key:
     shown: str  # how the help screen writes it
     action: str  # the app's action (action_<name>)
     description: str
-    scope: str = "app"  # "app": an app binding; else the pane that binds it itself
+    # "app": the main screen's binding; "passes": the pass timeline screen's; "source":
+    # the source pane binds it itself
+    scope: str = "app"
 
 
 KEYMAP: tuple[Key, ...] = (
@@ -43,18 +45,53 @@ KEYMAP: tuple[Key, ...] = (
     Key("N", "N", "prev_divergence", "diff: previous divergent op"),
     Key("s", "s", "cycle_stage", "diff: colour by the next stage (ir, opt, native)"),
     Key("i", "i", "cycle_mode", "diff: propagated or isolated error"),
+    Key("p", "p", "passes", "pass timeline: each pass's IR diff and the op's fate"),
     Key("tab", "tab", "focus_next", "next pane"),
     Key("question_mark", "?", "help", "this help"),
     Key("q", "q", "quit", "quit"),
+    # the pass timeline (passes.py)
+    Key("left_square_bracket", "[", "step(-1)", "timeline: previous pass", "passes"),
+    Key("right_square_bracket", "]", "step(1)", "timeline: next pass", "passes"),
+    Key(
+        "left_curly_bracket",
+        "{",
+        "step_fate(-1)",
+        "timeline: previous pass that did something to the op",
+        "passes",
+    ),
+    Key(
+        "right_curly_bracket",
+        "}",
+        "step_fate(1)",
+        "timeline: next pass that did something to the op",
+        "passes",
+    ),
+    Key("s", "s", "toggle_side", "timeline: unified or side-by-side diff", "passes"),
+    Key("l", "l", "toggle_locs", "timeline: show or fold loc(...)", "passes"),
+    Key(
+        "enter",
+        "enter",
+        "follow",
+        "timeline: follow the op on the diff's line",
+        "passes",
+    ),
+    Key(
+        "escape",
+        "escape",
+        "back",
+        "timeline: back, selecting the followed op",
+        "passes",
+    ),
 )
 
 
-def bindings() -> list[Binding]:
-    """The app's BINDINGS (tab stays Textual's own focus binding)."""
+def bindings(scope: str = "app") -> list[Binding]:
+    """The BINDINGS of the app (or of the screen of `scope`); tab stays Textual's own
+    focus binding."""
     return [
         Binding(k.key, k.action, k.description, key_display=k.shown)
         for k in KEYMAP
-        if k.key != "tab" and k.scope == "app"
+        if k.key != "tab" and k.scope == scope
     ]
 
 

@@ -29,6 +29,7 @@ class Loaded:
 
     view: ModuleView
     diff: Any = None  # a diffdata.DiffOverlay, or None
+    history: Any = None  # a history.PassHistory (None: no pipeline ran)
 
 
 Progress = Callable[[str], None]

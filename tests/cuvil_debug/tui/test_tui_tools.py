@@ -15,6 +15,7 @@ from cuvil_debug.tui.data import ModuleView
 from cuvil_debug.tui.irview import IRView
 from cuvil_debug.tui.keymap import KEYMAP, palette_keys
 from cuvil_debug.tui.outline import Outline
+from cuvil_debug.tui.passes import PassesScreen
 from cuvil_debug.tui.source import SourcePane
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -207,10 +208,10 @@ def test_the_command_palette_lists_every_action():
 
 def test_every_key_has_an_action():
     app = CuvilTUI(ModuleView(parse_file(SAMPLES / "mlp.cuvilir")))
-    panes = {"source": SourcePane}
+    panes = {"source": SourcePane, "passes": PassesScreen}
     for key in KEYMAP:
         owner = panes.get(key.scope, CuvilTUI)
-        assert hasattr(owner, f"action_{key.action}"), key
+        assert hasattr(owner, f"action_{key.action.split('(')[0]}"), key
     assert app.BINDINGS
 
 
