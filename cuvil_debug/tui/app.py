@@ -83,6 +83,7 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
         self.repro_args = repro_args
         self.screenshot_dir = screenshot_dir or Path.cwd()
         self.last_screenshot: Path | None = None
+        self.last_graph: Path | None = None
         self.bookmarks: set[int] = set()
         self._uses: list[OpInfo] = []  # the use cycle of `u`: the uses being walked
         self._use_pos = -1
@@ -132,6 +133,8 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
             pane.step(message)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name == "graph" and event.state.name in ("SUCCESS", "ERROR"):
+            self.graph_done(event.worker.result, event.worker.error)
         if event.worker.name != "load":
             return
         if event.state == WorkerState.SUCCESS:

@@ -39,6 +39,7 @@ KEYMAP: tuple[Key, ...] = (
     Key("y", "y", "copy_op", "copy the selected op's IR line"),
     Key("Y", "Y", "copy_reduce", "copy a cuvil-debug reduce command for its FX node"),
     Key("e", "e", "screenshot", "export the screen as SVG (for bug reports)"),
+    Key("G", "G", "export_graph", "export the function's graph as SVG (FX beside IR)"),
     Key("ctrl+p", "ctrl+p", "command_palette", "command palette: every action by name"),
     # diff reports (diffactions.py)
     Key("n", "n", "next_divergence", "diff: next divergent op (first: the first one)"),

@@ -100,6 +100,29 @@ class ToolActions:
         self.last_screenshot = path
         self.notify(f"saved {path}")
 
+    # ---- the graph picture --------------------------------------------------------------
+    def action_export_graph(self) -> None:
+        """Draw the shown function (FX graph beside it when a diff report gives one,
+        coloured by it) as SVG under `screenshot_dir`, in a worker (graphviz runs)."""
+        fn = self.query_one("#ir").function
+        if fn is None:
+            return
+        path = _fresh(self.screenshot_dir, f"cuvil-graph-{fn.name}", ".svg")
+        doc = self.diff.doc if self.diff is not None else None
+        self.run_worker(
+            lambda: _draw(self.view.module, fn.name, doc, path),
+            thread=True,
+            name="graph",
+            exit_on_error=False,
+        )
+
+    def graph_done(self, path: Path | None, error: BaseException | None) -> None:
+        if error is not None:
+            self.notify(f"cannot draw the graph: {error}", severity="error")
+            return
+        self.last_graph = path
+        self.notify(f"saved {path}")
+
     # ---- command palette ----------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)  # type: ignore[misc]
@@ -108,6 +131,17 @@ class ToolActions:
             if action is not None:
                 title = key.description[0].upper() + key.description[1:]
                 yield SystemCommand(title, f"key {key.shown}", action)
+
+
+def _draw(module, function: str, doc: dict | None, path: Path) -> Path:
+    from ..diff.render.json import report_from_json
+    from ..graph import build_graph, render
+
+    report = report_from_json(doc) if doc is not None else None
+    svg = render(build_graph(module, report=report, function=function), "svg")
+    with open(path, "x", encoding="utf-8") as f:  # "x": never over a file
+        f.write(svg)
+    return path
 
 
 def _fresh(folder: Path, stem: str, suffix: str) -> Path:

@@ -231,3 +231,39 @@ def test_the_layout_adapts_to_the_width(size, wide):
             assert ir.width > 2 * outline.width
 
     _drive("small_cnn", script, size=size)
+
+
+def test_capital_g_exports_the_functions_graph(tmp_path):
+    async def script(app, pilot):
+        await pilot.press("G")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        return app.last_graph
+
+    path = _drive("small_cnn", script, screenshot_dir=tmp_path)
+    assert path is not None and path.parent == tmp_path
+    texts = " ".join(
+        t.text for t in ET.parse(path).iter() if t.tag.endswith("text") and t.text
+    )
+    view = ModuleView(parse_file(SAMPLES / "small_cnn.cuvilir"))
+    computing = [
+        i for i in view.main.ops if i.name not in ("cuvil.param", "cuvil.constant")
+    ]
+    assert len(computing) >= 8
+    for info in computing:  # every op computing a value is a node of the picture
+        short = info.name.removeprefix("cuvil.")  # the picture drops the dialect
+        assert f"{info.results[0]} = {short}" in texts, info.label
+
+
+def test_tab_walks_the_panes():
+    async def script(app, pilot):
+        seen = [app.focused.id]
+        for _ in range(4):
+            await pilot.press("tab")
+            await pilot.pause()
+            seen.append(app.focused.id)
+        return seen
+
+    seen = _drive("small_cnn", script)
+    # every pane once, then back to the IR view
+    assert seen == ["ir", "inspector", "source", "outline", "ir"]
