@@ -17,12 +17,14 @@ from .diffdata import DiffOverlay
 __all__ = ["DiffSection", "VERDICT_STYLES", "FIRST_STYLE", "op_style"]
 
 # the IR view tints a line's background, so the syntax colours stay readable; the
-# foreground colours follow the diff's table (diff/render/cells.py STYLE)
+# foreground colours follow the diff's table (diff/render/cells.py STYLE). Each tint
+# is picked so that on a 16-colour terminal it becomes its verdict's own ANSI colour
+# (red, magenta, yellow, green: tests/cuvil_debug/tui/test_tui_colours.py)
 VERDICT_STYLES: dict[Verdict, Style] = {
     Verdict.INTRODUCED: Style(bgcolor="#5f0000"),
     Verdict.FAILED: Style(bgcolor="#5f005f"),
-    Verdict.INHERITED: Style(bgcolor="#4e4e00"),
-    Verdict.OK: Style(bgcolor="#003a00"),
+    Verdict.INHERITED: Style(bgcolor="#5f5f00"),
+    Verdict.OK: Style(bgcolor="#005f00"),
 }
 FIRST_STYLE = Style(bgcolor="#af0000", bold=True, underline=True)
 TEXT_STYLES = {
