@@ -13,6 +13,8 @@ from .help import HelpScreen
 from .inspector import Inspector
 from .irview import IRView
 from .keymap import bindings
+from .memdata import memory_model
+from .memory import MemoryScreen
 from .outline import Outline
 from .source import SourcePane
 
@@ -65,6 +67,7 @@ class CuvilTUI(App[None]):
             if main.ops:
                 self.select(main.ops[0])
         ir.focus()
+        self._plan_in_background()
 
     # ---- the selection ------------------------------------------------------------------
     def select(self, info: OpInfo) -> None:
@@ -146,3 +149,28 @@ class CuvilTUI(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    # ---- the memory plan (memdata.py, memory.py) ----------------------------------------
+    def _plan_in_background(self) -> None:
+        """Plan the build in a thread (a 10k-op module takes ~0.4 s); the inspector
+        shows the kernel rows once it is done."""
+        self.run_worker(self._plan, thread=True, exit_on_error=False)
+
+    def _plan(self) -> None:
+        memory_model(self.view)
+        self.call_from_thread(self._planned)
+
+    def _planned(self) -> None:
+        if self.selected is not None and self.screen is self.screen_stack[0]:
+            self.query_one(Inspector).show(self.selected)
+
+    def action_memory(self) -> None:
+        if isinstance(self.screen, MemoryScreen):
+            self.pop_screen()
+        else:
+            screen = MemoryScreen(memory_model(self.view), self.selected)
+            self.push_screen(screen, self._memory_picked)
+
+    def _memory_picked(self, info: OpInfo | None) -> None:
+        if info is not None:
+            self.select(info)

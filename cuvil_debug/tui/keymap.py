@@ -22,6 +22,7 @@ KEYMAP: tuple[Key, ...] = (
     Key("u", "u", "next_use", "cycle through the uses of the first result"),
     Key("slash", "/", "search", "search op names, FX nodes and value names"),
     Key("l", "l", "toggle_locs", "show or fold loc(...) in the IR view"),
+    Key("m", "m", "memory", "memory view: the arena plan per kernel (escape: back)"),
     Key("tab", "tab", "focus_next", "next pane"),
     Key("question_mark", "?", "help", "this help"),
     Key("q", "q", "quit", "quit"),
