@@ -60,6 +60,7 @@ class CuvilTUI(App[None]):
     def on_mount(self) -> None:
         self.query_one("#outline").border_title = "outline"
         self.query_one("#inspector").border_title = "op"
+        self._plan_small_module()
         ir = self.query_one(IRView)
         main = self.view.main
         if main is not None:
@@ -67,7 +68,6 @@ class CuvilTUI(App[None]):
             if main.ops:
                 self.select(main.ops[0])
         ir.focus()
-        self._plan_in_background()
 
     # ---- the selection ------------------------------------------------------------------
     def select(self, info: OpInfo) -> None:
@@ -151,22 +151,21 @@ class CuvilTUI(App[None]):
             self.push_screen(HelpScreen())
 
     # ---- the memory plan (memdata.py, memory.py) ----------------------------------------
-    def _plan_in_background(self) -> None:
-        """Plan the build in a thread (a 10k-op module takes ~0.4 s); the inspector
-        shows the kernel rows once it is done."""
-        self.run_worker(self._plan, thread=True, exit_on_error=False)
+    PLAN_INLINE_OPS = (
+        2000  # up to this many ops the plan is made before the first frame
+    )
 
-    def _plan(self) -> None:
-        memory_model(self.view)
-        self.call_from_thread(self._planned)
-
-    def _planned(self) -> None:
-        if self.selected is not None and self.screen is self.screen_stack[0]:
-            self.query_one(Inspector).show(self.selected)
+    def _plan_small_module(self) -> None:
+        """Plan a small module at once (~10 ms for the samples), so the inspector has
+        its kernel rows from the first op; a bigger one (10k ops: ~0.4 s) when `m`
+        first opens the memory view."""
+        main = self.view.main
+        if main is not None and len(main.ops) <= self.PLAN_INLINE_OPS:
+            memory_model(self.view)
 
     def action_memory(self) -> None:
         if isinstance(self.screen, MemoryScreen):
-            self.pop_screen()
+            self.screen.dismiss(None)
         else:
             screen = MemoryScreen(memory_model(self.view), self.selected)
             self.push_screen(screen, self._memory_picked)
@@ -174,3 +173,5 @@ class CuvilTUI(App[None]):
     def _memory_picked(self, info: OpInfo | None) -> None:
         if info is not None:
             self.select(info)
+        elif self.selected is not None:  # the plan may be new: the inspector's rows
+            self.query_one(Inspector).show(self.selected)

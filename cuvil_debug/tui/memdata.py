@@ -11,7 +11,6 @@ it or an alias of it (a reshape view, a result written in place over it).
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 
 from cuvil.codegen.buffers import Slot, nbytes
@@ -309,18 +308,14 @@ def _one_line(e: CuvilError) -> str:
     return f"{text} (hint: {e.hint})" if e.hint else text
 
 
-_LOCK = threading.Lock()
-
-
 def memory_model(view: ModuleView) -> MemoryModel:
     """The plan of `view`, made once per view (the memory screen and the inspector
-    share it; the app makes it in a thread: a second caller waits for the first)."""
-    with _LOCK:
-        model = getattr(view, "_memory_model", None)
-        if model is None:
-            model = MemoryModel(view)
-            view._memory_model = model
-        return model
+    share it)."""
+    model = getattr(view, "_memory_model", None)
+    if model is None:
+        model = MemoryModel(view)
+        view._memory_model = model
+    return model
 
 
 def planned(view: ModuleView) -> MemoryModel | None:
@@ -339,7 +334,7 @@ def kernel_rows(model: MemoryModel | None, info: OpInfo) -> list[tuple[str, str]
     """The inspector's native rows for `info`: the kernel symbol it became, and per
     result its buffer (slot, size), lifetime, in-place reuse and arena reuse."""
     if model is None:
-        return [("kernel", "(planning...)")]
+        return [("kernel", "(not planned yet: m plans the build)")]
     if model.error is not None:
         return [("kernel", f"no plan: {model.error}")]
     k = model.kernel_of(info)

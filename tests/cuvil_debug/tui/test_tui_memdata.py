@@ -147,7 +147,7 @@ def test_a_module_with_dynamic_shapes_has_no_plan_and_says_why(tmp_path):
     assert "needs static shapes" in model.error and "\n" not in model.error
     info = model.view.main.ops[0]
     assert kernel_rows(model, info)[0][1].startswith("no plan: code generation")
-    assert kernel_rows(None, info) == [("kernel", "(planning...)")]
+    assert kernel_rows(None, info)[0][1].startswith("(not planned yet")
 
 
 def _jit_manifest():

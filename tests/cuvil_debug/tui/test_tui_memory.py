@@ -14,7 +14,7 @@ from cuvil_debug.tui.command import load_target
 from cuvil_debug.tui.data import ModuleView
 from cuvil_debug.tui.inspector import Inspector
 from cuvil_debug.tui.irview import IRView
-from cuvil_debug.tui.memdata import memory_model
+from cuvil_debug.tui.memdata import memory_model, planned
 from cuvil_debug.tui.memory import LABEL, MemoryChart, MemoryScreen
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -35,11 +35,12 @@ def resnet() -> ModuleView:
     return _view(str(ROOT / "samples/ir/resnet18.cuvilir"), "-O3")
 
 
-def _drive(view: ModuleView, script):
+def _drive(view: ModuleView, script, inline_ops: int | None = None):
     async def go():
         app = CuvilTUI(view)
+        if inline_ops is not None:
+            app.PLAN_INLINE_OPS = inline_ops
         async with app.run_test(size=(120, 40)) as pilot:
-            await app.workers.wait_for_complete()  # the plan, made in a thread
             await pilot.pause()
             return await script(app, pilot)
 
@@ -216,3 +217,20 @@ def test_a_module_that_cannot_be_planned_says_why_and_the_rest_works(tmp_path):
         assert app.selected.results == ("%z",)
 
     _drive(view, script)
+
+
+def test_a_big_module_is_planned_when_m_first_opens_the_memory_view():
+    view = _view(str(ROOT / "samples/ir/small_cnn.cuvilir"), "-O3")  # a fresh view
+
+    async def script(app, pilot):
+        assert "kernel: (not planned yet: m plans the build)" in (
+            app.query_one(Inspector).text()
+        )
+        await _open(app, pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.selected.name == "cuvil.param"  # the first op: now with its row
+        assert "kernel: none: a param" in app.query_one(Inspector).text()
+        assert planned(view) is not None
+
+    _drive(view, script, inline_ops=0)  # as if it were over the inline limit
