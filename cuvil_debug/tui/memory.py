@@ -74,8 +74,9 @@ class MemoryChart(ScrollView, can_focus=True):
         super().__init__(**kw)
         self.model = model
         self.row, self.col = row, col
+        # one spare column: the last kernel's stays whole with the offset snapped
         self.virtual_size = Size(
-            LABEL + CELL * len(model.kernels), len(model.buffers) + HEADER
+            LABEL + CELL * (len(model.kernels) + 1), len(model.buffers) + HEADER
         )
 
     @property
@@ -99,7 +100,7 @@ class MemoryChart(ScrollView, can_focus=True):
             if not 0 <= row < len(self.model.buffers):
                 return Strip.blank(width)
             label, bars = self._row(row)
-        x = self.scroll_offset.x
+        x = -(-self.scroll_offset.x // CELL) * CELL  # whole kernel columns only
         bars = bars.crop(x, x + max(0, width - LABEL))
         return Strip([*label, *bars]).extend_cell_length(width).crop(0, width)
 
@@ -161,7 +162,7 @@ class MemoryChart(ScrollView, can_focus=True):
 
     def on_click(self, event: Click) -> None:
         row = self.scroll_offset.y + event.y - HEADER
-        col = (self.scroll_offset.x + event.x - LABEL) // CELL
+        col = (-(-self.scroll_offset.x // CELL) * CELL + event.x - LABEL) // CELL
         if event.y >= HEADER and 0 <= row < len(self.model.buffers):
             self.row = row
         if event.x >= LABEL and 0 <= col < len(self.model.kernels):

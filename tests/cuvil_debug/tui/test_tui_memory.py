@@ -15,7 +15,7 @@ from cuvil_debug.tui.data import ModuleView
 from cuvil_debug.tui.inspector import Inspector
 from cuvil_debug.tui.irview import IRView
 from cuvil_debug.tui.memdata import memory_model, planned
-from cuvil_debug.tui.memory import LABEL, MemoryChart, MemoryScreen
+from cuvil_debug.tui.memory import HEADER, LABEL, MemoryChart, MemoryScreen
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -100,6 +100,9 @@ def test_arrows_move_over_buffers_and_kernels(cnn):
         await pilot.press("left", "up")
         await pilot.pause()
         assert chart.row == start
+        await pilot.click(MemoryChart, offset=(LABEL + 2 * 3, HEADER + 1))
+        await pilot.pause()
+        assert (chart.row, chart.col) == (chart.scroll_offset.y + 1, 3)
 
     _drive(cnn, script)
 
