@@ -170,6 +170,17 @@ def test_in_place_writes_are_drawn_and_a_wide_plan_scrolls(resnet):
         n = len(chart.model.kernels)
         assert chart.col == n - 1 and 2 * n + LABEL > 120
         assert chart.scroll_offset.x > 0  # the last kernel's column scrolled into view
+        await pilot.press("home")
+        await pilot.pause()
+        assert chart.col == 0 and chart.scroll_offset.x == 0
+        row = chart.row
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause()
+        assert chart.row == row + 40 and chart.scroll_offset.y > 0  # kept in view
+        assert chart.col == chart.buffer.first
+        await pilot.press("pageup", "pageup")
+        await pilot.pause()
+        assert chart.row == row
 
     _drive(resnet, script)
 
