@@ -108,6 +108,7 @@ class MemoryModel:
         self._buffer_of: dict[int, Buffer] = {}  # id(root value) -> its buffer
         self._root: dict[int, Value] = {}  # id(value) -> its root value
         self._members: dict[int, list[Value]] = {}  # id(root) -> the values in it
+        self._fused: dict[str, Kernel] | None = None  # fused body name -> its kernel
         try:
             plan = plan_build(view.module)
         except CuvilError as e:
@@ -190,7 +191,7 @@ class MemoryModel:
         last = len(self.kernels) - 1
         later: list[tuple[Buffer, Value]] = []
         for root in self._roots_in_order(plan):
-            slot: Slot = plan.buffers.slots.get(id(root))
+            slot: Slot | None = plan.buffers.slots.get(id(root))
             if slot is None or slot.kind == "input" or id(root) in self._buffer_of:
                 continue
             used = uses.get(id(root), [])
@@ -265,7 +266,7 @@ class MemoryModel:
         return self._fused_kernels().get(info.func)
 
     def _fused_kernels(self) -> dict[str, Kernel]:
-        if not hasattr(self, "_fused"):
+        if self._fused is None:
             module = self.view.module
             self._fused = {
                 body_of(module, k.op).name: k
