@@ -94,6 +94,7 @@ class Buffers:
         self.inplace: dict[
             int, int
         ] = {}  # op -> operand whose buffer its result reuses
+        self.intervals: list[Interval] = []  # the arena's buffers (assign), for tools
         for i, a in enumerate(fn.args):
             self.slots[id(a)] = Slot("input", i)
 
@@ -190,6 +191,7 @@ class Buffers:
                 if id(r) in self.slots or id(r) in self.alias:
                     continue
                 intervals.append(Interval(id(r), nbytes(r.type), i, last.get(id(r), i)))
+        self.intervals = intervals
         offsets, total = plan_arena(intervals)
         for key, off in offsets.items():
             self.slots[key] = Slot("arena", off)

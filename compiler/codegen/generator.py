@@ -14,16 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import torch
-from llvmlite import ir
 
 from ..hooks import CompileHooks
 from ..ir.core import Module, Value
 from ..ir.types import TensorType
-from .buffers import Buffers, Slot, check_boundary_layouts
+from .buffers import Slot
 from .entry import ENTRY, StepInfo, emit_entry, emit_steps
-from .lower_op import KernelInfo, Lowering
+from .lower_op import KernelInfo
 from .manifest import build_manifest, emit_manifest
-from .target import target_triple
+from .plan import plan_build
 
 __all__ = ["Program", "KernelInfo", "Slot", "StepInfo", "generate"]
 
@@ -68,16 +67,9 @@ def generate(
     ``cuvil_step_<i>`` per call of the entry, see `StepInfo`; the entry and the
     kernels are the same text as without; ``hooks``: ``after_kernel``, cuvil.hooks;
     ``break_on``: FX node or op names whose kernels start with a debugger trap)."""
-    fn = module.main
-    check_boundary_layouts(module, fn)
-    llmod = ir.Module(name=module.name)
-    llmod.triple = target_triple()
-    buffers = Buffers(module, fn, llmod)
-    lowering = Lowering(module, fn, llmod, threads, debug, break_on)
-    for op in fn.ops:  # in op order: constants become globals, kernels get their plan
-        buffers.place(op)
-        lowering.prepare(op)
-    copies, arena = buffers.assign(lowering.prepared)
+    plan = plan_build(module, threads, debug, break_on)  # plan.py: slots, arena
+    fn, llmod, buffers, lowering = plan.fn, plan.llmod, plan.buffers, plan.lowering
+    copies, arena = plan.copies, plan.arena_bytes
     lowering.emit_all(buffers, hooks)
     for index, v in copies:
         lowering.emit_copy(index, v, buffers)

@@ -145,18 +145,21 @@ class Lowering:
         self.prepared: dict[int, Prepared] = {}
         self.kernels: list[KernelInfo] = []
         self.op_of: dict[str, Operation] = {}  # kernel symbol -> the op it computes
+        self.symbols: dict[int, str] = {}  # id(op) -> its kernel's symbol (prepare)
         self.calls: list[Call] = []
 
     def prepare(self, op: Operation) -> None:
-        """Plan `op`'s kernel; params, constants and reshapes have none."""
+        """Plan `op`'s kernel and name it; params, constants and reshapes have none."""
         if not isinstance(op, (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)):
+            self.symbols[id(op)] = self.kernel_name(op)
             self.prepared[id(op)] = prepare(
                 op, self.module.param_data, self.threads, self.module
             )
 
     def kernel_name(self, op: Operation) -> str:
+        """``cuvil_k<N>_<node>``: N counts the kernels planned before `op`'s."""
         node = op.loc.nodes[0] if op.loc.nodes else op.name.split(".")[1]
-        return f"cuvil_k{len(self.kernels)}_{re.sub(r'[^A-Za-z0-9_]', '_', node)}"
+        return f"cuvil_k{len(self.symbols)}_{re.sub(r'[^A-Za-z0-9_]', '_', node)}"
 
     def emit_all(self, buffers: Buffers, hooks: CompileHooks | None = None) -> None:
         after_kernel = hooks.after_kernel if hooks is not None else None
@@ -168,7 +171,7 @@ class Lowering:
                 continue
             k = Kernel(
                 self.llmod,
-                self.kernel_name(op),
+                self.symbols[id(op)],
                 op,
                 n_scratch=len(prep.scratch),
                 n_extra=len(prep.extra),

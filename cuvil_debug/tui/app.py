@@ -26,6 +26,8 @@ from .inspector import Inspector
 from .irview import IRView
 from .keymap import bindings
 from .loading import Loaded, Loader, LoadingPane
+from .memdata import memory_model
+from .memory import MemoryScreen
 from .outline import Outline
 from .passes import PassesScreen
 from .source import SourcePane
@@ -115,6 +117,7 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
             box.add_class("prompt")
         self.query_one("#outline").border_title = "outline"
         self.query_one("#inspector").border_title = "op"
+        self._plan_small_module()
         ir = self.query_one(IRView)
         self.setup_diff()
         main = self.view.main
@@ -154,6 +157,8 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _ANYWHERE:
             return True
+        if action == "memory":  # m opens the memory view and, from it, goes back
+            return self.view is not None
         # while loading there is nothing to act on; the other actions need the main
         # screen's panes, so under another screen (help, timeline) they do nothing
         return self.view is not None and self.screen is self.screen_stack[0]
@@ -305,3 +310,29 @@ class CuvilTUI(DiffActions, ToolActions, App[None]):
             self.select(hits[0])
         else:
             self.notify("the followed op is not in the final IR", severity="warning")
+
+    # ---- the memory plan (memdata.py, memory.py) ----------------------------------------
+    PLAN_INLINE_OPS = (
+        2000  # up to this many ops the plan is made before the first frame
+    )
+
+    def _plan_small_module(self) -> None:
+        """Plan a small module at once (~10 ms for the samples), so the inspector has
+        its kernel rows from the first op; a bigger one (10k ops: ~0.4 s) when `m`
+        first opens the memory view."""
+        main = self.view.main
+        if main is not None and len(main.ops) <= self.PLAN_INLINE_OPS:
+            memory_model(self.view)
+
+    def action_memory(self) -> None:
+        if isinstance(self.screen, MemoryScreen):
+            self.screen.dismiss(None)
+        else:
+            screen = MemoryScreen(memory_model(self.view), self.selected)
+            self.push_screen(screen, self._memory_picked)
+
+    def _memory_picked(self, info: OpInfo | None) -> None:
+        if info is not None:
+            self.select(info)
+        elif self.selected is not None:  # the plan may be new: the inspector's rows
+            self.query_one(Inspector).show(self.selected)

@@ -12,6 +12,7 @@ from textual.widgets import Static
 from cuvil.ir.attributes import format_attr
 
 from .data import ModuleView, OpInfo
+from .memdata import kernel_rows, planned
 
 __all__ = ["Inspector", "describe"]
 
@@ -41,6 +42,7 @@ def describe(view: ModuleView, info: OpInfo) -> list[tuple[str, str]]:
     if body is not None:
         rows.append(("body", f"@{body.name}"))
         rows += [("member", m.label) for m in body.ops]
+    rows += kernel_rows(planned(view), info)  # memdata.py: symbol, slot, lifetime
     return rows
 
 

@@ -47,6 +47,7 @@ KEYMAP: tuple[Key, ...] = (
     Key("s", "s", "cycle_stage", "diff: colour by the next stage (ir, opt, native)"),
     Key("i", "i", "cycle_mode", "diff: propagated or isolated error"),
     Key("p", "p", "passes", "pass timeline: each pass's IR diff and the op's fate"),
+    Key("m", "m", "memory", "memory view: the arena plan per kernel (escape: back)"),
     Key("tab", "tab", "focus_next", "next pane"),
     Key("question_mark", "?", "help", "this help"),
     Key("q", "q", "quit", "quit"),

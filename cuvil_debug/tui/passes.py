@@ -51,6 +51,9 @@ class PassesScreen(Screen[OpKey | None]):
     PassesScreen #pass-list:focus, PassesScreen #diff:focus { border: round $accent; }
     PassesScreen #pass-head, PassesScreen #fate { height: auto; padding: 0 1; }
     PassesScreen #fate { color: $text; background: $boost; }
+    /* under 120 columns (the app's breakpoints): the list above the diff */
+    PassesScreen.-narrow > Horizontal { layout: vertical; }
+    PassesScreen.-narrow #pass-list { width: 100%; height: auto; max-height: 40%; }
     """
 
     def __init__(

@@ -14,6 +14,7 @@ from cuvil_debug.tui.app import CuvilTUI
 from cuvil_debug.tui.data import ModuleView
 from cuvil_debug.tui.irview import IRView
 from cuvil_debug.tui.keymap import KEYMAP, palette_keys
+from cuvil_debug.tui.memory import MemoryScreen
 from cuvil_debug.tui.outline import Outline
 from cuvil_debug.tui.passes import PassesScreen
 from cuvil_debug.tui.source import SourcePane
@@ -208,7 +209,7 @@ def test_the_command_palette_lists_every_action():
 
 def test_every_key_has_an_action():
     app = CuvilTUI(ModuleView(parse_file(SAMPLES / "mlp.cuvilir")))
-    panes = {"source": SourcePane, "passes": PassesScreen}
+    panes = {"source": SourcePane, "passes": PassesScreen, "memory": MemoryScreen}
     for key in KEYMAP:
         owner = panes.get(key.scope, CuvilTUI)
         assert hasattr(owner, f"action_{key.action.split('(')[0]}"), key
