@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -213,6 +214,21 @@ def _cmd_diff(args) -> int:
         _parse_fail_on(when)
     options = _diff_options(args)
     model, check = MODEL.parse(args), CHECK.parse(args)
+    if args.tui:  # the diff runs in the TUI's worker, under its progress pane
+        from ..tui.difftarget import run_diff_tui
+
+        if model.spec.endswith(".py") and not os.path.isfile(model.spec):
+            model.load()  # a missing model file: its one error line, before any UI
+
+        return run_diff_tui(model.spec, lambda: _diff_and_write(args, output))
+    return _diff_and_write(args, output)[1]
+
+
+def _diff_and_write(args, output) -> tuple[DiffReport, int]:
+    """Run the diff of parsed `args`, write what `output` asks for; the report and
+    the exit code (`--fail-on`)."""
+    options = _diff_options(args)
+    model, check = MODEL.parse(args), CHECK.parse(args)
     loaded = model.load()
     _check_faults(loaded, check.inject, model.frontend)
     with _faults(check.inject):
@@ -226,12 +242,7 @@ def _cmd_diff(args) -> int:
         from .render import render_dot
 
         output.write(render_dot(report), also="dot")
-    if args.tui:
-        from ..tui.difftarget import run_report
-        from .render import report_json
-
-        run_report(report_json(report))  # in this process: no temp file
-    return EXIT_DIVERGED if check_fail_on(report, args.fail_on) else EXIT_OK
+    return report, EXIT_DIVERGED if check_fail_on(report, args.fail_on) else EXIT_OK
 
 
 def _write_report(report: DiffReport, output, args) -> None:

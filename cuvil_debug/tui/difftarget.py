@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,8 @@ __all__ = [
     "load_report",
     "overlay",
     "report_target",
-    "run_report",
+    "report_app",
+    "run_diff_tui",
 ]
 
 
@@ -101,7 +103,33 @@ def overlay(report: dict[str, Any] | None, view, where: str = "--diff"):
     return found
 
 
-def run_report(doc: dict[str, Any]) -> None:
-    """`cuvil-debug diff --tui`: the TUI on a report made in this process."""
-    module = report_ir(doc, "diff")
-    build_app(module, Path(doc.get("cwd") or os.getcwd()), doc).run()
+def report_app(what: str, run: Callable[[], tuple[Any, int]]) -> CuvilTUI:
+    """`cuvil-debug diff --tui`'s app: `run` (the diff, returning its DiffReport and
+    exit code) runs in the app's worker; the app opens on the report it makes. The
+    diff's exit code is kept as the app's `diff_exit`."""
+    from .app import CuvilTUI
+    from .data import ModuleView
+    from .loading import Loaded
+
+    def loader(progress) -> Loaded:
+        from ..diff.render import report_json
+
+        progress("diffing: capture, every stage, every node")
+        report, app.diff_exit = run()
+        doc = report_json(report)
+        view = ModuleView(report_ir(doc, "diff"), Path(doc.get("cwd") or os.getcwd()))
+        return Loaded(view, diff=overlay(doc, view, what))
+
+    app = CuvilTUI(loader=loader, what=f"the diff of {what}")
+    app.diff_exit = 0
+    return app
+
+
+def run_diff_tui(what: str, run: Callable[[], tuple[Any, int]]) -> int:
+    """Run `report_app`; the diff's exit code (its error, raised, when it failed)."""
+    from .command import outcome
+
+    app = report_app(what, run)
+    app.run()
+    outcome(app)  # raises the diff's error, if it failed in the worker
+    return app.diff_exit

@@ -31,15 +31,33 @@ SIZE = (120, 40)
 
 @pytest.fixture(scope="module")
 def diffrun(tmp_path_factory):
-    """(exit code, the JSON file, its document, the apps `diff --tui` built)."""
+    """(exit code, the JSON file, its document, what `diff --tui` showed): the app
+    `diff --tui` runs is run headless here (the Pilot instead of a terminal): the diff
+    runs in its worker, then `n` is pressed; the app and the op it selected are kept."""
     path = tmp_path_factory.mktemp("diff") / "diff.json"
-    apps: list[CuvilTUI] = []
+    shown: list[tuple[CuvilTUI, object, list[str]]] = []
+
+    def headless(app, *_a, **_kw):
+        async def go():
+            steps: list[str] = []
+            original = app._progress
+            app._progress = lambda msg: (steps.append(msg), original(msg))
+            async with app.run_test(size=SIZE) as pilot:
+                assert not app.loaded  # the UI is up before the diff has run
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                await pilot.press("n")
+                await pilot.pause()
+                shown.append((app, app.selected, steps))
+
+        asyncio.run(go())
+
     argv = ["diff", str(MODEL), "--inject", FAULT, "--stages", "ir,opt"]
     argv += ["--format", "json", "-o", str(path), "--tui"]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(CuvilTUI, "run", lambda self, *a, **kw: apps.append(self))
+        mp.setattr(CuvilTUI, "run", headless)
         rc = main(argv)
-    return rc, path, json.loads(path.read_text()), apps
+    return rc, path, json.loads(path.read_text()), shown
 
 
 def _report_app(path: Path, *extra: str) -> CuvilTUI:
@@ -71,17 +89,14 @@ def _tints(app: CuvilTUI, result: str) -> set:
 
 
 def test_diff_tui_opens_the_report_it_wrote(diffrun):
-    rc, _, doc, apps = diffrun
-    assert rc == 1 and doc["first"]["node"] == "block2_relu"
+    rc, _, doc, shown = diffrun
+    assert rc == 1 and doc["first"]["node"] == "block2_relu"  # the diff's exit code
     assert doc["first"]["stage"] == "opt" and doc["cwd"]
-    assert len(apps) == 1 and apps[0].diff.doc["first"] == doc["first"]
-
-    async def script(app, pilot):
-        await pilot.press("n")
-        await pilot.pause()
-        assert doc["first"]["node"] in app.selected.fx_nodes
-
-    _drive(apps[0], script)
+    assert len(shown) == 1
+    app, selected, steps = shown[0]
+    assert steps and steps[0].startswith("diffing")  # the progress pane said so
+    assert app.diff.doc["first"] == doc["first"]
+    assert doc["first"]["node"] in selected.fx_nodes  # n: the CLI's first divergence
 
 
 def test_a_report_target_colours_ops_and_n_goes_to_the_first_divergence(diffrun):
