@@ -212,8 +212,8 @@ def _cmd_diff(args) -> int:
     output.check()
     for when in args.fail_on:
         _parse_fail_on(when)
-    options = _diff_options(args)
-    model, check = MODEL.parse(args), CHECK.parse(args)
+    _diff_options(args)  # its mistakes (stages, tolerances) before any work or UI
+    model = MODEL.parse(args)
     if args.tui:  # the diff runs in the TUI's worker, under its progress pane
         from ..tui.difftarget import run_diff_tui
 
