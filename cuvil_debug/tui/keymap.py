@@ -91,10 +91,38 @@ def bindings(scope: str = "app") -> list[Binding]:
     """The BINDINGS of the app (or of the screen of `scope`); tab stays Textual's own
     focus binding."""
     return [
-        Binding(k.key, k.action, k.description, key_display=k.shown)
+        Binding(
+            k.key,
+            k.action,
+            _short(k),
+            key_display=k.shown,
+            show=k.action in FOOTER and k.action != "command_palette",
+        )
         for k in KEYMAP
         if k.key != "tab" and k.scope == scope
     ]
+
+
+# the keys the footer shows, by the word it gives them (the rest: ? and Textual's own
+# command palette key); fewer footer keys also open the app faster (a widget each)
+FOOTER = {
+    "help": "keys",
+    "search": "search",
+    "goto_definition": "definition",
+    "next_use": "uses",
+    "next_divergence": "divergence",
+    "passes": "passes",
+    "memory": "memory",
+    "step(-1)": "prev pass",
+    "step(1)": "next pass",
+    "toggle_side": "side by side",
+    "back": "back",
+    "command_palette": "palette",  # the footer's own corner shows it
+}
+
+
+def _short(k: Key) -> str:
+    return FOOTER.get(k.action, k.description)
 
 
 def help_rows() -> list[tuple[str, str]]:

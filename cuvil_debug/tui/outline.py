@@ -1,5 +1,10 @@
 """Module outline: the functions, and each function's ops grouped by source line or by
-nn.Module path (`toggle_grouping`), narrowed by a filter (`set_filter`)."""
+nn.Module path (`toggle_grouping`), narrowed by a filter (`set_filter`).
+
+The group nodes are made at once (there are few); the op leaves of a group only when
+it is expanded or an op in it is revealed, and a group of more than `CHUNK` ops is
+split into ranges first: a 10,000-op function opens without making 10,000 tree
+nodes, and revealing an op makes at most `CHUNK` of them."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ __all__ = ["Outline", "GROUPINGS"]
 
 Payload = FunctionView | OpInfo | None
 GROUPINGS = ("source line", "nn.Module")
+CHUNK = 200  # the most leaves one tree node gets; more are split into ranges
 
 
 class Outline(Tree[Payload]):
@@ -28,6 +34,9 @@ class Outline(Tree[Payload]):
         super().__init__(f"module @{view.module.name}", **kw)
         self.view = view
         self._leaves: dict[int, TreeNode[Payload]] = {}  # OpInfo.index -> its leaf
+        self._home: dict[int, TreeNode[Payload]] = {}  # OpInfo.index -> its group
+        self._pending: dict[int, list[OpInfo]] = {}  # id(node) -> ops not added yet
+        self.shown: list[OpInfo] = []  # the ops the filter keeps, in order
         self.marks: dict[int, str] = {}  # OpInfo.index -> a prefix of its label
         self.grouping = GROUPINGS[0]
         self.filter = ""  # lower case; '' shows every op
@@ -41,9 +50,13 @@ class Outline(Tree[Payload]):
         """Fill the tree again for the current grouping and filter."""
         self.clear()
         self._leaves.clear()
+        self._home.clear()
+        self._pending.clear()
+        self.shown = []
         self.root.expand()
         for fn in self.view.functions:
             ops = [i for i in fn.ops if self._keep(i)]
+            self.shown += ops
             if ops or not self.filter:
                 self._add_function(fn, ops)
         self.border_subtitle = f"by {self.grouping}" + (
@@ -71,16 +84,14 @@ class Outline(Tree[Payload]):
         for src, ops in fn.by_source_line():
             label = str(src) if src else "(no source)"
             group = node.add(f"{label} · {len(ops)}", data=ops[0])
-            for info in ops:
-                self._leaf(group, info)
+            self._later(group, ops)
 
     def _add_modules(self, node: TreeNode[Payload], group: ModuleGroup) -> None:
         for child in group.children.values():
             first = _first_op(child)
             sub = node.add(f"{child.path} · {child.count}", data=first)
             self._add_modules(sub, child)
-        for info in group.ops:
-            self._leaf(node, info)
+        self._later(node, group.ops)
 
     # ---- what the app calls -------------------------------------------------------------
     def toggle_grouping(self) -> str:
@@ -93,11 +104,11 @@ class Outline(Tree[Payload]):
         text); '' shows all. Returns how many ops are shown."""
         self.filter = text.strip().lower()
         self.rebuild()
-        return len(self._leaves)
+        return len(self.shown)
 
     def reveal(self, info: OpInfo) -> None:
         """Move the cursor to `info`'s leaf (expanding its group) without re-picking it."""
-        node = self._leaves.get(info.index)
+        node = self._ensure_leaf(info)
         if node is None:
             return
         parent = node.parent
@@ -114,9 +125,38 @@ class Outline(Tree[Payload]):
         if node is not None:
             node.set_label(prefix + info.label)
 
-    def _leaf(self, parent: TreeNode[Payload], info: OpInfo) -> None:
-        label = self.marks.get(info.index, "") + info.label
-        self._leaves[info.index] = parent.add_leaf(label, data=info)
+    # ---- leaves made when needed -------------------------------------------------------
+    def _later(self, node: TreeNode[Payload], ops: list[OpInfo]) -> None:
+        """`ops` become `node`'s leaves when it is first expanded (or one is revealed)."""
+        if ops:
+            self._pending[id(node)] = ops
+            for info in ops:
+                self._home[info.index] = node
+
+    def _fill(self, node: TreeNode[Payload]) -> None:
+        ops = self._pending.pop(id(node), None)
+        if ops is None:
+            return
+        if len(ops) <= CHUNK:
+            for info in ops:
+                label = self.marks.get(info.index, "") + info.label
+                self._leaves[info.index] = node.add_leaf(label, data=info)
+            return
+        for k in range(0, len(ops), CHUNK):
+            part = ops[k : k + CHUNK]
+            label = f"ops {part[0].pos}..{part[-1].pos} · {len(part)}"
+            self._later(node.add(label, data=part[0]), part)
+
+    def _ensure_leaf(self, info: OpInfo) -> TreeNode[Payload] | None:
+        while info.index not in self._leaves:
+            home = self._home.get(info.index)
+            if home is None or id(home) not in self._pending:
+                return None
+            self._fill(home)
+        return self._leaves[info.index]
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[Payload]) -> None:
+        self._fill(event.node)
 
     def _move_to(self, node: TreeNode[Payload]) -> None:
         if node.line >= 0:

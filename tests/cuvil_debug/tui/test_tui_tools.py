@@ -52,8 +52,9 @@ def test_o_groups_the_outline_by_nn_module_and_back():
         layer1 = next(n for n in forward.children if str(n.label).startswith("layer1 "))
         subs = [str(n.label).split(" ")[0] for n in layer1.children]
         assert subs == ["layer1.0", "layer1.1"]
-        # every op has one leaf: the grouping loses nothing
-        assert len(outline._leaves) == len(app.view.ops)
+        # every op is in the tree once: the grouping loses nothing
+        assert sorted(i.index for i in outline.shown) == [i.index for i in app.view.ops]
+        assert len(set(outline._home)) == len(app.view.ops)
         app.select(_op(app, "%layer1_1_conv2"))
         await pilot.pause()
         assert outline.cursor_node.data is app.selected
@@ -69,7 +70,7 @@ def test_f_filters_the_outline_and_empty_shows_all():
         outline = app.query_one(Outline)
         await pilot.press("f", *"layer4", "enter")
         await pilot.pause()
-        shown = [n.data for n in outline._leaves.values()]
+        shown = outline.shown
         assert shown and all(
             "layer4" in " ".join((i.module_path or "", *i.fx_nodes, *i.results))
             for i in shown
@@ -78,7 +79,7 @@ def test_f_filters_the_outline_and_empty_shows_all():
         assert "filter 'layer4'" in str(outline.border_subtitle)
         await pilot.press("f", "backspace", "enter")  # the old text is selected
         await pilot.pause()
-        assert len(outline._leaves) == len(app.view.ops)
+        assert len(outline.shown) == len(app.view.ops)
 
     _drive("resnet18", script)
 
@@ -268,3 +269,34 @@ def test_tab_walks_the_panes():
     seen = _drive("small_cnn", script)
     # every pane once, then back to the IR view
     assert seen == ["ir", "inspector", "source", "outline", "ir"]
+
+
+def test_a_big_group_is_split_into_ranges_and_leaves_are_made_when_needed():
+    from cuvil.ir import parse_module
+    from cuvil_debug.tui.outline import CHUNK
+
+    t = "tensor<4xf32>"
+    lines = [f'func @forward(%x: {t} loc("x")) -> ({t}) {{']
+    for i in range(1000):  # one source line: one group of 1000 ops
+        prev = f"%v{i - 1}" if i else "%x"
+        loc = f'loc("n{i}" at "model.py":3:5)'
+        lines.append(f"  %v{i} = cuvil.relu({prev}) : ({t}) -> {t} {loc}")
+    lines += ["  return %v999", "}"]
+    view = ModuleView(parse_module("\n".join(lines) + "\n", "chain.cuvilir"))
+
+    async def go():
+        app = CuvilTUI(view)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            outline = app.query_one(Outline)
+            assert len(outline._leaves) <= CHUNK  # the first op's range only
+            group = outline.root.children[0].children[0]
+            assert str(group.label) == "model.py:3 · 1000"
+            ranges = [str(n.label) for n in group.children]
+            assert ranges[0] == f"ops 0..{CHUNK - 1} · {CHUNK}" and len(ranges) == 5
+            app.select(view.main.ops[750])
+            await pilot.pause()
+            assert outline.cursor_node.data is view.main.ops[750]
+            assert len(outline._leaves) <= 2 * CHUNK
+
+    asyncio.run(go())
