@@ -13,7 +13,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from cuvil_debug.cli import build_parser, main as cli_main
+from cuvil_debug.cli import build_parser
+from cuvil_debug.cli import main as cli_main
 from cuvil_debug.tui import difftarget
 from cuvil_debug.tui.command import load_target
 
