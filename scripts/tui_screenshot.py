@@ -8,7 +8,6 @@ first divergence selected (`n`), 140x40. The SVG is Textual's own screenshot.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import tempfile
 from pathlib import Path
@@ -17,6 +16,7 @@ from cuvil_debug.cli import build_parser
 from cuvil_debug.cli import main as cli_main
 from cuvil_debug.tui import difftarget
 from cuvil_debug.tui.command import load_target
+from cuvil_debug.tui.headless import run_headless
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,14 +33,12 @@ def main() -> None:
         args = build_parser().parse_args(["tui", str(report)])
         app = difftarget.build_app(*load_target(args), difftarget.load_report(args))
 
-        async def shoot() -> None:
-            async with app.run_test(size=(140, 40)) as pilot:
-                await pilot.pause()
-                await pilot.press("n")
-                await pilot.pause()
-                app.save_screenshot(filename=out.name, path=str(out.parent))
+        async def shoot(app, pilot) -> None:
+            await pilot.press("n")
+            await pilot.pause()
+            app.save_screenshot(filename=out.name, path=str(out.parent))
 
-        asyncio.run(shoot())
+        run_headless(app, shoot, (140, 40))
     print(f"wrote {out}")
 
 

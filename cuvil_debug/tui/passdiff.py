@@ -57,31 +57,37 @@ def unified(
     before: Sequence[str], after: Sequence[str], context: int = 3
 ) -> list[DiffRow]:
     """A unified diff of two snapshots' lines ([] when they are equal)."""
-    rows: list[DiffRow] = []
-    for group in _groups(before, after, context):
-        rows.append(_header(group))
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                rows += _same(before, i1, i2, j1)
-                continue
-            rows += [DiffRow("-", i, None, before[i]) for i in range(i1, i2)]
-            rows += [DiffRow("+", None, j, "", after[j]) for j in range(j1, j2)]
-    return rows
+
+    def change(i1: int, i2: int, j1: int, j2: int) -> list[DiffRow]:
+        return [DiffRow("-", i, None, before[i]) for i in range(i1, i2)] + [
+            DiffRow("+", None, j, "", after[j]) for j in range(j1, j2)
+        ]
+
+    return _hunks(before, after, context, change)
 
 
 def side_by_side(
     before: Sequence[str], after: Sequence[str], context: int = 3
 ) -> list[DiffRow]:
     """The same hunks, a replaced line beside its replacement."""
+
+    def change(i1: int, i2: int, j1: int, j2: int) -> list[DiffRow]:
+        pairs = zip_longest(range(i1, i2), range(j1, j2))
+        return [_pair(before, after, i, j) for i, j in pairs]
+
+    return _hunks(before, after, context, change)
+
+
+def _hunks(before, after, context: int, change) -> list[DiffRow]:
+    """Each hunk's header, its context rows and `change(i1, i2, j1, j2)`'s rows."""
     rows: list[DiffRow] = []
     for group in _groups(before, after, context):
         rows.append(_header(group))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 rows += _same(before, i1, i2, j1)
-                continue
-            pairs = zip_longest(range(i1, i2), range(j1, j2))
-            rows += [_pair(before, after, i, j) for i, j in pairs]
+            else:
+                rows += change(i1, i2, j1, j2)
     return rows
 
 

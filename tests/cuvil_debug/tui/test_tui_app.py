@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from cuvil.ir import parse_file
 from cuvil_debug.tui.app import CuvilTUI
 from cuvil_debug.tui.data import ModuleView
+from cuvil_debug.tui.headless import run_headless
 from cuvil_debug.tui.help import HelpScreen
 from cuvil_debug.tui.inspector import Inspector
 from cuvil_debug.tui.irview import IRView
@@ -29,13 +29,7 @@ def _view(name: str) -> ModuleView:
 def _drive(name: str, script, size=(80, 24)):
     """Run `script(app, pilot)` (a coroutine function) in the app on sample `name`."""
 
-    async def go():
-        app = CuvilTUI(_view(name))
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            return await script(app, pilot)
-
-    return asyncio.run(go())
+    return run_headless(CuvilTUI(_view(name)), script, size)
 
 
 def _op(app: CuvilTUI, result: str):

@@ -12,6 +12,7 @@ import pytest
 from cuvil.ir import parse_file
 from cuvil_debug.tui.app import CuvilTUI
 from cuvil_debug.tui.data import ModuleView
+from cuvil_debug.tui.headless import run_headless
 from cuvil_debug.tui.irview import IRView
 from cuvil_debug.tui.keymap import KEYMAP, palette_keys
 from cuvil_debug.tui.memory import MemoryScreen
@@ -27,13 +28,7 @@ def _drive(name: str, script, size=(100, 30), **kw):
     path = SAMPLES / f"{name}.cuvilir"
     view = ModuleView(parse_file(path), path.parent)
 
-    async def go():
-        app = CuvilTUI(view, **kw)
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            return await script(app, pilot)
-
-    return asyncio.run(go())
+    return run_headless(CuvilTUI(view, **kw), script, size)
 
 
 def _op(app: CuvilTUI, result: str):
