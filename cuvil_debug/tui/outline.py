@@ -139,13 +139,25 @@ class Outline(Tree[Payload]):
             return
         if len(ops) <= CHUNK:
             for info in ops:
-                label = self.marks.get(info.index, "") + info.label
-                self._leaves[info.index] = node.add_leaf(label, data=info)
+                self._add_op(node, info)
             return
         for k in range(0, len(ops), CHUNK):
             part = ops[k : k + CHUNK]
             label = f"ops {part[0].pos}..{part[-1].pos} · {len(part)}"
             self._later(node.add(label, data=part[0]), part)
+
+    def _add_op(self, node: TreeNode[Payload], info: OpInfo) -> None:
+        """`info`'s leaf; a `cuvil.fused` op's is a node whose leaves are its members
+        (the ops of its body, made when it is expanded)."""
+        label = self.marks.get(info.index, "") + info.label
+        body = self.view.members(info)
+        if body is None or not body.ops:
+            self._leaves[info.index] = node.add_leaf(label, data=info)
+            return
+        kernel = node.add(f"{label} · {len(body.ops)} members", data=info)
+        self._leaves[info.index] = kernel
+        for member in body.ops:  # reached from the kernel, not from @body's own node
+            self._pending.setdefault(id(kernel), []).append(member)
 
     def _ensure_leaf(self, info: OpInfo) -> TreeNode[Payload] | None:
         while info.index not in self._leaves:

@@ -295,3 +295,29 @@ def test_a_big_group_is_split_into_ranges_and_leaves_are_made_when_needed():
             assert len(outline._leaves) <= 2 * CHUNK
 
     asyncio.run(go())
+
+
+def test_a_fused_kernel_in_the_outline_expands_to_its_members(resnet18_target):
+    module, base, _ = resnet18_target
+    view = ModuleView(module, base)
+    fused = next(i for i in view.main.ops if i.name == "cuvil.fused")
+    members = view.members(fused).ops
+    assert len(members) >= 2
+
+    async def script(app, pilot):
+        outline = app.query_one(Outline)
+        app.select(fused)
+        await pilot.pause()
+        node = outline.cursor_node
+        assert node.data is fused and str(node.label).endswith(
+            f"· {len(members)} members"
+        )
+        node.expand()
+        await pilot.pause()
+        assert [c.data for c in node.children] == members
+        outline.select_node(node.children[-1])  # picking a member shows its body
+        await pilot.pause()
+        assert app.selected is members[-1]
+        assert app.query_one(IRView).function.name == members[-1].func != "forward"
+
+    run_headless(CuvilTUI(view), script, (120, 40))
