@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
+from ..errors import CodegenError
 from ..ir.core import Function, Module, Value
+from ..ir.types import TensorType
 from .buffers import Buffers, check_boundary_layouts
 from .lower_op import Lowering
 from .target import target_triple
@@ -48,6 +50,7 @@ def plan_build(
     """Plan `module`'s main function (a CodegenError when it cannot be built: dynamic
     shapes, a non-contiguous input, output or param)."""
     fn = module.main
+    check_static_shapes(fn)
     check_boundary_layouts(module, fn)
     llmod = ir.Module(name=module.name)
     llmod.triple = target_triple()
@@ -58,3 +61,22 @@ def plan_build(
         lowering.prepare(op)
     copies, arena = buffers.assign(lowering.prepared)
     return BuildPlan(fn, llmod, buffers, lowering, copies, arena)
+
+
+def check_static_shapes(fn: Function) -> None:
+    """Code generation needs every tensor's shape: the first symbolic one (an argument
+    or an op's result) is a CodegenError naming the value and where it comes from."""
+    for a in fn.args:
+        if isinstance(a.type, TensorType) and a.type.numel() is None:
+            raise _dynamic(a.type, f"argument {a.name or '?'} of @{fn.name}")
+    for op in fn.ops:
+        for r in op.results:
+            if isinstance(r.type, TensorType) and r.type.numel() is None:
+                raise _dynamic(r.type, f"{op.name} at {op.loc.describe()}")
+
+
+def _dynamic(t: TensorType, what: str) -> CodegenError:
+    return CodegenError(
+        f"code generation needs static shapes: {what} is {t}",
+        hint="compile with concrete example inputs (no symbolic dims)",
+    )
