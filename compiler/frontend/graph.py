@@ -17,14 +17,14 @@ from torch.utils._pytree import tree_flatten, tree_map
 from ..errors import CuvilError, FrontendError, UnsupportedOpError
 from ..hooks import CompileHooks, NodeLowered
 from ..ir.core import Function, Module, Trait, Value
-from ..ir.types import DType, SymDim, TensorType
+from ..ir.types import SymDim, TensorType
 from . import (  # noqa: F401  (registers the rules)
     lower_math,
     lower_nn,
     lower_reduce,
     lower_shape,
 )
-from .context import LazyTensor, LoweringContext
+from .context import LazyTensor, LoweringContext, cuvil_dtype
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
 from .registry import lookup, target_name
@@ -51,7 +51,7 @@ def tensor_type(t: torch.Tensor) -> TensorType:
         int(d) if isinstance(d, int) or str(d).isdigit() else SymDim(str(d))
         for d in t.shape
     )
-    return TensorType(dims, DType.from_torch(t.dtype))
+    return TensorType(dims, cuvil_dtype(t.dtype))
 
 
 class GraphLowering:
@@ -109,6 +109,8 @@ class GraphLowering:
             return self.bind_attr(node)
         if node.op == "output":
             return self.bind_output(node)
+        if node.target is operator.getitem and not node.users:
+            return None  # a result nobody reads (export keeps them): not computed
         args, kwargs = self._args(node)
         if node.op == "call_module":
             return self.call_module(node, args, kwargs)
@@ -212,6 +214,10 @@ class GraphLowering:
                     hint="return only tensors from forward()",
                 )
             outputs.append(leaf)
+        if not outputs:
+            raise FrontendError(
+                "forward() returns no tensor", hint="return at least one tensor"
+            )
         self.fn.set_outputs(outputs)
 
     # ---- checks and errors -------------------------------------------------------------

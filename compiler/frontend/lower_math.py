@@ -13,7 +13,7 @@ from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
-from .context import LoweringContext, result_dtype
+from .context import LoweringContext, cuvil_dtype, result_dtype
 from .registry import aten, lowers, named
 
 __all__ = ["to_dtype", "emit_bin", "is_tensor"]
@@ -297,7 +297,7 @@ def _masked_fill(cx: LoweringContext, x, mask, value):
 
 # ---- casts and identities ----------------------------------------------------------------
 def to_dtype(cx: LoweringContext, x, dtype: torch.dtype) -> Value:
-    return cx.cast(cx.value(x), DType.from_torch(dtype))
+    return cx.cast(cx.value(x), cuvil_dtype(dtype))
 
 
 @lowers("to", aten.to, aten._to_copy, "type")
