@@ -14,7 +14,7 @@ from ..ir.core import Function, Module, Operation, Value
 from ..ir.location import UNKNOWN, AnyLoc
 from ..ir.types import DType
 
-__all__ = ["LoweringContext", "LazyTensor", "cuvil_dtype"]
+__all__ = ["LoweringContext", "LazyTensor", "cuvil_dtype", "refuse_extra"]
 
 
 @dataclass
@@ -129,6 +129,21 @@ def cuvil_dtype(dtype: torch.dtype) -> DType:
         raise UnsupportedOpError(
             f"{dtype} tensors", hint="Cuvil computes on bool, int and float tensors"
         ) from None
+
+
+def refuse_extra(cx: LoweringContext, what: str, kwargs: dict, *ignored: str) -> None:
+    """Refuse the keyword arguments a rule does not implement (``out=`` writes a tensor
+    the graph goes on to read; an unknown one may change the result). `ignored` are the
+    ones that change nothing here (``inplace``: the graph walk rebinds the input)."""
+    for key, value in kwargs.items():
+        if key in ignored or (key == "out" and value is None):
+            continue
+        raise UnsupportedOpError(
+            f"{what} with {key}={value!r}",
+            node=cx.node_name,
+            where=cx.where(),
+            hint="out= is not supported: use the result" if key == "out" else None,
+        )
 
 
 def _scalar_dtype(x: bool | int | float) -> DType:

@@ -6,6 +6,8 @@ Shared by both frontends; they differ only in how placeholders and attributes be
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -138,6 +140,7 @@ class GraphLowering:
                 node=node.name,
                 hint="see docs/OPS.md for the supported ops",
             )
+        _check_arguments(rule, target, node, self.cx, args, kwargs)
         return rule(self.cx, *args, **kwargs)
 
     def call_module(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
@@ -244,6 +247,24 @@ class GraphLowering:
         if e.note is None:
             e.note = _source_note(self.cx.loc)
         return e
+
+
+@functools.cache
+def _signature(rule: Callable) -> inspect.Signature:
+    return inspect.signature(rule)
+
+
+def _check_arguments(rule, target, node, cx, args: tuple, kwargs: dict) -> None:
+    """An argument the rule has no parameter for is one it does not implement: refuse
+    it by name instead of failing inside the rule with a TypeError."""
+    try:
+        _signature(rule).bind(cx, *args, **kwargs)
+    except TypeError as e:
+        raise UnsupportedOpError(
+            f"{target_name(target)} with these arguments ({e})",
+            node=node.name,
+            hint="see docs/OPS.md for the supported forms",
+        ) from None
 
 
 def _shapes_agree(a: tuple, b: tuple) -> bool:

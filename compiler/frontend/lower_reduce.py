@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.types import DType
-from .context import LoweringContext
+from .context import LoweringContext, refuse_extra
 from .lower_math import emit_bin, is_tensor, to_dtype
 from .lower_shape import reshape
 from .registry import aten, lowers, named
@@ -33,7 +33,8 @@ def _reduce(name: str, int_to: DType | None = None):
     cls = ops.REDUCE_OPS[name]
 
     @named(f"reduce[{name}]")
-    def rule(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None, **_):
+    def rule(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None, **kw):
+        refuse_extra(cx, name, kw)
         v = cx.value(x)
         if dtype is not None:
             v = to_dtype(cx, v, dtype)
@@ -131,7 +132,8 @@ lowers(torch.min, "min", aten.min)(_minmax("cuvil.amin", "cuvil.minimum", _argmi
 
 def _softmax(cls):
     @named(f"softmax[{cls.name}]")
-    def rule(cx: LoweringContext, x, dim=None, *args, dtype=None, **_):
+    def rule(cx: LoweringContext, x, dim=None, *args, dtype=None, **kw):
+        refuse_extra(cx, cls.name, kw, "_stacklevel")
         v = cx.value(x)
         if args and isinstance(args[0], torch.dtype):  # aten.softmax.int(x, dim, dtype)
             dtype = args[0]

@@ -172,3 +172,40 @@ def test_a_model_that_returns_no_tensor_is_a_clean_error(frontend):
     with pytest.raises(FrontendError) as info:
         lower(wrap(lambda x: (), 1), (randn(3),), frontend=frontend)
     assert isinstance(info.value, CuvilError) and "no tensor" in str(info.value)
+
+
+# ---- arguments a rule does not implement are refused, never ignored --------------------
+class _Out(nn.Module):
+    def __init__(self, fn) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x, out):
+        self.fn(x, out)
+        return out  # read after the call: ignoring out= would return the input
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, out: torch.exp(x, out=out),
+        lambda x, out: torch.add(x, 1, out=out),
+        lambda x, out: torch.lt(x, 0, out=out),
+    ],
+    ids=["unary", "binary", "compare"],
+)
+def test_out_argument_is_refused(fn):
+    with pytest.raises(UnsupportedOpError, match="with out="):
+        lower(_Out(fn), (randn(3), randn(3)), frontend="fx")
+
+
+def test_reduction_with_out_is_refused():
+    fn = lambda x: torch.sum(x, 0, out=torch.empty(3))  # noqa: E731
+    with pytest.raises(UnsupportedOpError, match="with out="):
+        lower(wrap(fn, 1), (randn(2, 3),), frontend="fx")
+
+
+def test_an_argument_without_a_parameter_in_the_rule_is_refused():
+    fn = lambda x: torch.max(x, 0, out=(torch.empty(3), torch.empty(3, dtype=int)))  # noqa: E731
+    with pytest.raises(UnsupportedOpError, match="torch.max with these arguments"):
+        lower(wrap(fn, 1), (randn(2, 3),), frontend="fx")
