@@ -8,13 +8,13 @@ from typing import Any
 
 import torch
 
-from ..errors import FrontendError
+from ..errors import FrontendError, UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.location import UNKNOWN, AnyLoc
 from ..ir.types import DType
 
-__all__ = ["LoweringContext", "LazyTensor"]
+__all__ = ["LoweringContext", "LazyTensor", "cuvil_dtype", "refuse_extra"]
 
 
 @dataclass
@@ -120,6 +120,32 @@ class LoweringContext:
         return self.loc.describe()
 
 
+def cuvil_dtype(dtype: torch.dtype) -> DType:
+    """The element type of a torch dtype; one Cuvil has not (complex, uint16 ...) is an
+    UnsupportedOpError (the graph walk adds the node and the source line)."""
+    try:
+        return DType.from_torch(dtype)
+    except ValueError:
+        raise UnsupportedOpError(
+            f"{dtype} tensors", hint="Cuvil computes on bool, int and float tensors"
+        ) from None
+
+
+def refuse_extra(cx: LoweringContext, what: str, kwargs: dict, *ignored: str) -> None:
+    """Refuse the keyword arguments a rule does not implement (``out=`` writes a tensor
+    the graph goes on to read; an unknown one may change the result). `ignored` are the
+    ones that change nothing here (``inplace``: the graph walk rebinds the input)."""
+    for key, value in kwargs.items():
+        if key in ignored or (key == "out" and value is None):
+            continue
+        raise UnsupportedOpError(
+            f"{what} with {key}={value!r}",
+            node=cx.node_name,
+            where=cx.where(),
+            hint="out= is not supported: use the result" if key == "out" else None,
+        )
+
+
 def _scalar_dtype(x: bool | int | float) -> DType:
     if isinstance(x, bool):
         return DType.i1
@@ -152,5 +178,5 @@ def result_dtype(*xs: Any) -> DType:
         else:
             acc = torch.tensor(acc).to(dtype).item()
     if isinstance(acc, torch.Tensor):
-        return DType.from_torch(acc.dtype)
+        return cuvil_dtype(acc.dtype)
     return _scalar_dtype(acc)

@@ -6,6 +6,8 @@ Shared by both frontends; they differ only in how placeholders and attributes be
 
 from __future__ import annotations
 
+import functools
+import inspect
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -17,14 +19,14 @@ from torch.utils._pytree import tree_flatten, tree_map
 from ..errors import CuvilError, FrontendError, UnsupportedOpError
 from ..hooks import CompileHooks, NodeLowered
 from ..ir.core import Function, Module, Trait, Value
-from ..ir.types import DType, SymDim, TensorType
+from ..ir.types import SymDim, TensorType
 from . import (  # noqa: F401  (registers the rules)
     lower_math,
     lower_nn,
     lower_reduce,
     lower_shape,
 )
-from .context import LazyTensor, LoweringContext
+from .context import LazyTensor, LoweringContext, cuvil_dtype
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
 from .registry import lookup, target_name
@@ -51,7 +53,7 @@ def tensor_type(t: torch.Tensor) -> TensorType:
         int(d) if isinstance(d, int) or str(d).isdigit() else SymDim(str(d))
         for d in t.shape
     )
-    return TensorType(dims, DType.from_torch(t.dtype))
+    return TensorType(dims, cuvil_dtype(t.dtype))
 
 
 class GraphLowering:
@@ -109,6 +111,8 @@ class GraphLowering:
             return self.bind_attr(node)
         if node.op == "output":
             return self.bind_output(node)
+        if node.target is operator.getitem and not node.users:
+            return None  # a result nobody reads (export keeps them): not computed
         args, kwargs = self._args(node)
         if node.op == "call_module":
             return self.call_module(node, args, kwargs)
@@ -136,6 +140,7 @@ class GraphLowering:
                 node=node.name,
                 hint="see docs/OPS.md for the supported ops",
             )
+        _check_arguments(rule, target, node, self.cx, args, kwargs)
         return rule(self.cx, *args, **kwargs)
 
     def call_module(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
@@ -212,6 +217,10 @@ class GraphLowering:
                     hint="return only tensors from forward()",
                 )
             outputs.append(leaf)
+        if not outputs:
+            raise FrontendError(
+                "forward() returns no tensor", hint="return at least one tensor"
+            )
         self.fn.set_outputs(outputs)
 
     # ---- checks and errors -------------------------------------------------------------
@@ -238,6 +247,24 @@ class GraphLowering:
         if e.note is None:
             e.note = _source_note(self.cx.loc)
         return e
+
+
+@functools.cache
+def _signature(rule: Callable) -> inspect.Signature:
+    return inspect.signature(rule)
+
+
+def _check_arguments(rule, target, node, cx, args: tuple, kwargs: dict) -> None:
+    """An argument the rule has no parameter for is one it does not implement: refuse
+    it by name instead of failing inside the rule with a TypeError."""
+    try:
+        _signature(rule).bind(cx, *args, **kwargs)
+    except TypeError as e:
+        raise UnsupportedOpError(
+            f"{target_name(target)} with these arguments ({e})",
+            node=node.name,
+            hint="see docs/OPS.md for the supported forms",
+        ) from None
 
 
 def _shapes_agree(a: tuple, b: tuple) -> bool:

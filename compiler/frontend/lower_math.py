@@ -13,7 +13,7 @@ from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
-from .context import LoweringContext, result_dtype
+from .context import LoweringContext, cuvil_dtype, refuse_extra, result_dtype
 from .registry import aten, lowers, named
 
 __all__ = ["to_dtype", "emit_bin", "is_tensor"]
@@ -22,7 +22,8 @@ __all__ = ["to_dtype", "emit_bin", "is_tensor"]
 # ---- binary -------------------------------------------------------------------------------
 def _binary(name: str, floating: bool = False):
     @named(f"binary[{name}]")
-    def rule(cx: LoweringContext, a, b, *args, alpha=1, **_):
+    def rule(cx: LoweringContext, a, b, *args, alpha=1, **kw):
+        refuse_extra(cx, name, kw, "inplace")
         if args:  # aten.add.Tensor(a, b, alpha) positional form
             alpha = args[0]
         if alpha != 1:
@@ -49,7 +50,8 @@ def emit_bin(cx: LoweringContext, name: str, a, b, floating: bool = False) -> Va
 
 def _compare(name: str):
     @named(f"compare[{name}]")
-    def rule(cx: LoweringContext, a, b, **_):
+    def rule(cx: LoweringContext, a, b, **kw):
+        refuse_extra(cx, name, kw)
         return emit_bin(cx, name, a, b)
 
     return rule
@@ -211,7 +213,8 @@ def _unary(name: str):
     cls = ops.UNARY_OPS[name]
 
     @named(f"unary[{name}]")
-    def rule(cx: LoweringContext, x, *_, **__):
+    def rule(cx: LoweringContext, x, *_, **kw):
+        refuse_extra(cx, name, kw, "inplace")
         v = cx.value(x)
         if cls.FLOAT_ONLY and not v.type.dtype.is_float:
             v = cx.cast(v, DType.from_torch(torch.get_default_dtype()))
@@ -297,7 +300,7 @@ def _masked_fill(cx: LoweringContext, x, mask, value):
 
 # ---- casts and identities ----------------------------------------------------------------
 def to_dtype(cx: LoweringContext, x, dtype: torch.dtype) -> Value:
-    return cx.cast(cx.value(x), DType.from_torch(dtype))
+    return cx.cast(cx.value(x), cuvil_dtype(dtype))
 
 
 @lowers("to", aten.to, aten._to_copy, "type")

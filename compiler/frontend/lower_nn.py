@@ -91,7 +91,12 @@ def conv(
     dilation=1,
     groups=1,
 ) -> Value:
-    w = cx.value(weight)
+    w, v = cx.value(weight), cx.value(x)
+    if v.type.rank == n + 1:  # an unbatched input: a batch of one
+        out = conv(
+            cx, n, unsqueeze(cx, v, 0), w, bias, stride, padding, dilation, groups
+        )
+        return reshape(cx, out, out.type.shape[1:])
     stride, dilation = _tup(stride, n), _tup(dilation, n)
     if isinstance(padding, str):
         padding = _string_padding(cx, padding, w.type.shape[2:], dilation)
@@ -175,6 +180,10 @@ def batch_norm(
             hint="call model.eval() before compiling",
         )
     v = cx.value(x)
+    if v.type.rank < 2:  # torch accepts an empty 0-d or 1-d input and returns it
+        if v.type.numel() == 0:
+            return v
+        raise _unsupported(cx, f"batch_norm of a rank-{v.type.rank} input")
     c = v.type.shape[1]
     if weight is None and bias is not None:
         weight = torch.ones(c, dtype=v.type.dtype.torch)
@@ -256,6 +265,8 @@ def _avg_pool(n: int):
         count_include_pad=True,
         divisor_override=None,
     ):
+        if divisor_override is not None and divisor_override <= 0:
+            raise _unsupported(cx, f"avg_pool divisor_override={divisor_override}")
         k = _tup(kernel_size, n)
         s = _tup(stride, n) if stride else k
         return cx.emit(

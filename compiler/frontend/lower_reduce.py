@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -10,7 +11,7 @@ import torch.nn.functional as F
 from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.types import DType
-from .context import LoweringContext
+from .context import LoweringContext, refuse_extra
 from .lower_math import emit_bin, is_tensor, to_dtype
 from .lower_shape import reshape
 from .registry import aten, lowers, named
@@ -32,7 +33,8 @@ def _reduce(name: str, int_to: DType | None = None):
     cls = ops.REDUCE_OPS[name]
 
     @named(f"reduce[{name}]")
-    def rule(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None, **_):
+    def rule(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None, **kw):
+        refuse_extra(cx, name, kw)
         v = cx.value(x)
         if dtype is not None:
             v = to_dtype(cx, v, dtype)
@@ -61,9 +63,28 @@ def _var(
         correction = 0 if unbiased is False else 1
     v = cx.value(x)
     dims = norm_dims(v.type.rank, dim)
-    return cx.emit(
-        ops.VarOp, v, dims=dims, keepdim=bool(keepdim), correction=int(correction)
-    )
+    n = math.prod(v.type.shape[d] for d in dims)
+    if isinstance(correction, int) and isinstance(n, int) and 0 <= correction < n:
+        return cx.emit(
+            ops.VarOp, v, dims=dims, keepdim=bool(keepdim), correction=correction
+        )
+    return _var_scaled(cx, v, dims, bool(keepdim), correction, n)
+
+
+def _var_scaled(cx: LoweringContext, v, dims, keepdim: bool, correction, n):
+    """torch divides by max(0, n - correction) for any real correction: the biased
+    variance times n / (n - correction) is that (inf or nan where torch's is)."""
+    if not isinstance(n, int) or not isinstance(correction, int | float):
+        raise UnsupportedOpError(
+            f"var/std with correction={correction!r} over a symbolic size",
+            node=cx.node_name,
+            where=cx.where(),
+            hint="use an integer correction smaller than the reduced size",
+        )
+    denom = max(0.0, n - correction)
+    scale = n / denom if denom else math.inf
+    biased = cx.emit(ops.VarOp, v, dims=dims, keepdim=keepdim, correction=0)
+    return emit_bin(cx, "cuvil.mul", biased, scale)
 
 
 @lowers(torch.std, "std", aten.std)
@@ -91,9 +112,10 @@ def _minmax(reduce_name: str, pairwise: str, arg_fn):
 @lowers(torch.argmax, "argmax", aten.argmax)
 def _argmax(cx: LoweringContext, x, dim=None, keepdim=False):
     v = cx.value(x)
-    if dim is None:
-        v = cx.emit(ops.ReshapeOp, v, shape=(-1,))
-        return cx.emit(ops.ArgmaxOp, v, dim=0)
+    if dim is None or v.type.rank == 0:  # a 0-d tensor: its one element, index 0
+        flat = cx.emit(ops.ReshapeOp, v, shape=(-1,))
+        out = cx.emit(ops.ArgmaxOp, flat, dim=0)
+        return reshape(cx, out, (1,) * v.type.rank) if keepdim else out
     return cx.emit(
         ops.ArgmaxOp, v, dim=norm_dims(v.type.rank, dim)[0], keepdim=bool(keepdim)
     )
@@ -110,7 +132,8 @@ lowers(torch.min, "min", aten.min)(_minmax("cuvil.amin", "cuvil.minimum", _argmi
 
 def _softmax(cls):
     @named(f"softmax[{cls.name}]")
-    def rule(cx: LoweringContext, x, dim=None, *args, dtype=None, **_):
+    def rule(cx: LoweringContext, x, dim=None, *args, dtype=None, **kw):
+        refuse_extra(cx, cls.name, kw, "_stacklevel")
         v = cx.value(x)
         if args and isinstance(args[0], torch.dtype):  # aten.softmax.int(x, dim, dtype)
             dtype = args[0]

@@ -12,7 +12,7 @@ from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import SymDim
-from .context import LoweringContext
+from .context import LazyTensor, LoweringContext
 from .registry import aten, lowers
 
 __all__ = ["reshape", "transpose", "unsqueeze", "slice_dim"]
@@ -153,6 +153,8 @@ def _unsqueeze(cx: LoweringContext, x, dim):
 def _squeeze(cx: LoweringContext, x, dim=None):
     v = cx.value(x)
     shape = v.type.shape
+    if not shape:  # a 0-d tensor accepts dim 0 or -1 and stays as it is
+        return v
     if dim is None:
         dims = {i for i, s in enumerate(shape) if s == 1}
     else:
@@ -231,7 +233,22 @@ def _unbind(cx: LoweringContext, x, dim=0):
 
 @lowers(torch.narrow, "narrow", aten.narrow)
 def _narrow(cx: LoweringContext, x, dim, start, length):
-    return slice_dim(cx, x, dim, start, start + length)
+    if isinstance(start, LazyTensor | torch.Tensor):  # a compile-time 0-d tensor
+        start = int((start.data if isinstance(start, LazyTensor) else start).item())
+    if not isinstance(start, int):
+        raise UnsupportedOpError(
+            "narrow with a start computed at run time",
+            node=cx.node_name,
+            where=cx.where(),
+            hint="pass start as a Python int",
+        )
+    v = cx.value(x)
+    size = v.type.shape[_dim(dim, v.type.rank)]
+    if start < 0 and isinstance(
+        size, int
+    ):  # torch counts a negative start from the end
+        start += size
+    return slice_dim(cx, v, dim, start, start + length)
 
 
 @lowers(torch.select, "select", aten.select)
