@@ -25,6 +25,7 @@ from . import (  # noqa: F401  (registers the rules)
     lower_shape,
 )
 from .context import LazyTensor, LoweringContext
+from .decompose import decompose
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
 from .registry import lookup, target_name
@@ -64,6 +65,9 @@ class GraphLowering:
         self.fn = module.add_function(Function("forward"))
         self.cx = LoweringContext(module, self.fn)
         self.env: dict[torch.fx.Node, Any] = {}
+        # a node with no rule is lowered through PyTorch's decomposition (decompose.py)
+        # unless this is False; never inside a decomposition (one level deep)
+        self.decompose, self._decomposing = True, False
 
     # ---- hooks for the frontends -----------------------------------------------------------
     def bind_placeholder(self, node: torch.fx.Node) -> Any:
@@ -130,6 +134,8 @@ class GraphLowering:
         has_lazy = any(isinstance(x, LazyTensor) for x in leaves)
         if not has_value and (not has_lazy or rule is None) and target not in _RANDOM:
             return self._evaluate(node, args, kwargs)
+        if rule is None and self.decompose and not self._decomposing:
+            return self._decompose(node, args, kwargs)
         if rule is None:
             raise UnsupportedOpError(
                 target_name(target),
@@ -137,6 +143,13 @@ class GraphLowering:
                 hint="see docs/OPS.md for the supported ops",
             )
         return rule(self.cx, *args, **kwargs)
+
+    def _decompose(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
+        self._decomposing = True
+        try:
+            return decompose(node, args, kwargs, self.call)
+        finally:
+            self._decomposing = False
 
     def call_module(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
         sub = self.root.get_submodule(node.target)
