@@ -138,9 +138,18 @@ def _trace(node, leaves, spec, slots, what: str) -> torch.fx.GraphModule:
 def _make_fx(call: Callable, fakes: list) -> torch.fx.GraphModule:
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    return make_fx(
-        call, decomposition_table=decomposition_table(), tracing_mode="fake"
-    )(*fakes)
+    table = decomposition_table()
+    gm = make_fx(call, decomposition_table=table, tracing_mode="fake")(*fakes)
+    if any(_mutates(n.target) for n in gm.graph.nodes):
+        # a decomposition that mutates its own temporaries (clamp_min_ in
+        # cosine_similarity) traced again, functionalized: out-of-place ops
+        pure = torch.func.functionalize(gm)
+        gm = make_fx(pure, decomposition_table=table, tracing_mode="fake")(*fakes)
+    return gm
+
+
+def _mutates(target: Any) -> bool:
+    return isinstance(target, torch._ops.OpOverload) and target._schema.is_mutable
 
 
 def _example(x: Any, node: torch.fx.Node, what: str, mode) -> torch.Tensor:
