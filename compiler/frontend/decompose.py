@@ -25,7 +25,7 @@ from torch.utils._pytree import tree_flatten, tree_unflatten
 from ..errors import FrontendError, UnsupportedOpError
 from ..ir.core import Value
 from ..ir.types import SymDim
-from .context import LazyTensor
+from .context import LazyTensor, LoweringContext
 from .registry import lookup, target_name
 
 __all__ = ["decompose", "decomposition_graph", "decomposition_table"]
@@ -56,9 +56,11 @@ def decomposition_table() -> dict:
     return {op: fn for op, fn in {**extra, **core}.items() if lookup(op) is None}
 
 
-def decompose(node: torch.fx.Node, args: tuple, kwargs: dict, call: LowerCall) -> Any:
+def decompose(
+    node: torch.fx.Node, args: tuple, kwargs: dict, call: LowerCall, cx: LoweringContext
+) -> Any:
     """Lower `node` (no rule of its own) through its decomposition; `call` lowers one
-    ATen node of the decomposition with the ordinary rules."""
+    ATen node of the decomposition with the ordinary rules, into `cx`."""
     what = target_name(node.target)
     if not _is_torch_target(node):
         raise UnsupportedOpError(
@@ -69,7 +71,8 @@ def decompose(node: torch.fx.Node, args: tuple, kwargs: dict, call: LowerCall) -
     slots = [i for i, x in enumerate(leaves) if _is_tensor(x)]
     gm = _trace(node, leaves, spec, slots, what)
     _check_graph(gm, node, what)
-    return _lower_graph(gm, [leaves[i] for i in slots], call, (what, node.name))
+    origin = (what, node.name)
+    return _lower_graph(gm, [leaves[i] for i in slots], call, cx, origin)
 
 
 def decomposition_graph(
@@ -211,21 +214,28 @@ def _check_graph(gm: torch.fx.GraphModule, node: torch.fx.Node, what: str) -> No
             )
 
 
-def _lower_graph(gm, operands: list, call: LowerCall, origin: tuple) -> Any:
-    """Lower the decomposition's nodes with the ordinary rules; return its output."""
+def _lower_graph(gm, operands, call: LowerCall, cx: LoweringContext, origin) -> Any:
+    """Lower the decomposition's nodes with the ordinary rules; return its output.
+
+    The node's result values keep its name; the values inside are named
+    ``node.inner`` (the diff finds a node's value by name in the optimized stages)."""
     env: dict[torch.fx.Node, Any] = {}
     placeholders = iter(operands)
+    results = set(gm.graph.output_node().all_input_nodes)
     for sub in gm.graph.nodes:
+        cx.node_name = origin[1] if sub in results else f"{origin[1]}.{sub.name}"
         if sub.op == "placeholder":
             env[sub] = next(placeholders)
         elif sub.op == "get_attr":
             env[sub] = getattr(gm, sub.target)
         elif sub.op == "output":
+            cx.node_name = origin[1]
             return torch.fx.node.map_arg(sub.args[0], lambda n: env[n])
         else:
             a = torch.fx.node.map_arg(sub.args, lambda n: env[n])
             k = torch.fx.node.map_arg(sub.kwargs, lambda n: env[n])
             env[sub] = _lower_one(sub, a, k, call, gm, origin)
+    cx.node_name = origin[1]
     raise FrontendError(f"the decomposition of {origin[0]} has no output")
 
 

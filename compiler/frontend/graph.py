@@ -147,7 +147,7 @@ class GraphLowering:
     def _decompose(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
         self._decomposing = True
         try:
-            return decompose(node, args, kwargs, self.call)
+            return decompose(node, args, kwargs, self.call, self.cx)
         finally:
             self._decomposing = False
 
