@@ -59,6 +59,8 @@ class CompileOptions:
     enable_fusion: bool = True  # fuse elementwise chains and epilogues (pass pipeline)
     debug: bool = False  # DWARF + GDB JIT registration, non-inlined kernels
     frontend: str = "fx"  # "fx" (torch.fx.symbolic_trace) or "export" (torch.export)
+    # lower an op with no Cuvil rule through PyTorch's decomposition (docs/OPS.md)
+    decompose: bool = True
     num_threads: int = 1
     # pass pipeline (docs/PASSES.md): None = the opt level's default pipeline
     pipeline: str | None = None
@@ -159,10 +161,12 @@ KEYS = (
     "verify_each",
     "break_on",
     "keep_symbols",
+    "decompose",
 )
 _DEBUG_FIELDS = frozenset(f.name for f in dataclasses.fields(DebugOptions))
 _BOOLS = (
     "enable_fusion",
+    "decompose",
     "debug",
     "profile",
     "print_after_all",

@@ -85,7 +85,9 @@ def compile(
     was_training = model.training
     model.eval()
     try:
-        module = lower(model, list(inputs), opts.frontend, hooks=hooks)
+        module = lower(
+            model, list(inputs), opts.frontend, hooks=hooks, decompose=opts.decompose
+        )
     finally:
         model.train(was_training)
     return compile_module(module, opts, hooks=hooks)

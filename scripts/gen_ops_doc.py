@@ -15,7 +15,8 @@ from cuvil.frontend.modules import MODULE_LOWERINGS
 from cuvil.frontend.registry import LOWERINGS, target_name
 from cuvil.ir import OPS
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "OPS.md"
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "OPS.md"
 
 
 def _op_rows() -> list[str]:
@@ -52,6 +53,48 @@ def _opinfo_section() -> list[str]:
     return ["## OpInfo pass rates", "", f"{begin}{body}{end}", ""]
 
 
+def _decomposed_rows() -> list[str]:
+    """The ops the decomposition test checks against eager, and what they become."""
+    import torch
+
+    from cuvil.frontend.decompose import decomposition_graph, describe
+
+    sys.path.insert(0, str(ROOT / "tests" / "frontend"))
+    from decomp_cases import CASES
+
+    rows = ["| op | lowered as (ATen ops, then Cuvil rules) |", "|---|---|"]
+    for name in sorted(CASES):
+        fn, shapes = CASES[name]
+        gm = decomposition_graph(fn, tuple(torch.empty(s) for s in shapes))
+        rows.append(f"| `{name}` | {describe(gm)} |")
+    return rows
+
+
+def _decomposition_section() -> list[str]:
+    from cuvil.frontend.decompose import decomposition_table
+
+    table = decomposition_table()
+    return [
+        "## Lowered by decomposition",
+        "",
+        "A node whose target has no rule above is traced with PyTorch's own",
+        "decompositions (Core ATen's table, then torch._decomp's ATen-level ones:",
+        f"{len(table)} overloads without a Cuvil rule today) and the ATen ops that come",
+        "out are lowered with the rules above, one level deep. Every op keeps the",
+        "node's location (FX node, module path, source line), so errors and",
+        "`cuvil-debug diff` name the one node. A decomposition that reaches an op",
+        "without a rule, is random, or mutates an operand is refused, naming the",
+        'inner op. In-place forms are not decomposed. `options={"decompose": False}`',
+        "turns the fallback off (`decompose=False` for `cuvil.frontend.lower`).",
+        "",
+        "Checked against eager under both frontends (tests/frontend/decomp_cases.py;",
+        "the ATen ops of each sample call, its own indexing included):",
+        "",
+        *_decomposed_rows(),
+        "",
+    ]
+
+
 def render() -> str:
     modules = ", ".join(
         f"`nn.{t.__name__}`" for t in sorted(MODULE_LOWERINGS, key=lambda t: t.__name__)
@@ -78,6 +121,7 @@ def render() -> str:
         *_target_rows(),
         "",
         *_opinfo_section(),
+        *_decomposition_section(),
     ]
     return "\n".join(parts)
 

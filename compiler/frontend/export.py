@@ -76,9 +76,11 @@ def from_export(
     *,
     dynamic_shapes: Any = None,
     hooks: CompileHooks | None = None,
+    decompose: bool = True,
 ) -> Module:
     """Export `model` with torch.export (or take an ExportedProgram) and lower it
-    (`hooks`: ``after_node`` is called after each FX node, see cuvil.hooks)."""
+    (`hooks`: ``after_node`` is called after each FX node, see cuvil.hooks;
+    `decompose`: lower ops without a rule through PyTorch's decompositions)."""
     ep = (
         model
         if isinstance(model, ExportedProgram)
@@ -88,7 +90,9 @@ def from_export(
         type(model).__name__ if not isinstance(model, ExportedProgram) else "exported"
     )
     module = Module(name)
-    ExportLowering(ep, module).run(hooks)
+    lowering = ExportLowering(ep, module)
+    lowering.decompose = decompose
+    lowering.run(hooks)
     out_spec = getattr(ep.call_spec, "out_spec", None)
     if out_spec is not None:  # the user's output structure, not the graph's flat tuple
         module.output_spec = out_spec

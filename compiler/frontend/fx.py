@@ -85,9 +85,11 @@ def from_fx(
     concrete_args: dict[str, Any] | None = None,
     gm: torch.fx.GraphModule | None = None,
     hooks: CompileHooks | None = None,
+    decompose: bool = True,
 ) -> Module:
     """Trace `model` with torch.fx and lower it to Cuvil IR (params carry their data;
-    `hooks`: ``after_node`` is called after each FX node, see cuvil.hooks)."""
+    `hooks`: ``after_node`` is called after each FX node, see cuvil.hooks;
+    `decompose`: lower ops without a rule through PyTorch's decompositions)."""
     if gm is None:
         try:
             gm = trace(model, concrete_args)
@@ -98,7 +100,9 @@ def from_fx(
             ) from e
     _propagate_shapes(gm, inputs)
     module = Module(type(model).__name__)
-    FxLowering(gm, module, inputs).run(hooks)
+    lowering = FxLowering(gm, module, inputs)
+    lowering.decompose = decompose
+    lowering.run(hooks)
     return module
 
 

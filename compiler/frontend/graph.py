@@ -27,6 +27,7 @@ from . import (  # noqa: F401  (registers the rules)
     lower_shape,
 )
 from .context import LazyTensor, LoweringContext, cuvil_dtype
+from .decompose import decompose
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
 from .registry import lookup, target_name
@@ -66,6 +67,9 @@ class GraphLowering:
         self.fn = module.add_function(Function("forward"))
         self.cx = LoweringContext(module, self.fn)
         self.env: dict[torch.fx.Node, Any] = {}
+        # a node with no rule is lowered through PyTorch's decomposition (decompose.py)
+        # unless this is False; never inside a decomposition (one level deep)
+        self.decompose, self._decomposing = True, False
 
     # ---- hooks for the frontends -----------------------------------------------------------
     def bind_placeholder(self, node: torch.fx.Node) -> Any:
@@ -134,6 +138,8 @@ class GraphLowering:
         has_lazy = any(isinstance(x, LazyTensor) for x in leaves)
         if not has_value and (not has_lazy or rule is None) and target not in _RANDOM:
             return self._evaluate(node, args, kwargs)
+        if rule is None and self.decompose and not self._decomposing:
+            return self._decompose(node, args, kwargs)
         if rule is None:
             raise UnsupportedOpError(
                 target_name(target),
@@ -142,6 +148,13 @@ class GraphLowering:
             )
         _check_arguments(rule, target, node, self.cx, args, kwargs)
         return rule(self.cx, *args, **kwargs)
+
+    def _decompose(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
+        self._decomposing = True
+        try:
+            return decompose(node, args, kwargs, self.call, self.cx)
+        finally:
+            self._decomposing = False
 
     def call_module(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
         sub = self.root.get_submodule(node.target)
