@@ -7,13 +7,13 @@ from typing import Any
 
 import torch
 import torch.fx
-from torch.fx.passes.shape_prop import ShapeProp
 
 from ..errors import FrontendError
 from ..hooks import CompileHooks
 from ..ir.core import Module
 from ..ir.location import Loc
 from .graph import GraphLowering, tensor_type
+from .inplace import StorageProp
 from .modules import is_leaf
 from .provenance import node_loc
 
@@ -115,7 +115,9 @@ def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) 
         )
     try:
         with torch.no_grad():
-            ShapeProp(gm).propagate(*inputs)
+            # on copies: an in-place op of the model must not change the caller's inputs
+            copies = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+            StorageProp(gm).propagate(*copies)
     except Exception as e:
         raise FrontendError(
             f"the traced model failed to run on the example inputs: "

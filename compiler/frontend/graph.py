@@ -6,7 +6,6 @@ Shared by both frontends; they differ only in how placeholders and attributes be
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -19,12 +18,16 @@ from ..hooks import CompileHooks, NodeLowered
 from ..ir.core import Function, Module, Trait, Value
 from ..ir.types import DType, SymDim, TensorType
 from . import (  # noqa: F401  (registers the rules)
+    lower_activation,
+    lower_factory,
     lower_math,
     lower_nn,
     lower_reduce,
     lower_shape,
 )
 from .context import LazyTensor, LoweringContext
+from .inplace import check_rebind, fallback_rule, is_inplace
+from .lower_factory import FACTORIES
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
 from .registry import lookup, target_name
@@ -42,7 +45,6 @@ _RANDOM = {
     torch.multinomial,
     torch.normal,
 }
-_INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 
 
 def tensor_type(t: torch.Tensor) -> TensorType:
@@ -111,8 +113,9 @@ class GraphLowering:
             return self.bind_output(node)
         args, kwargs = self._args(node)
         if node.op == "call_module":
-            return self.call_module(node, args, kwargs)
-        result = self.call(node, args, kwargs)
+            result = self.call_module(node, args, kwargs)
+        else:
+            result = self.call(node, args, kwargs)
         self._apply_inplace(node, result)
         return result
 
@@ -124,11 +127,17 @@ class GraphLowering:
 
     def call(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
         target = node.target
-        rule = lookup(target)
+        rule = lookup(target) or fallback_rule(target)
         leaves = tree_flatten((args, kwargs))[0]
         has_value = any(isinstance(x, Value) for x in leaves)
         has_lazy = any(isinstance(x, LazyTensor) for x in leaves)
-        if not has_value and (not has_lazy or rule is None) and target not in _RANDOM:
+        factory = getattr(target, "overloadpacket", target) in FACTORIES
+        if (
+            not has_value
+            and (not has_lazy or rule is None)
+            and target not in _RANDOM
+            and not factory
+        ):
             return self._evaluate(node, args, kwargs)
         if rule is None:
             raise UnsupportedOpError(
@@ -159,41 +168,23 @@ class GraphLowering:
         return node.target(*args, **kwargs)
 
     def _apply_inplace(self, node: torch.fx.Node, result: Any) -> None:
-        """``x.add_(y)`` rebinds x to the new value, so later uses see the mutation."""
-        target = node.target
-        aten_op = isinstance(target, torch._ops.OpOverload)  # aten.add_.Tensor: export
-        name = (
-            target.overloadpacket.__name__
-            if aten_op
-            else (
-                target if isinstance(target, str) else getattr(target, "__name__", "")
-            )
-        )
-        inplace = (
-            node.kwargs.get("inplace") is True
-            or target in _INPLACE_FUNCS
-            or (
-                name.endswith("_")
-                and not name.endswith("__")
-                and (node.op == "call_method" or aten_op)
-            )
-        )
+        """``x.add_(y)`` rebinds x to the new value, so later uses see the mutation
+        (refused where another alias would still read the old one: inplace.py)."""
         first = node.args[0] if node.args else None
         if (
-            not inplace
-            or not isinstance(first, torch.fx.Node)
+            not isinstance(first, torch.fx.Node)
             or not isinstance(result, Value)
+            or not is_inplace(node, self.root)
         ):
             return
-        old = self.env.get(first)
-        if isinstance(old, Value) and (
-            old.owner is None or old.owner.has_trait(Trait.VIEW)
-        ):
-            what = "a model input" if old.owner is None else "a view of another tensor"
+        why = check_rebind(node, first)
+        if why == "unknown":  # no storage facts (a graph given as is): be strict
+            why = _strict_reason(self.env.get(first))
+        if why is not None:
             raise UnsupportedOpError(
-                f"in-place '{name}' on {what}",
+                f"in-place '{target_name(node.target)}' on {why}",
                 node=node.name,
-                hint="use the out-of-place form (x = x + y)",
+                hint=_STATE_HINT if "parameter" in why else _INPLACE_HINT,
             )
         self.env[first] = result
 
@@ -238,6 +229,23 @@ class GraphLowering:
         if e.note is None:
             e.note = _source_note(self.cx.loc)
         return e
+
+
+_INPLACE_HINT = "use the out-of-place form (x = x + y)"
+_STATE_HINT = (
+    "a compiled model keeps no state; a model that updates its buffers (batch_norm "
+    "statistics) is in training mode: call model.eval() before compiling"
+)
+
+
+def _strict_reason(old: Any) -> str | None:
+    if isinstance(old, LazyTensor | torch.Tensor):
+        return "a parameter, buffer or constant"
+    if isinstance(old, Value) and old.owner is None:
+        return "a model input"
+    if isinstance(old, Value) and old.owner.has_trait(Trait.VIEW):
+        return "a view of another tensor"
+    return None
 
 
 def _shapes_agree(a: tuple, b: tuple) -> bool:

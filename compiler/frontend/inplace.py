@@ -1,0 +1,141 @@
+"""In-place ops (``x.add_(y)``, ``F.relu(x, inplace=True)``, ``nn.ReLU6(inplace=True)``):
+which nodes mutate, which rule computes them, and when rebinding is a correct lowering.
+
+The walk lowers ``x.op_(...)`` as ``x = x.op(...)``: later uses of `x` see the new value.
+That is exact unless the mutated storage is read through another alias (a view taken
+before the mutation, the tensor a view came from, an earlier in-place result) or belongs
+to a model input or parameter: those are refused. Aliasing is observed, not guessed: the
+FX frontend's shape propagation records every node's storage (``StorageProp``). The
+export frontend functionalizes its graph instead (``functionalize``).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.fx
+from torch.export import ExportedProgram
+from torch.export.graph_signature import OutputKind
+from torch.fx.passes.shape_prop import ShapeProp
+
+from .registry import LOWERINGS, lookup, target_name
+
+__all__ = [
+    "StorageProp",
+    "functionalize",
+    "fallback_rule",
+    "is_inplace",
+    "check_rebind",
+]
+
+STORAGE = "cuvil_storage"  # node.meta key: the data pointer of the node's storage
+_INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
+
+
+class StorageProp(ShapeProp):
+    """ShapeProp that also records each tensor result's storage in ``node.meta``.
+
+    The results stay alive until the run ends, so no two live tensors' storages can
+    share an address by reuse: equal addresses mean one storage.
+    """
+
+    def __init__(self, gm: torch.fx.GraphModule) -> None:
+        super().__init__(gm)
+        self._keep: list[torch.Tensor] = []
+
+    def run_node(self, n: torch.fx.Node) -> Any:
+        result = super().run_node(n)
+        if isinstance(result, torch.Tensor) and result.numel():
+            n.meta[STORAGE] = result.untyped_storage().data_ptr()
+            self._keep.append(result)
+        else:
+            n.meta.pop(STORAGE, None)
+        return result
+
+
+def functionalize(ep: ExportedProgram) -> ExportedProgram:
+    """`ep` with its in-place ops replaced by their out-of-place forms (torch's own
+    functionalization). Where it writes a model input or buffer, `ep` as it is: the walk
+    then refuses the op that writes, by name."""
+    if not any(_mutates(n) for n in ep.graph.nodes):
+        return ep
+    functional = ep.run_decompositions({})
+    kinds = {s.kind for s in functional.graph_signature.output_specs}
+    return functional if kinds <= {OutputKind.USER_OUTPUT} else ep
+
+
+def _mutates(node: torch.fx.Node) -> bool:
+    t = node.target
+    return isinstance(t, torch._ops.OpOverload) and t._schema.is_mutable
+
+
+# ---- rules for in-place spellings ---------------------------------------------------------
+def fallback_rule(target: Any) -> Callable | None:
+    """A rule for `target` found by its library name, or the out-of-place form's rule for
+    an in-place spelling (``x.sigmoid_``, ``torch.relu_``, ``F.elu_``)."""
+    if callable(target) and not isinstance(target, torch._ops.OpOverload):
+        rule = LOWERINGS.get(target_name(target))
+        if rule is not None:
+            return rule
+    base = _out_of_place(target)
+    return None if base is None else lookup(base)
+
+
+def _out_of_place(target: Any) -> Any:
+    name = _name(target)
+    if not name.endswith("_") or name.endswith("__"):
+        return None
+    if isinstance(target, str):
+        return name[:-1]
+    if isinstance(target, torch._ops.OpOverload | torch._ops.OpOverloadPacket):
+        return getattr(torch.ops.aten, name[:-1], None)
+    for space in (torch, torch.nn.functional):
+        if getattr(space, name, None) is target:
+            return getattr(space, name[:-1], None)
+    return None
+
+
+def _name(target: Any) -> str:
+    if isinstance(target, str):
+        return target
+    if isinstance(target, torch._ops.OpOverload):
+        return target.overloadpacket.__name__
+    return getattr(target, "__name__", "")
+
+
+def is_inplace(node: torch.fx.Node, root: torch.nn.Module | None) -> bool:
+    """Whether `node` writes its first argument."""
+    if node.op == "call_module":
+        return getattr(root.get_submodule(node.target), "inplace", False) is True
+    if node.kwargs.get("inplace") is True or node.target in _INPLACE_FUNCS:
+        return True
+    if isinstance(node.target, torch._ops.OpOverload):
+        return node.target._schema.is_mutable
+    return _out_of_place(node.target) is not None
+
+
+# ---- when rebinding is exact --------------------------------------------------------------
+def check_rebind(node: torch.fx.Node, mutated: torch.fx.Node) -> str | None:
+    """Why lowering `node` (which writes `mutated`) by rebinding would be wrong, if it
+    would; None when every later read goes through `mutated` or `node` itself."""
+    key = mutated.meta.get(STORAGE)
+    if key is None:
+        return None if STORAGE in _any_meta(node.graph) else "unknown"
+    order = {n: i for i, n in enumerate(node.graph.nodes)}
+    here = order[node]
+    for other in node.graph.nodes:
+        if other.meta.get(STORAGE) != key or order[other] >= here:
+            continue
+        if other.op in ("placeholder", "get_attr"):
+            return "a model input" if other.op == "placeholder" else "a parameter"
+            # (get_attr: a parameter or buffer of the model)
+        if other is not mutated and any(order[u] > here for u in other.users):
+            return f"'{other.name}', which shares its storage and is read later"
+    return None
+
+
+def _any_meta(graph: torch.fx.Graph) -> set[str]:
+    return {k for n in graph.nodes for k in n.meta}
