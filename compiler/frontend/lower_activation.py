@@ -16,8 +16,12 @@ from .registry import LOWERINGS, aten, lowers
 
 __all__ = ["hardsigmoid", "BY_NAME"]
 
-lowers(torch.log1p, torch.special.log1p, "log1p", aten.log1p)(_unary("cuvil.log1p"))
-lowers(torch.expm1, torch.special.expm1, "expm1", aten.expm1)(_unary("cuvil.expm1"))
+lowers(torch.log1p, torch.special.log1p, "log1p", aten.log1p, aten.special_log1p)(
+    _unary("cuvil.log1p")
+)
+lowers(torch.expm1, torch.special.expm1, "expm1", aten.expm1, aten.special_expm1)(
+    _unary("cuvil.expm1")
+)
 
 
 def hardsigmoid(cx: LoweringContext, x) -> Value:

@@ -149,3 +149,32 @@ def _triangle(upper: bool):
 
 lowers(torch.triu, "triu", aten.triu)(_triangle(True))
 lowers(torch.tril, "tril", aten.tril)(_triangle(False))
+
+
+# ---- overwriting every element (after functionalization: fill, zero, copy) ---------------
+@lowers("fill_", "fill", aten.fill, aten.fill_)
+def _fill(cx: LoweringContext, x, value):
+    v = cx.value(x)
+    if isinstance(value, Value):
+        return _copy(cx, v, value)
+    return filled(
+        cx, v.type.shape, _element(cx, value, v.type.dtype.torch, None, "fill_")
+    )
+
+
+@lowers("zero_", aten.zero, aten.zero_)
+def _zero(cx: LoweringContext, x):
+    v = cx.value(x)
+    return filled(cx, v.type.shape, _element(cx, 0, v.type.dtype.torch, None, "zero_"))
+
+
+@lowers("copy_", aten.copy, aten.copy_)
+def _copy(cx: LoweringContext, x, src, non_blocking=False):
+    """x.copy_(src): src cast to x's dtype and broadcast to x's shape."""
+    v = cx.value(x)
+    s = cx.cast(cx.value(src, v.type.dtype), v.type.dtype)
+    return (
+        s
+        if s.type.shape == v.type.shape
+        else cx.emit(ops.ExpandOp, s, shape=v.type.shape)
+    )
