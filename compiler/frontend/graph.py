@@ -26,7 +26,7 @@ from . import (  # noqa: F401  (registers the rules)
     lower_shape,
 )
 from .context import LazyTensor, LoweringContext
-from .inplace import check_rebind, fallback_rule, is_inplace
+from .inplace import check_rebind, fallback_rule, is_inplace, same_tensor
 from .lower_factory import FACTORIES
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
@@ -186,7 +186,8 @@ class GraphLowering:
                 node=node.name,
                 hint=_STATE_HINT if "parameter" in why else _INPLACE_HINT,
             )
-        self.env[first] = result
+        for alias in same_tensor(node, first):  # every name of the written tensor
+            self.env[alias] = result
 
     def bind_output(self, node: torch.fx.Node) -> None:
         leaves, spec = tree_flatten(

@@ -29,9 +29,13 @@ __all__ = [
     "fallback_rule",
     "is_inplace",
     "check_rebind",
+    "same_tensor",
 ]
 
 STORAGE = "cuvil_storage"  # node.meta key: the data pointer of the node's storage
+TENSOR = (
+    "cuvil_tensor"  # node.meta key: the id of the node's tensor (self-returning ops)
+)
 _INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 
 
@@ -50,9 +54,11 @@ class StorageProp(ShapeProp):
         result = super().run_node(n)
         if isinstance(result, torch.Tensor) and result.numel():
             n.meta[STORAGE] = result.untyped_storage().data_ptr()
+            n.meta[TENSOR] = id(result)
             self._keep.append(result)
         else:
             n.meta.pop(STORAGE, None)
+            n.meta.pop(TENSOR, None)
         return result
 
 
@@ -132,9 +138,26 @@ def check_rebind(node: torch.fx.Node, mutated: torch.fx.Node) -> str | None:
         if other.op in ("placeholder", "get_attr"):
             return "a model input" if other.op == "placeholder" else "a parameter"
             # (get_attr: a parameter or buffer of the model)
-        if other is not mutated and any(order[u] > here for u in other.users):
+        if other.meta.get(TENSOR) == mutated.meta.get(TENSOR):
+            continue  # the very tensor (x.add_(1).mul_(2), contiguous()): rebound too
+        if any(order[u] > here for u in other.users):
             return f"'{other.name}', which shares its storage and is read later"
     return None
+
+
+def same_tensor(node: torch.fx.Node, mutated: torch.fx.Node) -> list[torch.fx.Node]:
+    """The nodes before `node` whose result is the tensor `mutated` itself (an in-place
+    op returns its input; ``contiguous()`` of a contiguous tensor too)."""
+    key = mutated.meta.get(TENSOR)
+    if key is None:
+        return [mutated]
+    found = []
+    for other in node.graph.nodes:
+        if other is node:
+            return found
+        if other.meta.get(TENSOR) == key:
+            found.append(other)
+    return found
 
 
 def _any_meta(graph: torch.fx.Graph) -> set[str]:

@@ -1,0 +1,151 @@
+"""In-place ops lower exactly (rebinding the written tensor) or are refused: never a stale
+read through another alias. The export frontend functionalizes, so it computes the cases
+FX must refuse."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from lowering_checks import FRONTENDS, check_lowering, randn
+from torch import nn
+
+from cuvil.errors import UnsupportedOpError
+from cuvil.frontend import lower
+
+
+class Fn(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+def _chain(x):
+    y = x * 2
+    y = F.hardtanh(y, 0.0, 6.0, inplace=True)
+    y = F.silu(y, inplace=True)
+    y = F.hardswish(y, inplace=True)
+    y = F.dropout(y, 0.5, training=False, inplace=True)
+    y.detach_()
+    y.add_(1).mul_(2)
+    torch.relu_(y)
+    y.sigmoid_()
+    return y.clamp_(0.2, 0.8)
+
+
+def _view_before(x):
+    y = x * 2
+    v = y.view(-1)
+    y.relu_()
+    return v  # reads the mutation through the view
+
+
+def _base_after(x):
+    y = x * 2
+    y[0].mul_(3)
+    return y  # reads the mutation through the base
+
+
+def _detach_alias(x):
+    y = x * 2
+    d = y.detach()
+    y.add_(1)
+    return d
+
+
+def _earlier_result(x):
+    y = x * 2
+    a = y.add_(1)
+    y.mul_(3)
+    return a
+
+
+def _clone_is_not_an_alias(x):
+    y = x * 2
+    c = y.clone()
+    y.add_(1)
+    return c, y
+
+
+def _module_inplace(x):
+    y = x - 1
+    r = F.relu(y, inplace=True)
+    return y + r
+
+
+class LeafInplace(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = nn.ReLU6(inplace=True)  # a leaf module of the FX frontend
+
+    def forward(self, x):
+        y = x * 3
+        z = self.act(y)
+        return y + z  # y was written by the module
+
+
+EXACT = [
+    pytest.param(_chain, id="activation-chain"),
+    pytest.param(_clone_is_not_an_alias, id="clone"),
+    pytest.param(_module_inplace, id="relu-inplace"),
+    pytest.param(_earlier_result, id="earlier-inplace-result-is-the-same-tensor"),
+]
+ALIASED = [
+    pytest.param(_view_before, id="view-taken-before"),
+    pytest.param(_base_after, id="base-read-after"),
+    pytest.param(_detach_alias, id="detach-alias"),
+]
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+@pytest.mark.parametrize("fn", EXACT)
+def test_in_place_ops_without_other_aliases_match_eager(fn, frontend):
+    check_lowering(Fn(fn), (randn(3, 4),), frontend)
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_an_in_place_leaf_module_writes_its_input(frontend):
+    check_lowering(LeafInplace(), (randn(3, 4),), frontend)
+
+
+@pytest.mark.parametrize("fn", ALIASED)
+def test_fx_refuses_a_mutation_read_through_another_alias(fn):
+    with pytest.raises(UnsupportedOpError, match="shares its storage"):
+        lower(Fn(fn), (randn(3, 4),), frontend="fx")
+
+
+@pytest.mark.parametrize("fn", ALIASED[:1] + ALIASED[2:])
+def test_export_functionalizes_a_mutation_read_through_another_alias(fn):
+    check_lowering(Fn(fn), (randn(3, 4),), "export")
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_an_in_place_op_on_a_parameter_is_refused(frontend):
+    class WritesParam(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.ones(4), requires_grad=False)
+
+        def forward(self, x):
+            return x + self.w.mul_(2)
+
+    with pytest.raises(UnsupportedOpError, match="in-place"):
+        lower(WritesParam(), (randn(4),), frontend=frontend)
+
+
+def test_fx_shape_propagation_leaves_the_callers_inputs_unchanged():
+    x = randn(3)
+    before = x.clone()
+    with pytest.raises(UnsupportedOpError):
+        lower(Fn(lambda t: t.add_(1)), (x,), frontend="fx")
+    assert torch.equal(x, before)
+
+
+def test_export_of_a_mutated_slice_is_exact_or_refused():
+    try:
+        check_lowering(Fn(_base_after), (randn(3, 4),), "export")
+    except UnsupportedOpError:
+        pass  # slice_scatter is not lowered: refused, never a wrong result
