@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 import torch.fx
+from torch._subclasses.fake_tensor import is_fake
 
 from ..errors import FrontendError
 from ..hooks import CompileHooks
@@ -115,11 +116,20 @@ def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) 
         )
     try:
         with torch.no_grad():
-            # on copies: an in-place op of the model must not change the caller's inputs
-            copies = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
-            StorageProp(gm).propagate(*copies)
+            prop = StorageProp(gm)
+            # a real run works on copies (an in-place op of the model must not change
+            # the caller's inputs); a fake one (torch.compile's graphs) writes no data,
+            # and fakes of copies would get new symbolic sizes
+            real = prop.fake_mode is None
+            prop.propagate(*[_copy(x) if real else x for x in inputs])
     except Exception as e:
         raise FrontendError(
             f"the traced model failed to run on the example inputs: "
             f"{type(e).__name__}: {e}"
         ) from e
+
+
+def _copy(x: Any) -> Any:
+    if not isinstance(x, torch.Tensor) or is_fake(x):
+        return x
+    return x.clone()

@@ -20,6 +20,7 @@ import torch.fx
 from torch.export import ExportedProgram
 from torch.export.graph_signature import OutputKind
 from torch.fx.passes.shape_prop import ShapeProp
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from .registry import LOWERINGS, lookup, target_name
 
@@ -32,7 +33,7 @@ __all__ = [
     "same_tensor",
 ]
 
-STORAGE = "cuvil_storage"  # node.meta key: the data pointer of the node's storage
+STORAGE = "cuvil_storage"  # node.meta key: the address of the node's storage object
 TENSOR = (
     "cuvil_tensor"  # node.meta key: the id of the node's tensor (self-returning ops)
 )
@@ -43,7 +44,8 @@ class StorageProp(ShapeProp):
     """ShapeProp that also records each tensor result's storage in ``node.meta``.
 
     The results stay alive until the run ends, so no two live tensors' storages can
-    share an address by reuse: equal addresses mean one storage.
+    share an address by reuse: equal addresses mean one storage. A tensor whose storage
+    cannot be read has no entry, and the walk refuses to rebind it.
     """
 
     def __init__(self, gm: torch.fx.GraphModule) -> None:
@@ -52,13 +54,15 @@ class StorageProp(ShapeProp):
 
     def run_node(self, n: torch.fx.Node) -> Any:
         result = super().run_node(n)
-        if isinstance(result, torch.Tensor) and result.numel():
-            n.meta[STORAGE] = result.untyped_storage().data_ptr()
+        n.meta.pop(STORAGE, None)
+        n.meta.pop(TENSOR, None)
+        if isinstance(result, torch.Tensor):
+            try:  # fake tensors (torch.compile) have storages too
+                n.meta[STORAGE] = StorageWeakRef(result.untyped_storage()).cdata
+            except Exception:  # no storage facts: the walk is strict for this node
+                return result
             n.meta[TENSOR] = id(result)
             self._keep.append(result)
-        else:
-            n.meta.pop(STORAGE, None)
-            n.meta.pop(TENSOR, None)
         return result
 
 
@@ -129,7 +133,7 @@ def check_rebind(node: torch.fx.Node, mutated: torch.fx.Node) -> str | None:
     would; None when every later read goes through `mutated` or `node` itself."""
     key = mutated.meta.get(STORAGE)
     if key is None:
-        return None if STORAGE in _any_meta(node.graph) else "unknown"
+        return "unknown"
     order = {n: i for i, n in enumerate(node.graph.nodes)}
     here = order[node]
     for other in node.graph.nodes:
@@ -158,7 +162,3 @@ def same_tensor(node: torch.fx.Node, mutated: torch.fx.Node) -> list[torch.fx.No
         if other.meta.get(TENSOR) == key:
             found.append(other)
     return found
-
-
-def _any_meta(graph: torch.fx.Graph) -> set[str]:
-    return {k for n in graph.nodes for k in n.meta}
