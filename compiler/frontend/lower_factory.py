@@ -81,11 +81,11 @@ def _like(fixed):
     return rule
 
 
-lowers(torch.full_like, "full_like", aten.full_like)(_like(None))
-lowers(torch.zeros_like, "zeros_like", aten.zeros_like)(_like(0))
-lowers(torch.ones_like, "ones_like", aten.ones_like)(_like(1))
+lowers(torch.full_like, aten.full_like)(_like(None))
+lowers(torch.zeros_like, aten.zeros_like)(_like(0))
+lowers(torch.ones_like, aten.ones_like)(_like(1))
 # empty's contents are unspecified: zeros are one correct choice
-lowers(torch.empty_like, "empty_like", aten.empty_like)(_like(0))
+lowers(torch.empty_like, aten.empty_like)(_like(0))
 
 
 def _new(fixed):
