@@ -56,11 +56,21 @@ def _element(cx: LoweringContext, fill, dtype: torch.dtype | None, like, what: s
     return ref
 
 
-def filled(cx: LoweringContext, shape, ref: torch.Tensor) -> Value:
-    """A tensor of `shape` whose every element is the 0-d tensor `ref`."""
+def filled(cx: LoweringContext, shape, ref: torch.Tensor, like=None) -> Value:
+    """A tensor of `shape` whose every element is the 0-d tensor `ref`.
+
+    A symbolic size is known only at run time, from a tensor: there the result is
+    ``where(true, ref, like)``, `like` being a tensor of that shape (``full_like``).
+    """
     shape = tuple(d if isinstance(d, SymDim) else int(d) for d in shape)
     scalar = cx.constant(ref)
-    return scalar if not shape else cx.emit(ops.ExpandOp, scalar, shape=shape)
+    if not any(isinstance(d, SymDim) for d in shape):
+        return scalar if not shape else cx.emit(ops.ExpandOp, scalar, shape=shape)
+    if like is None or like.type.shape != shape:
+        raise _refuse(cx, f"a filled tensor of symbolic size {list(shape)}")
+    like = cx.cast(like, scalar.type.dtype)
+    true = cx.constant(torch.ones((), dtype=torch.bool))
+    return cx.emit(ops.WhereOp, true, scalar, like)
 
 
 def _sizes(cx: LoweringContext, size) -> tuple:
@@ -76,7 +86,8 @@ def _like(fixed):
         fill = args[0] if fixed is None else fixed
         _check_placement(cx, device, layout, "full_like", kw)
         v = cx.value(x)
-        return filled(cx, v.type.shape, _element(cx, fill, dtype, v, "full_like"))
+        ref = _element(cx, fill, dtype, v, "full_like")
+        return filled(cx, v.type.shape, ref, like=v)
 
     return rule
 
@@ -96,7 +107,7 @@ def _new(fixed):
         _check_placement(cx, device, layout, "new_full", kw)
         v = cx.value(x)
         ref = _element(cx, fill, dtype or v.type.dtype.torch, None, "new_full")
-        return filled(cx, _sizes(cx, (size,) if fixed is None else size), ref)
+        return filled(cx, _sizes(cx, (size,) if fixed is None else size), ref, like=v)
 
     return rule
 
@@ -157,15 +168,15 @@ def _fill(cx: LoweringContext, x, value):
     v = cx.value(x)
     if isinstance(value, Value):
         return _copy(cx, v, value)
-    return filled(
-        cx, v.type.shape, _element(cx, value, v.type.dtype.torch, None, "fill_")
-    )
+    ref = _element(cx, value, v.type.dtype.torch, None, "fill_")
+    return filled(cx, v.type.shape, ref, like=v)
 
 
 @lowers("zero_", aten.zero, aten.zero_)
 def _zero(cx: LoweringContext, x):
     v = cx.value(x)
-    return filled(cx, v.type.shape, _element(cx, 0, v.type.dtype.torch, None, "zero_"))
+    ref = _element(cx, 0, v.type.dtype.torch, None, "zero_")
+    return filled(cx, v.type.shape, ref, like=v)
 
 
 @lowers("copy_", aten.copy, aten.copy_)
@@ -173,8 +184,8 @@ def _copy(cx: LoweringContext, x, src, non_blocking=False):
     """x.copy_(src): src cast to x's dtype and broadcast to x's shape."""
     v = cx.value(x)
     s = cx.cast(cx.value(src, v.type.dtype), v.type.dtype)
-    return (
-        s
-        if s.type.shape == v.type.shape
-        else cx.emit(ops.ExpandOp, s, shape=v.type.shape)
-    )
+    if s.type.shape == v.type.shape:
+        return s
+    if any(isinstance(d, SymDim) for d in v.type.shape):  # sizes known at run time
+        return cx.emit(ops.WhereOp, cx.constant(torch.ones((), dtype=torch.bool)), s, v)
+    return cx.emit(ops.ExpandOp, s, shape=v.type.shape)

@@ -171,3 +171,24 @@ def test_torchvision_stochastic_depth_is_the_identity_in_eval(frontend):
     ops = pytest.importorskip("torchvision.ops")
     model = nn.Sequential(nn.Linear(3, 3), ops.StochasticDepth(0.3, "row"))
     check_lowering(model.eval(), (randn(2, 3),), frontend)
+
+
+class _Symbolic(nn.Module):
+    def forward(self, x):
+        ones = x.new_ones(x.shape) + torch.zeros_like(x)
+        return torch.full_like(x, 2.0) * x + ones + (x * 1).fill_(0.5)
+
+
+def test_filled_tensors_of_a_symbolic_batch_follow_the_runtime_size():
+    from torch.export import Dim
+
+    from cuvil.ir.interpreter import interpret
+
+    x = randn(4, 3)
+    dims = {"x": {0: Dim("batch", min=2, max=64)}}
+    ep = torch.export.export(_Symbolic(), (x,), dynamic_shapes=dims)
+    module = lower(ep, (x,), frontend="export")
+    assert not isinstance(module.main.result_types[0].shape[0], int)
+    for batch in (2, 7):
+        xb = randn(batch, 3)
+        torch.testing.assert_close(interpret(module, [xb])[0], _Symbolic()(xb))
