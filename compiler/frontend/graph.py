@@ -184,7 +184,7 @@ class GraphLowering:
             raise UnsupportedOpError(
                 f"in-place '{target_name(node.target)}' on {why}",
                 node=node.name,
-                hint=_STATE_HINT if "parameter" in why else _INPLACE_HINT,
+                hint=_STATE_HINT if "buffer" in why else _INPLACE_HINT,
             )
         for alias in same_tensor(node, first):  # every name of the written tensor
             self.env[alias] = result

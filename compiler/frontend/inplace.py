@@ -34,9 +34,9 @@ __all__ = [
 ]
 
 STORAGE = "cuvil_storage"  # node.meta key: the address of the node's storage object
-TENSOR = (
-    "cuvil_tensor"  # node.meta key: the id of the node's tensor (self-returning ops)
-)
+# node.meta keys: the id of the node's tensor (equal for an in-place op's result and its
+# input); an export placeholder that is a parameter or buffer
+TENSOR, STATE = "cuvil_tensor", "cuvil_state"
 _INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 
 
@@ -68,13 +68,36 @@ class StorageProp(ShapeProp):
 
 def functionalize(ep: ExportedProgram) -> ExportedProgram:
     """`ep` with its in-place ops replaced by their out-of-place forms (torch's own
-    functionalization). Where it writes a model input or buffer, `ep` as it is: the walk
-    then refuses the op that writes, by name."""
+    functionalization). Where it writes a model input or buffer, `ep` as it is, its
+    nodes annotated with storage facts: the walk then refuses the op that writes."""
     if not any(_mutates(n) for n in ep.graph.nodes):
         return ep
     functional = ep.run_decompositions({})
     kinds = {s.kind for s in functional.graph_signature.output_specs}
-    return functional if kinds <= {OutputKind.USER_OUTPUT} else ep
+    if kinds <= {OutputKind.USER_OUTPUT}:
+        return functional
+    user = {
+        s.arg.name
+        for s in ep.graph_signature.input_specs
+        if s.kind.name == "USER_INPUT"
+    }
+    _annotate_from_vals(ep.graph, user)
+    return ep
+
+
+def _annotate_from_vals(graph: torch.fx.Graph, user_inputs: set[str]) -> None:
+    """Storage facts from export's fake values (``node.meta["val"]``); an in-place op's
+    result is its first argument's tensor."""
+    for n in graph.nodes:
+        val = n.meta.get("val")
+        if not isinstance(val, torch.Tensor):
+            continue
+        n.meta[STORAGE] = StorageWeakRef(val.untyped_storage()).cdata
+        first = n.args[0] if n.args else None
+        same = _mutates(n) and isinstance(first, torch.fx.Node) and TENSOR in first.meta
+        n.meta[TENSOR] = first.meta[TENSOR] if same else id(val)
+        if n.op == "placeholder" and n.name not in user_inputs:
+            n.meta[STATE] = True
 
 
 def _mutates(node: torch.fx.Node) -> bool:
@@ -139,9 +162,10 @@ def check_rebind(node: torch.fx.Node, mutated: torch.fx.Node) -> str | None:
     for other in node.graph.nodes:
         if other.meta.get(STORAGE) != key or order[other] >= here:
             continue
-        if other.op in ("placeholder", "get_attr"):
-            return "a model input" if other.op == "placeholder" else "a parameter"
-            # (get_attr: a parameter or buffer of the model)
+        if other.op == "get_attr" or other.meta.get(STATE):
+            return "a parameter or buffer"
+        if other.op == "placeholder":
+            return "a model input"
         if other.meta.get(TENSOR) == mutated.meta.get(TENSOR):
             continue  # the very tensor (x.add_(1).mul_(2), contiguous()): rebound too
         if any(order[u] > here for u in other.users):

@@ -149,3 +149,27 @@ def test_export_of_a_mutated_slice_is_exact_or_refused():
         check_lowering(Fn(_base_after), (randn(3, 4),), "export")
     except UnsupportedOpError:
         pass  # slice_scatter is not lowered: refused, never a wrong result
+
+
+class _WritesBuffer(nn.Module):
+    """torch cannot functionalize this graph away (a buffer is written): the export
+    walk rebinds, with storage facts from export's fake values."""
+
+    def __init__(self, view_first: bool):
+        super().__init__()
+        self.view_first = view_first
+        self.register_buffer("count", torch.zeros(3))
+
+    def forward(self, x):
+        y = x * 2
+        v = y.view(-1) if self.view_first else y
+        y.relu_()
+        self.count.add_(1)
+        return v + self.count
+
+
+@pytest.mark.parametrize("view_first", [True, False])
+def test_export_with_a_buffer_write_refuses_rather_than_reads_a_stale_alias(view_first):
+    match = "shares its storage" if view_first else "parameter or buffer"
+    with pytest.raises(UnsupportedOpError, match=match):
+        lower(_WritesBuffer(view_first), (randn(3),), frontend="export")
