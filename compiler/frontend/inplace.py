@@ -31,6 +31,7 @@ __all__ = [
     "is_inplace",
     "check_rebind",
     "same_tensor",
+    "writes_inputs",
 ]
 
 STORAGE = "cuvil_storage"  # node.meta key: the address of the node's storage object
@@ -171,6 +172,16 @@ def check_rebind(node: torch.fx.Node, mutated: torch.fx.Node) -> str | None:
         if any(order[u] > here for u in other.users):
             return f"'{other.name}', which shares its storage and is read later"
     return None
+
+
+def writes_inputs(gm: torch.fx.GraphModule) -> bool:
+    """Whether an in-place node of `gm` writes a model input, parameter or buffer."""
+    for n in gm.graph.nodes:
+        first = n.args[0] if n.args else None
+        if isinstance(first, torch.fx.Node) and is_inplace(n, gm):
+            if check_rebind(n, first) in ("a model input", "a parameter or buffer"):
+                return True
+    return False
 
 
 def same_tensor(node: torch.fx.Node, mutated: torch.fx.Node) -> list[torch.fx.Node]:

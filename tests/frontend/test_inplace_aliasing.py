@@ -7,10 +7,12 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lowering_checks import FRONTENDS, check_lowering, randn
 from torch import nn
 
-from cuvil.errors import UnsupportedOpError
+from cuvil.errors import FrontendError, UnsupportedOpError
 from cuvil.frontend import lower
 
 
@@ -173,3 +175,64 @@ def test_export_with_a_buffer_write_refuses_rather_than_reads_a_stale_alias(view
     match = "shares its storage" if view_first else "parameter or buffer"
     with pytest.raises(UnsupportedOpError, match=match):
         lower(_WritesBuffer(view_first), (randn(3),), frontend="export")
+
+
+# every in-place spelling maps to its out-of-place rule (x.op_, torch.op_, F.op_)
+SPELLINGS = {
+    "torch.dropout_": lambda y: torch.dropout_(y, 0.3, False),
+    "torch.feature_alpha_dropout_": lambda y: torch.alpha_dropout_(y, 0.3, False),
+    "torch.sigmoid_": torch.sigmoid_,
+    "torch.exp_": torch.exp_,
+    "torch.clamp_": lambda y: torch.clamp_(y, -0.5, 0.5),
+    "F.relu_": F.relu_,
+    "F.hardtanh_": lambda y: F.hardtanh_(y, -0.2, 0.3),
+    "F.leaky_relu_": lambda y: F.leaky_relu_(y, 0.1),
+    "Tensor.log1p_": lambda y: y.abs_().log1p_(),
+    "Tensor.expm1_": lambda y: y.expm1_(),
+    "Tensor.tanh_": lambda y: y.tanh_(),
+    "Tensor.masked_fill_": lambda y: y.masked_fill_(y > 0, 2.0),
+    "Tensor.div_": lambda y: y.div_(3).sub_(1),
+}
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+@pytest.mark.parametrize("name", sorted(SPELLINGS))
+def test_in_place_spellings_lower_as_their_out_of_place_op(name, frontend):
+    op = SPELLINGS[name]
+
+    def fn(x):
+        y = x * 2
+        r = op(y)
+        return y + r  # both names of the written tensor
+
+    check_lowering(Fn(fn), (randn(3, 4),), frontend)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    chain=st.lists(st.sampled_from(sorted(SPELLINGS)), min_size=1, max_size=4),
+    frontend=st.sampled_from(FRONTENDS),
+)
+def test_drawn_chains_of_in_place_ops_match_eager(shape, chain, frontend):
+    def fn(x):
+        y = x - 0.25
+        for name in chain:
+            SPELLINGS[name](y)
+        return y
+
+    check_lowering(Fn(fn), (randn(*shape),), frontend)
+
+
+class _AugmentedThroughView(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        v = y.view(-1)
+        y += 1  # torch.fx records y = y + 1: v would miss the update
+        return v
+
+
+def test_fx_refuses_a_trace_that_computes_other_values_than_the_model():
+    with pytest.raises(FrontendError, match="computes other values"):
+        lower(_AugmentedThroughView(), (randn(3),), frontend="fx")
+    check_lowering(_AugmentedThroughView(), (randn(3),), "export")
