@@ -1,12 +1,14 @@
 """In-place ops (``x.add_(y)``, ``F.relu(x, inplace=True)``, ``nn.ReLU6(inplace=True)``):
 which nodes mutate, which rule computes them, and when rebinding is a correct lowering.
 
-The walk lowers ``x.op_(...)`` as ``x = x.op(...)``: later uses of `x` see the new value.
-That is exact unless the mutated storage is read through another alias (a view taken
-before the mutation, the tensor a view came from, an earlier in-place result) or belongs
-to a model input or parameter: those are refused. Aliasing is observed, not guessed: the
-FX frontend's shape propagation records every node's storage (``StorageProp``). The
-export frontend functionalizes its graph instead (``functionalize``).
+The walk lowers ``x.op_(...)`` as ``x = x.op(...)``, rebinding every node whose result is
+that very tensor (x, an earlier in-place result, ``x.contiguous()``). That is exact unless
+the written storage is read later through another alias (a view taken before the write,
+the tensor a view came from, ``x.detach()``) or belongs to a model input, parameter or
+buffer: those are refused. Aliasing is observed, not guessed: the FX frontend's shape
+propagation records every node's storage and tensor (``StorageProp``). The export
+frontend functionalizes its graph instead (``functionalize``), and where torch cannot,
+reads the same facts from export's fake values.
 """
 
 from __future__ import annotations
