@@ -27,7 +27,7 @@ from . import (  # noqa: F401  (registers the rules)
 )
 from .context import LazyTensor, LoweringContext
 from .inplace import check_rebind, fallback_rule, is_inplace, same_tensor
-from .lower_factory import FACTORIES
+from .lower_factory import lowers_factory
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
 from .registry import lookup, target_name
@@ -131,7 +131,7 @@ class GraphLowering:
         leaves = tree_flatten((args, kwargs))[0]
         has_value = any(isinstance(x, Value) for x in leaves)
         has_lazy = any(isinstance(x, LazyTensor) for x in leaves)
-        factory = getattr(target, "overloadpacket", target) in FACTORIES
+        factory = lowers_factory(target, args)
         if (
             not has_value
             and (not has_lazy or rule is None)

@@ -7,6 +7,8 @@ constant in the module), so its size may be symbolic (``full_like`` of a dynamic
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ..errors import UnsupportedOpError
@@ -16,11 +18,26 @@ from ..ir.types import DType, SymDim
 from .context import LoweringContext
 from .registry import aten, lowers, named
 
-__all__ = ["FACTORIES", "filled"]
+__all__ = ["FACTORIES", "lowers_factory", "filled"]
 
-# no tensor operand, but lowered by their rule rather than evaluated at compile time (an
-# evaluated factory becomes a tensor-sized constant)
+# no tensor operand: evaluated at compile time like other such calls while small (a
+# constant that later rules may read), lowered by their rule when large (an evaluated
+# one would be a tensor-sized constant in the module)
 FACTORIES = {torch.full, torch.zeros, torch.ones, aten.full, aten.zeros, aten.ones}
+
+
+def lowers_factory(target, args: tuple) -> bool:
+    """Whether the call `target(*args)` is a factory too large to evaluate."""
+    if getattr(target, "overloadpacket", target) not in FACTORIES:
+        return False
+    full = getattr(target, "overloadpacket", target) in (torch.full, aten.full)
+    size = (
+        args[0] if full or (len(args) == 1 and not isinstance(args[0], int)) else args
+    )
+    size = size if isinstance(size, tuple | list | torch.Size) else (size,)
+    if not all(isinstance(d, int) for d in size):
+        return True  # symbolic sizes: only the rule knows them
+    return math.prod(size) > ops.INLINE_CONSTANT_LIMIT
 
 
 def _refuse(cx: LoweringContext, what: str, hint: str | None = None):

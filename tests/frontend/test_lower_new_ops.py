@@ -46,6 +46,10 @@ FILLED = [
     ),
     case("zeros-ones", lambda x: torch.zeros(3, 4) + torch.ones(4) + x, randn(3, 4)),
     case("full-0d", lambda x: torch.full((), 3.0) * x, randn(2)),
+    case("full-large", lambda x: torch.full((9, 9), 2) * x, randn(9, 9)),
+    case(
+        "zeros-ones-large", lambda x: torch.zeros(8, 9) - torch.ones([9]) + x, randn(9)
+    ),
     case(
         "fill_-copy_", lambda x: (x * 1).fill_(2.0) + (x * 2).copy_(x[0]), randn(3, 2)
     ),
@@ -82,13 +86,20 @@ def test_new_ops_match_eager(fn, inputs, frontend):
     check_lowering(fn, inputs, frontend)
 
 
-@pytest.mark.parametrize("frontend", FRONTENDS)
-def test_a_filled_tensor_is_one_scalar_broadcast_not_a_tensor_sized_constant(frontend):
-    module = check_lowering(
-        lambda x: torch.full_like(x, 1.5) + x, (randn(64, 64),), frontend
-    )
+def _one_broadcast_scalar(fn, frontend: str) -> None:
+    module = check_lowering(fn, (randn(64, 64),), frontend)
     assert not module.params
     assert "cuvil.expand" in [op.name for op in module.main.ops]
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_full_like_is_one_scalar_broadcast_not_a_tensor_sized_constant(frontend):
+    _one_broadcast_scalar(lambda x: torch.full_like(x, 1.5) + x, frontend)
+
+
+def test_a_large_factory_is_one_scalar_broadcast_under_export():
+    # (FX itself evaluates torch.ones(64, 64) while tracing: a constant attribute)
+    _one_broadcast_scalar(lambda x: torch.ones(64, 64) + x, "export")
 
 
 @settings(max_examples=10, deadline=None)
