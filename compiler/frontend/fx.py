@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -129,7 +130,8 @@ def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) 
             # the caller's inputs); a fake one (torch.compile's graphs) writes no data,
             # and fakes of copies would get new symbolic sizes
             real = prop.fake_mode is None
-            outputs = prop.propagate(*[_copy(x) if real else x for x in inputs])
+            with _seeded():  # the same random draws as the trace check's eager run
+                outputs = prop.propagate(*[_copy(x) if real else x for x in inputs])
     except Exception as e:
         raise FrontendError(
             f"the traced model failed to run on the example inputs: "
@@ -148,7 +150,8 @@ def _check_trace(model, inputs, concrete_args, outputs) -> None:
     """
     try:
         with torch.no_grad():
-            want = model(*[_copy(x) for x in inputs], **(concrete_args or {}))
+            with _seeded():
+                want = model(*[_copy(x) for x in inputs], **(concrete_args or {}))
     except Exception:  # the graph ran; a model that cannot run again is not judged
         return
     got_leaves, want_leaves = tree_flatten(outputs)[0], tree_flatten(want)[0]
@@ -162,6 +165,14 @@ def _check_trace(model, inputs, concrete_args, outputs) -> None:
         hint="an in-place update through an alias (y += 1 with a view of y), or a "
         "Python-side value the trace froze; try frontend='export'",
     )
+
+
+@contextlib.contextmanager
+def _seeded():
+    """A fixed CPU random state, the caller's restored afterwards."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        yield
 
 
 def _same(a: Any, b: Any) -> bool:
