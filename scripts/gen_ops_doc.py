@@ -34,7 +34,8 @@ def _op_rows() -> list[str]:
 def _target_rows() -> list[str]:
     by_rule: dict[str, list[str]] = defaultdict(list)
     for target, rule in LOWERINGS.items():
-        by_rule[rule.__qualname__].append(target_name(target))
+        dotted = isinstance(target, str) and "." in target  # a library function's name
+        by_rule[rule.__qualname__].append(target if dotted else target_name(target))
     rows = ["| torch targets | rule |", "|---|---|"]
     for rule, targets in sorted(by_rule.items(), key=lambda kv: sorted(kv[1])[0]):
         shown = ", ".join(f"`{t}`" for t in sorted(set(targets)))
@@ -114,7 +115,18 @@ def render() -> str:
         modules,
         "",
         "Other modules are traced through. Calls whose arguments are all known at compile",
-        "time (sizes, `torch.arange`, masks from constants) are evaluated during lowering.",
+        "time (sizes, `torch.arange`, masks from constants) are evaluated during lowering;",
+        "`full`, `zeros` and `ones` are lowered (one scalar broadcast), and `empty`,",
+        "`empty_like` and `new_empty` give zeros.",
+        "",
+        "In-place forms (`x.add_(y)`, `torch.relu_(x)`, `F.silu(x, inplace=True)`,",
+        "`nn.ReLU6(inplace=True)`) lower as their out-of-place op. torch.export graphs are",
+        "functionalized first (`run_decompositions({})`). Under torch.fx the written tensor",
+        "is rebound; a write that another alias reads later (a view taken before, the",
+        "tensor a view came from, `detach()`), or a write to a model input or parameter, is",
+        "refused (compiler/frontend/inplace.py). torch.fx records `y += 1` as `y = y + 1`;",
+        "a trace that computes other values than the model on the example inputs is",
+        "refused.",
         "",
         "## torch functions, methods and ATen ops",
         "",

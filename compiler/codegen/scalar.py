@@ -165,6 +165,25 @@ def _clamp(b, x, attrs):
     return x
 
 
+def _log1p(b, x, attrs=None):
+    """log(1 + x) with the rounding of 1 + x undone (Goldberg's trick): exact near 0."""
+    u = b.fadd(_c(x, 1.0), x)
+    d = b.fsub(u, _c(x, 1.0))
+    y = b.fmul(_intrinsic(b, "llvm.log", [u]), b.fdiv(x, d))
+    y = b.select(b.fcmp_ordered("==", d, _c(x, 0.0)), x, y)
+    return b.select(b.fcmp_ordered("==", x, _c(x, math.inf)), x, y)
+
+
+def _expm1(b, x, attrs=None):
+    """exp(x) - 1: Kahan's (u - 1) * x / log(u) for |x| < 0.5, where u - 1 cancels."""
+    u = _exp(b, x)
+    um1 = b.fsub(u, _c(x, 1.0))
+    small = b.fdiv(b.fmul(um1, x), _intrinsic(b, "llvm.log", [u]))
+    small = b.select(b.fcmp_ordered("==", u, _c(x, 1.0)), x, small)
+    near0 = b.fcmp_ordered("<", _intrinsic(b, "llvm.fabs", [x]), _c(x, 0.5))
+    return b.select(near0, small, um1)
+
+
 UnaryEmitter = Callable[[ir.IRBuilder, ir.Value, dict], ir.Value]
 
 UNARY: dict[str, UnaryEmitter] = {
@@ -184,6 +203,8 @@ UNARY: dict[str, UnaryEmitter] = {
     "cuvil.silu": lambda b, x, a: b.fmul(x, _sigmoid(b, x)),
     "cuvil.floor": lambda b, x, a: _intrinsic(b, "llvm.floor", [x]),
     "cuvil.ceil": lambda b, x, a: _intrinsic(b, "llvm.ceil", [x]),
+    "cuvil.log1p": _log1p,
+    "cuvil.expm1": _expm1,
     "cuvil.gelu": _gelu,
     "cuvil.leaky_relu": lambda b, x, a: b.select(
         b.fcmp_ordered(">", x, _c(x, 0.0)), x, b.fmul(x, _c(x, a["negative_slope"]))

@@ -14,6 +14,7 @@ from ..errors import FrontendError
 from ..hooks import CompileHooks
 from ..ir.core import Module
 from .graph import GraphLowering, tensor_type
+from .inplace import functionalize
 from .provenance import node_loc
 
 __all__ = ["from_export", "export"]
@@ -90,6 +91,7 @@ def from_export(
         type(model).__name__ if not isinstance(model, ExportedProgram) else "exported"
     )
     module = Module(name)
+    ep = functionalize(ep)  # in-place ops -> out-of-place ones (refused on inputs)
     lowering = ExportLowering(ep, module)
     lowering.decompose = decompose
     lowering.run(hooks)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 import torch.fx
-from torch.fx.passes.shape_prop import ShapeProp
+from torch._subclasses.fake_tensor import is_fake
+from torch.utils._pytree import tree_flatten
 
 from ..errors import FrontendError
 from ..hooks import CompileHooks
 from ..ir.core import Module
 from ..ir.location import Loc
 from .graph import GraphLowering, tensor_type
+from .inplace import StorageProp, writes_inputs
 from .modules import is_leaf
 from .provenance import node_loc
 
@@ -90,6 +93,7 @@ def from_fx(
     """Trace `model` with torch.fx and lower it to Cuvil IR (params carry their data;
     `hooks`: ``after_node`` is called after each FX node, see cuvil.hooks;
     `decompose`: lower ops without a rule through PyTorch's decompositions)."""
+    traced_here = gm is None
     if gm is None:
         try:
             gm = trace(model, concrete_args)
@@ -98,7 +102,11 @@ def from_fx(
                 f"torch.fx could not trace {type(model).__name__}: "
                 f"{type(e).__name__}: {e}"
             ) from e
-    _propagate_shapes(gm, inputs)
+    outputs = _propagate_shapes(gm, inputs)
+    # (a model that writes its inputs or params would see other ones when run again;
+    # the walk refuses those writes)
+    if traced_here and outputs is not None and not writes_inputs(gm):
+        _check_trace(model, inputs, concrete_args, outputs)
     module = Module(type(model).__name__)
     lowering = FxLowering(gm, module, inputs)
     lowering.decompose = decompose
@@ -106,7 +114,9 @@ def from_fx(
     return module
 
 
-def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) -> None:
+def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) -> Any:
+    """Shape (and storage) facts into the graph's nodes; the graph's outputs of a real
+    run (None for a fake one)."""
     names = [
         str(n.target) for n in gm.graph.nodes if n.op == "placeholder" and not n.args
     ]
@@ -119,9 +129,69 @@ def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) 
         )
     try:
         with torch.no_grad():
-            ShapeProp(gm).propagate(*inputs)
+            prop = StorageProp(gm)
+            # a real run works on copies (an in-place op of the model must not change
+            # the caller's inputs); a fake one (torch.compile's graphs) writes no data,
+            # and fakes of copies would get new symbolic sizes
+            real = prop.fake_mode is None
+            with _seeded():  # the same random draws as the trace check's eager run
+                outputs = prop.propagate(*[_copy(x) if real else x for x in inputs])
     except Exception as e:
         raise FrontendError(
             f"the traced model failed to run on the example inputs: "
             f"{type(e).__name__}: {e}"
         ) from e
+
+    return outputs if real else None
+
+
+def _check_trace(model, inputs, concrete_args, outputs) -> None:
+    """The traced graph computes what the model computes, on the example inputs.
+
+    torch.fx records ``y += 1`` as ``y = y + 1``, so a view of y taken before no longer
+    sees the update, and Python-side values become constants: such a graph would compile
+    into a silently different model.
+    """
+    try:
+        with torch.no_grad():
+            with _seeded():
+                want = model(*[_copy(x) for x in inputs], **(concrete_args or {}))
+    except Exception:  # the graph ran; a model that cannot run again is not judged
+        return
+    got_leaves, want_leaves = tree_flatten(outputs)[0], tree_flatten(want)[0]
+    if len(got_leaves) == len(want_leaves) and all(
+        _same(g, w) for g, w in zip(got_leaves, want_leaves)
+    ):
+        return
+    raise FrontendError(
+        f"the torch.fx trace of {type(model).__name__} computes other values than the "
+        "model on the example inputs",
+        hint="an in-place update through an alias (y += 1 with a view of y), or a "
+        "Python-side value the trace froze; try frontend='export'",
+    )
+
+
+@contextlib.contextmanager
+def _seeded():
+    """A fixed CPU random state, the caller's restored afterwards."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        yield
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        if a.device.type != "cpu" or b.device.type != "cpu":
+            return True  # no data to compare (meta): the lowering judges these
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False
+        if not a.is_floating_point():
+            return torch.equal(a, b)
+        return torch.allclose(a, b, equal_nan=True)
+    return not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor)
+
+
+def _copy(x: Any) -> Any:
+    if not isinstance(x, torch.Tensor) or is_fake(x):
+        return x
+    return x.clone()

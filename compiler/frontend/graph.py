@@ -21,6 +21,8 @@ from ..hooks import CompileHooks, NodeLowered
 from ..ir.core import Function, Module, Trait, Value
 from ..ir.types import SymDim, TensorType
 from . import (  # noqa: F401  (registers the rules)
+    lower_activation,
+    lower_factory,
     lower_math,
     lower_nn,
     lower_reduce,
@@ -28,6 +30,8 @@ from . import (  # noqa: F401  (registers the rules)
 )
 from .context import LazyTensor, LoweringContext, cuvil_dtype
 from .decompose import decompose
+from .inplace import check_rebind, fallback_rule, is_inplace, same_tensor
+from .lower_factory import lowers_factory
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
 from .registry import lookup, target_name
@@ -45,7 +49,6 @@ _RANDOM = {
     torch.multinomial,
     torch.normal,
 }
-_INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 
 
 def tensor_type(t: torch.Tensor) -> TensorType:
@@ -91,8 +94,10 @@ class GraphLowering:
         values = self.cx.module.fx_values = {}
         for node in self.graph.nodes:
             self.cx.loc, self.cx.node_name = node_loc(node), node.name
+            start = len(self.fn.ops)
             try:
                 self.env[node] = self.lower_node(node)
+                _name_inner(self.fn.ops[start:], self.env[node], node.name)
                 if after_node is not None:  # a tool's seam (cuvil.hooks)
                     after_node(NodeLowered(node, self.graph, self.cx, self.env))
             except CuvilError as e:
@@ -119,8 +124,9 @@ class GraphLowering:
             return None  # a result nobody reads (export keeps them): not computed
         args, kwargs = self._args(node)
         if node.op == "call_module":
-            return self.call_module(node, args, kwargs)
-        result = self.call(node, args, kwargs)
+            result = self.call_module(node, args, kwargs)
+        else:
+            result = self.call(node, args, kwargs)
         self._apply_inplace(node, result)
         return result
 
@@ -132,11 +138,17 @@ class GraphLowering:
 
     def call(self, node: torch.fx.Node, args: tuple, kwargs: dict) -> Any:
         target = node.target
-        rule = lookup(target)
+        rule = lookup(target) or fallback_rule(target)
         leaves = tree_flatten((args, kwargs))[0]
         has_value = any(isinstance(x, Value) for x in leaves)
         has_lazy = any(isinstance(x, LazyTensor) for x in leaves)
-        if not has_value and (not has_lazy or rule is None) and target not in _RANDOM:
+        factory = lowers_factory(target, args)
+        if (
+            not has_value
+            and (not has_lazy or rule is None)
+            and target not in _RANDOM
+            and not factory
+        ):
             return self._evaluate(node, args, kwargs)
         if rule is None and self.decompose and not self._decomposing:
             return self._decompose(node, args, kwargs)
@@ -177,43 +189,26 @@ class GraphLowering:
         return node.target(*args, **kwargs)
 
     def _apply_inplace(self, node: torch.fx.Node, result: Any) -> None:
-        """``x.add_(y)`` rebinds x to the new value, so later uses see the mutation."""
-        target = node.target
-        aten_op = isinstance(target, torch._ops.OpOverload)  # aten.add_.Tensor: export
-        name = (
-            target.overloadpacket.__name__
-            if aten_op
-            else (
-                target if isinstance(target, str) else getattr(target, "__name__", "")
-            )
-        )
-        inplace = (
-            node.kwargs.get("inplace") is True
-            or target in _INPLACE_FUNCS
-            or (
-                name.endswith("_")
-                and not name.endswith("__")
-                and (node.op == "call_method" or aten_op)
-            )
-        )
+        """``x.add_(y)`` rebinds x to the new value, so later uses see the mutation
+        (refused where another alias would still read the old one: inplace.py)."""
         first = node.args[0] if node.args else None
         if (
-            not inplace
-            or not isinstance(first, torch.fx.Node)
+            not isinstance(first, torch.fx.Node)
             or not isinstance(result, Value)
+            or not is_inplace(node, self.root)
         ):
             return
-        old = self.env.get(first)
-        if isinstance(old, Value) and (
-            old.owner is None or old.owner.has_trait(Trait.VIEW)
-        ):
-            what = "a model input" if old.owner is None else "a view of another tensor"
+        why = check_rebind(node, first)
+        if why == "unknown":  # no storage facts (a graph given as is): be strict
+            why = _strict_reason(self.env.get(first))
+        if why is not None:
             raise UnsupportedOpError(
-                f"in-place '{name}' on {what}",
+                f"in-place '{target_name(node.target)}' on {why}",
                 node=node.name,
-                hint="use the out-of-place form (x = x + y)",
+                hint=_STATE_HINT if "buffer" in why else _INPLACE_HINT,
             )
-        self.env[first] = result
+        for alias in same_tensor(node, first):  # every name of the written tensor
+            self.env[alias] = result
 
     def bind_output(self, node: torch.fx.Node) -> None:
         leaves, spec = tree_flatten(
@@ -262,6 +257,18 @@ class GraphLowering:
         return e
 
 
+def _name_inner(ops, result: Any, name: str) -> None:
+    """A rule that emits several ops names them all after the node; only the node's
+    result keeps the name, the ops before it are ``node.inner`` (the diff finds a
+    node's value by its name in the optimized stages, and must not find an
+    intermediate)."""
+    keep = {id(v) for v in tree_flatten(result)[0] if isinstance(v, Value)}
+    for op in ops:
+        for r in op.results:
+            if r.name == name and id(r) not in keep:
+                r.name = f"{name}.inner"
+
+
 @functools.cache
 def _signature(rule: Callable) -> inspect.Signature:
     return inspect.signature(rule)
@@ -278,6 +285,23 @@ def _check_arguments(rule, target, node, cx, args: tuple, kwargs: dict) -> None:
             node=node.name,
             hint="see docs/OPS.md for the supported forms",
         ) from None
+
+
+_INPLACE_HINT = "use the out-of-place form (x = x + y)"
+_STATE_HINT = (
+    "a compiled model keeps no state; a model that updates its buffers (batch_norm "
+    "statistics) is in training mode: call model.eval() before compiling"
+)
+
+
+def _strict_reason(old: Any) -> str | None:
+    if isinstance(old, LazyTensor | torch.Tensor):
+        return "a parameter, buffer or constant"
+    if isinstance(old, Value) and old.owner is None:
+        return "a model input"
+    if isinstance(old, Value) and old.owner.has_trait(Trait.VIEW):
+        return "a view of another tensor"
+    return None
 
 
 def _shapes_agree(a: tuple, b: tuple) -> bool:

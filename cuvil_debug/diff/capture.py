@@ -88,6 +88,7 @@ def _capture_export(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> C
     from torch.export.graph_signature import InputKind
 
     from cuvil.frontend.export import export
+    from cuvil.frontend.inplace import functionalize
 
     try:
         ep = export(model, inputs, None)
@@ -96,6 +97,9 @@ def _capture_export(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> C
             f"torch.export could not export {type(model).__name__}: "
             f"{type(e).__name__}: {e}"
         ) from e
+    # the graph the export frontend lowers (in-place ops functionalized), so that node
+    # names match
+    ep = functionalize(ep)
     user = iter(inputs)
     args = []
     for spec in ep.graph_signature.input_specs:

@@ -18,7 +18,6 @@ CASES = {
     "addcdiv": (lambda x, y, z: torch.addcdiv(x, y, z.abs() + 1, value=0.5), [M] * 3),
     "lerp.Scalar": (lambda x, y: torch.lerp(x, y, 0.3), [M] * 2),
     "lerp.Tensor": (torch.lerp, [M] * 3),
-    "hardsigmoid": (F.hardsigmoid, [M]),
     "logsumexp": (lambda x: torch.logsumexp(x, 1), [M]),
     "glu": (lambda x: F.glu(x, -1), [M]),
     "hardshrink": (F.hardshrink, [M]),

@@ -43,7 +43,7 @@ def test_an_op_without_a_rule_lowers_through_its_decomposition(name, frontend):
 
 class Mixed(torch.nn.Module):
     def forward(self, x, y):
-        h = F.hardsigmoid(x) * 2
+        h = F.hardshrink(x) * 2
         return torch.lerp(h, y, 0.25) + torch.logsumexp(y, 1, keepdim=True)
 
 
@@ -55,10 +55,10 @@ def test_every_decomposed_op_keeps_the_nodes_location(frontend):
         by_node.setdefault(op.loc.node, set()).add((op.loc.file, op.loc.line))
     lerp = next(n for n in by_node if n.startswith("lerp"))
     assert len([op for op in module.main.ops if op.loc.node == lerp]) >= 4
-    for node in ("hardsigmoid", lerp, "logsumexp"):
+    for node in ("hardshrink", lerp, "logsumexp"):
         ((file, line),) = by_node[node]  # one source line for all of a node's ops
         assert file.endswith("test_decompose.py") and line > 0
-    assert set(module.fx_values) >= {"hardsigmoid", lerp, "logsumexp"}
+    assert set(module.fx_values) >= {"hardshrink", lerp, "logsumexp"}
 
 
 @pytest.mark.parametrize("frontend", FRONTENDS)
@@ -69,22 +69,22 @@ def test_a_model_with_decomposed_ops_compiles_and_matches_eager(frontend):
 
 
 def test_a_blocked_decomposition_names_the_node_the_op_and_the_inner_op(registry):
-    del LOWERINGS[aten.clamp]  # hardsigmoid decomposes into add, clamp, div
+    del LOWERINGS[aten.abs]  # hardshrink decomposes into abs, le, scalar_tensor, where
     with pytest.raises(UnsupportedOpError) as info:
-        lower(wrap(F.hardsigmoid, 1), (randn(3, 4),), frontend="export")
+        lower(wrap(F.hardshrink, 1), (randn(3, 4),), frontend="export")
     e = info.value
-    assert e.target == "aten.hardsigmoid.default" and e.node == "hardsigmoid"
-    assert "aten.clamp.default blocks" in e.hint and "aten.div.Tensor" in e.hint
+    assert e.target == "aten.hardshrink.default" and e.node == "hardshrink"
+    assert "aten.abs.default blocks" in e.hint and "aten.where.self" in e.hint
     assert e.where.startswith("tests/frontend/lowering_checks.py:")
 
 
 @pytest.mark.parametrize("frontend", FRONTENDS)
 def test_decompose_off_gives_todays_error(frontend):
-    model, inputs = wrap(F.hardsigmoid, 1), (randn(3, 4),)
-    with pytest.raises(UnsupportedOpError, match="hardsigmoid") as info:
+    model, inputs = wrap(F.hardshrink, 1), (randn(3, 4),)
+    with pytest.raises(UnsupportedOpError, match="hardshrink") as info:
         cuvil.compile(model, inputs, options={"frontend": frontend, "decompose": False})
     assert info.value.hint == "see docs/OPS.md for the supported ops"
-    assert info.value.node == "hardsigmoid"
+    assert info.value.node == "hardshrink"
     assert info.value.where.startswith("tests/frontend/lowering_checks.py:")
 
 

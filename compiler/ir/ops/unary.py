@@ -150,6 +150,19 @@ class CeilOp(UnaryOp):
     FN = staticmethod(torch.ceil)
 
 
+# log(1 + x) and exp(x) - 1 lose every digit near 0 when composed; these keep them
+@register_op
+class Log1pOp(UnaryOp):
+    name = "cuvil.log1p"
+    FN = staticmethod(torch.log1p)
+
+
+@register_op
+class Expm1Op(UnaryOp):
+    name = "cuvil.expm1"
+    FN = staticmethod(torch.expm1)
+
+
 UNARY_OPS: dict[str, type[UnaryOp]] = {
     op.name: op
     for op in [
@@ -169,6 +182,8 @@ UNARY_OPS: dict[str, type[UnaryOp]] = {
         SiluOp,
         FloorOp,
         CeilOp,
+        Log1pOp,
+        Expm1Op,
     ]
 }
 

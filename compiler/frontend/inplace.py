@@ -1,0 +1,201 @@
+"""In-place ops (``x.add_(y)``, ``F.relu(x, inplace=True)``, ``nn.ReLU6(inplace=True)``):
+which nodes mutate, which rule computes them, and when rebinding is a correct lowering.
+
+The walk lowers ``x.op_(...)`` as ``x = x.op(...)``, rebinding every node whose result is
+that very tensor (x, an earlier in-place result, ``x.contiguous()``). That is exact unless
+the written storage is read later through another alias (a view taken before the write,
+the tensor a view came from, ``x.detach()``) or belongs to a model input, parameter or
+buffer: those are refused. Aliasing is observed, not guessed: the FX frontend's shape
+propagation records every node's storage and tensor (``StorageProp``). The export
+frontend functionalizes its graph instead (``functionalize``), and where torch cannot,
+reads the same facts from export's fake values.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.fx
+from torch.export import ExportedProgram
+from torch.export.graph_signature import OutputKind
+from torch.fx.passes.shape_prop import ShapeProp
+from torch.multiprocessing.reductions import StorageWeakRef
+
+from .registry import LOWERINGS, lookup, target_name
+
+__all__ = [
+    "StorageProp",
+    "functionalize",
+    "fallback_rule",
+    "is_inplace",
+    "check_rebind",
+    "same_tensor",
+    "writes_inputs",
+]
+
+STORAGE = "cuvil_storage"  # node.meta key: the address of the node's storage object
+# node.meta keys: the id of the node's tensor (equal for an in-place op's result and its
+# input); an export placeholder that is a parameter or buffer
+TENSOR, STATE = "cuvil_tensor", "cuvil_state"
+_INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
+
+
+class StorageProp(ShapeProp):
+    """ShapeProp that also records each tensor result's storage in ``node.meta``.
+
+    The results stay alive until the run ends, so no two live tensors' storages can
+    share an address by reuse: equal addresses mean one storage. A tensor whose storage
+    cannot be read has no entry, and the walk refuses to rebind it.
+    """
+
+    def __init__(self, gm: torch.fx.GraphModule) -> None:
+        super().__init__(gm)
+        self._keep: list[torch.Tensor] = []
+
+    def run_node(self, n: torch.fx.Node) -> Any:
+        result = super().run_node(n)
+        n.meta.pop(STORAGE, None)
+        n.meta.pop(TENSOR, None)
+        if isinstance(result, torch.Tensor):
+            try:  # fake tensors (torch.compile) have storages too
+                n.meta[STORAGE] = StorageWeakRef(result.untyped_storage()).cdata
+            except Exception:  # no storage facts: the walk is strict for this node
+                return result
+            n.meta[TENSOR] = id(result)
+            self._keep.append(result)
+        return result
+
+
+def functionalize(ep: ExportedProgram) -> ExportedProgram:
+    """`ep` with its in-place ops replaced by their out-of-place forms (torch's own
+    functionalization). Where it writes a model input or buffer, `ep` as it is, its
+    nodes annotated with storage facts: the walk then refuses the op that writes."""
+    if not any(_mutates(n) for n in ep.graph.nodes):
+        return ep
+    functional = ep.run_decompositions({})
+    kinds = {s.kind for s in functional.graph_signature.output_specs}
+    if kinds <= {OutputKind.USER_OUTPUT}:
+        return functional
+    user = {
+        s.arg.name
+        for s in ep.graph_signature.input_specs
+        if s.kind.name == "USER_INPUT"
+    }
+    _annotate_from_vals(ep.graph, user)
+    return ep
+
+
+def _annotate_from_vals(graph: torch.fx.Graph, user_inputs: set[str]) -> None:
+    """Storage facts from export's fake values (``node.meta["val"]``); an in-place op's
+    result is its first argument's tensor."""
+    for n in graph.nodes:
+        val = n.meta.get("val")
+        if not isinstance(val, torch.Tensor):
+            continue
+        n.meta[STORAGE] = StorageWeakRef(val.untyped_storage()).cdata
+        first = n.args[0] if n.args else None
+        same = _mutates(n) and isinstance(first, torch.fx.Node) and TENSOR in first.meta
+        n.meta[TENSOR] = first.meta[TENSOR] if same else id(val)
+        if n.op == "placeholder" and n.name not in user_inputs:
+            n.meta[STATE] = True
+
+
+def _mutates(node: torch.fx.Node) -> bool:
+    t = node.target
+    return isinstance(t, torch._ops.OpOverload) and t._schema.is_mutable
+
+
+# ---- rules for in-place spellings ---------------------------------------------------------
+def fallback_rule(target: Any) -> Callable | None:
+    """A rule for `target` found by its library name, or the out-of-place form's rule for
+    an in-place spelling (``x.sigmoid_``, ``torch.relu_``, ``F.elu_``)."""
+    if callable(target) and not isinstance(target, torch._ops.OpOverload):
+        rule = LOWERINGS.get(target_name(target))
+        if rule is not None:
+            return rule
+    base = _out_of_place(target)
+    return None if base is None else lookup(base)
+
+
+def _out_of_place(target: Any) -> Any:
+    name = _name(target)
+    if not name.endswith("_") or name.endswith("__"):
+        return None
+    if isinstance(target, str):
+        return name[:-1]
+    if isinstance(target, torch._ops.OpOverload | torch._ops.OpOverloadPacket):
+        return getattr(torch.ops.aten, name[:-1], None)
+    for space in (torch, torch.nn.functional):
+        if getattr(space, name, None) is target:
+            return getattr(space, name[:-1], None)
+    return None
+
+
+def _name(target: Any) -> str:
+    if isinstance(target, str):
+        return target
+    if isinstance(target, torch._ops.OpOverload):
+        return target.overloadpacket.__name__
+    return getattr(target, "__name__", "")
+
+
+def is_inplace(node: torch.fx.Node, root: torch.nn.Module | None) -> bool:
+    """Whether `node` writes its first argument."""
+    if node.op == "call_module":
+        return getattr(root.get_submodule(node.target), "inplace", False) is True
+    if node.kwargs.get("inplace") is True or node.target in _INPLACE_FUNCS:
+        return True
+    if isinstance(node.target, torch._ops.OpOverload):
+        return node.target._schema.is_mutable
+    return _out_of_place(node.target) is not None
+
+
+# ---- when rebinding is exact --------------------------------------------------------------
+def check_rebind(node: torch.fx.Node, mutated: torch.fx.Node) -> str | None:
+    """Why lowering `node` (which writes `mutated`) by rebinding would be wrong, if it
+    would; None when every later read goes through `mutated` or `node` itself."""
+    key = mutated.meta.get(STORAGE)
+    if key is None:
+        return "unknown"
+    order = {n: i for i, n in enumerate(node.graph.nodes)}
+    here = order[node]
+    for other in node.graph.nodes:
+        if other.meta.get(STORAGE) != key or order[other] >= here:
+            continue
+        if other.op == "get_attr" or other.meta.get(STATE):
+            return "a parameter or buffer"
+        if other.op == "placeholder":
+            return "a model input"
+        if other.meta.get(TENSOR) == mutated.meta.get(TENSOR):
+            continue  # the very tensor (x.add_(1).mul_(2), contiguous()): rebound too
+        if any(order[u] > here for u in other.users):
+            return f"'{other.name}', which shares its storage and is read later"
+    return None
+
+
+def writes_inputs(gm: torch.fx.GraphModule) -> bool:
+    """Whether an in-place node of `gm` writes a model input, parameter or buffer."""
+    for n in gm.graph.nodes:
+        first = n.args[0] if n.args else None
+        if isinstance(first, torch.fx.Node) and is_inplace(n, gm):
+            if check_rebind(n, first) in ("a model input", "a parameter or buffer"):
+                return True
+    return False
+
+
+def same_tensor(node: torch.fx.Node, mutated: torch.fx.Node) -> list[torch.fx.Node]:
+    """The nodes before `node` whose result is the tensor `mutated` itself (an in-place
+    op returns its input; ``contiguous()`` of a contiguous tensor too)."""
+    key = mutated.meta.get(TENSOR)
+    if key is None:
+        return [mutated]
+    found = []
+    for other in node.graph.nodes:
+        if other is node:
+            return found
+        if other.meta.get(TENSOR) == key:
+            found.append(other)
+    return found
