@@ -17,15 +17,6 @@ from cuvil.frontend.fx import from_fx
 aten = torch.ops.aten
 
 
-@pytest.fixture
-def registry():
-    """Rules removed by a test are restored afterwards."""
-    saved = dict(LOWERINGS)
-    yield
-    LOWERINGS.clear()
-    LOWERINGS.update(saved)
-
-
 def _inputs(name: str) -> list[torch.Tensor]:
     return [randn(*s) for s in CASES[name][1]]
 

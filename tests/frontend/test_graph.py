@@ -15,7 +15,7 @@ from torch import nn
 
 from cuvil.errors import FrontendError, UnsupportedOpError
 from cuvil.frontend import lower
-from cuvil.frontend.registry import LOWERINGS, lowers
+from cuvil.frontend.registry import lowers
 from cuvil.ir import ops
 
 
@@ -81,15 +81,6 @@ class CustomOps(nn.Module):
 class WrappedFunction(nn.Module):
     def forward(self, x):
         return halve(x) + 1
-
-
-@pytest.fixture
-def registry():
-    """Rules registered by a test are removed afterwards."""
-    saved = dict(LOWERINGS)
-    yield
-    LOWERINGS.clear()
-    LOWERINGS.update(saved)
 
 
 def _twice_rule(cx, x):
