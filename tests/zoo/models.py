@@ -199,7 +199,8 @@ class Positional(torch.nn.Module):
         self.model = model
         self.names = names
 
-    def forward(self, *args):
+    def forward(self, x, extra=None):  # fixed arity: torch.fx cannot trace *args
+        args = (x,) if extra is None else (x, extra)
         out = self.model(**dict(zip(self.names, args)))
         if isinstance(out, torch.Tensor):
             return out
