@@ -7,7 +7,7 @@ APT_PACKAGES := graphviz gdb lldb-22 python3-lldb-22
 # Root (CI, containers) runs apt-get directly; everyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system-packages python-packages test demo lint
+.PHONY: setup system-packages python-packages test test-slow demo lint
 
 setup: system-packages python-packages
 
@@ -31,10 +31,16 @@ $(VENV)/bin/python:
 
 python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install -q -e '.[dev]'
+	$(VENV)/bin/python -m pip install -q --no-deps torchvision==0.28.0
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
+# `make test`: the suite without the slow tier (under 15 minutes on 2 idle cores);
+# `make test-slow`: the slow tier alone; CI (.ci/run) runs both.
 test:
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -m "not slow"
+
+test-slow:
+	$(VENV)/bin/python -m pytest -m slow
 
 demo:
 	$(VENV)/bin/cuvil-debug diff samples/models/resnet18.py
