@@ -14,6 +14,7 @@ from llvmlite import ir
 from ..errors import CodegenError
 from ..ir.types import DType
 from .mathfn import fast_erf, fast_exp, fast_tanh, is_f32
+from .scalar_math import MATH_BINARY, MATH_UNARY
 
 __all__ = [
     "llvm_type",
@@ -211,6 +212,7 @@ UNARY: dict[str, UnaryEmitter] = {
     ),
     "cuvil.logical_not": lambda b, x, a: b.not_(x),
     "cuvil.clamp": _clamp,
+    **MATH_UNARY,
 }
 
 
@@ -265,6 +267,7 @@ BINARY: dict[str, BinaryEmitter] = {
     "cuvil.ge": _cmp(">="),
     "cuvil.logical_and": lambda b, x, y: b.and_(x, y),
     "cuvil.logical_or": lambda b, x, y: b.or_(x, y),
+    **MATH_BINARY,
 }
 
 

@@ -24,6 +24,7 @@ from . import (  # noqa: F401  (registers the rules)
     lower_activation,
     lower_factory,
     lower_math,
+    lower_mathx,
     lower_nn,
     lower_reduce,
     lower_shape,

@@ -99,21 +99,14 @@ for _name, _targets in {
 def _div(cx: LoweringContext, a, b, *, rounding_mode=None):
     if rounding_mode is None:
         return emit_bin(cx, "cuvil.div", a, b, floating=True)
-    dtype = result_dtype(a, b)
-    if rounding_mode == "floor" and dtype.is_float and _exact_divisor(b):
-        return cx.emit(ops.UNARY_OPS["cuvil.floor"], emit_bin(cx, "cuvil.div", a, b))
+    if rounding_mode in ("floor", "trunc"):  # torch's semantics: ir/ops/mathx.py
+        return emit_bin(cx, f"cuvil.{rounding_mode}_divide", a, b)
     raise UnsupportedOpError(
-        f"torch.div(rounding_mode={rounding_mode!r}) on {dtype}",
+        f"torch.div(rounding_mode={rounding_mode!r})",
         node=cx.node_name,
         where=cx.where(),
-        hint="floor division is supported on floats by a power-of-two "
-        "scalar; write torch.floor(a / b) if that rounding is what you mean",
+        hint="rounding_mode is None, 'floor' or 'trunc'",
     )
-
-
-def _exact_divisor(b) -> bool:
-    """floor(a / b) equals torch's floor division (computed via fmod) when a / b is exact."""
-    return isinstance(b, int | float) and b != 0 and math.frexp(b)[0] in (0.5, -0.5)
 
 
 @lowers(operator.floordiv, torch.floor_divide, "floor_divide", aten.floor_divide)

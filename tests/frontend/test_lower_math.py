@@ -448,8 +448,8 @@ def test_one_argument_where_is_unsupported(frontend):
 @pytest.mark.parametrize(
     "fn, inputs",
     [
-        # floor(a / b) rounds differently from torch's fmod-based floor division: 1.0 // 0.1 is
-        # 9.0 in torch but floor(1.0 / 0.1) is 10.0; only exact quotients are lowered
+        # floor(a / b) rounds differently from torch's fmod-based floor division: 1.0 // 0.1
+        # is 9.0 in torch but floor(1.0 / 0.1) is 10.0; cuvil.floor_divide is torch's
         case("float-by-0.1", lambda x: x // 0.1, torch.tensor([1.0, 0.3, 5.0])),
         case(
             "float-by-tensor",
@@ -461,9 +461,15 @@ def test_one_argument_where_is_unsupported(frontend):
         case("trunc", lambda x: torch.div(x, 2, rounding_mode="trunc"), randn(3)),
     ],
 )
-def test_inexact_floor_and_trunc_division_is_unsupported(fn, inputs, frontend):
-    with pytest.raises(UnsupportedOpError, match="rounding_mode"):
-        lower(wrap(fn, len(inputs)), inputs, frontend=frontend)
+def test_floor_and_trunc_division_are_torchs(fn, inputs, frontend):
+    check_lowering(fn, inputs, frontend)
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_unknown_rounding_mode_is_unsupported(frontend):
+    fn = wrap(lambda x: torch.div(x, 2, rounding_mode="up"), 1)
+    with pytest.raises((UnsupportedOpError, Exception), match="rounding_mode"):
+        lower(fn, (randn(3),), frontend=frontend)
 
 
 @pytest.mark.parametrize("frontend", FRONTENDS)

@@ -127,6 +127,31 @@ CASES = [
     _case("cuvil.cat", [r(2, 3), r(2, 1), r(2, 0)], dim=1),
     _case("cuvil.relayout", [r(2, 3, 4, 5)], layout="contiguous"),
 ]
+# ir/ops/mathx.py: attribute-free ones on floats (and on ints where torch keeps them)
+_MATH_ATTRS = {
+    "cuvil.round": {"decimals": 2},
+    "cuvil.nan_to_num": {"nan": 0.0, "posinf": 1.0, "neginf": -1.0},
+    "cuvil.elu": {"alpha": 1.0, "scale": 1.0, "input_scale": 1.0},
+    "cuvil.shrink": {"lambd": 0.5, "soft": True},
+}
+CASES += (
+    [_case(n, [r(2, 3)], **_MATH_ATTRS.get(n, {})) for n in O.MATH_UNARY]
+    + [
+        _case(
+            n, [bools(2, 3), bools(3)] if n == "cuvil.logical_xor" else [r(2, 3), r(3)]
+        )
+        for n in O.MATH_BINARY
+    ]
+    + [
+        _case(n, [ints(2, 3), ints(3, high=4) + 1])
+        for n in (
+            "cuvil.floor_divide",
+            "cuvil.trunc_divide",
+            "cuvil.remainder",
+            "cuvil.fmod",
+        )
+    ]
+)
 
 
 @pytest.mark.parametrize("name, tensors, attrs", CASES)

@@ -17,6 +17,7 @@ from .elementwise import (
 from .fused import FusedOp
 from .layout import ANY_LAYOUT, RelayoutOp
 from .linalg import Conv1dOp, Conv2dOp, ConvOp, LinearOp, MatmulOp, conv_out_size
+from .mathx import MATH_BINARY, MATH_UNARY, PredicateOp
 from .nn import (
     AdaptiveAvgPool1dOp,
     AdaptiveAvgPool2dOp,
@@ -77,4 +78,7 @@ __all__ = [
     "SliceOp",
     "ANY_LAYOUT",
     "RelayoutOp",
+    "MATH_UNARY",
+    "MATH_BINARY",
+    "PredicateOp",
 ]
