@@ -33,12 +33,24 @@ def _unsupported(cx: LoweringContext, what: str, hint: str | None = None):
     return UnsupportedOpError(what, node=cx.node_name, where=cx.where(), hint=hint)
 
 
+def _known_data(cx: LoweringContext, item):
+    """The compile-time data of an index (a constant, a param or buffer), else item."""
+    if isinstance(item, LazyTensor):
+        return item.data
+    owner = item.owner if isinstance(item, Value) else None
+    if isinstance(owner, ops.ConstantOp):
+        return owner.attrs["value"]
+    if isinstance(owner, ops.ParamOp):
+        return cx.module.param_data.get(owner.symbol(), item)
+    return item
+
+
 def _index_value(cx: LoweringContext, item) -> list[Value]:
     """The index tensor(s) an item stands for: an int tensor is one; a compile-time bool
     mask is one per dim it covers (its nonzero positions)."""
     if isinstance(item, list):
         item = torch.tensor(item)
-    data = item.data if isinstance(item, LazyTensor) else item
+    data = _known_data(cx, item)
     if isinstance(data, torch.Tensor) and data.dtype is torch.bool:
         return [cx.value(t) for t in data.nonzero(as_tuple=True)]
     v = cx.value(item)
