@@ -3,8 +3,9 @@
 select_scatter.
 
 Index tensors computed at run time become ``cuvil.index`` / ``cuvil.index_put``. Writes
-through basic indices known at compile time (``x[:, 1:] = y``, slice_scatter) are an
-index_put of the flat positions they select, computed here once. A boolean mask computed
+through basic indices known at compile time (slice_scatter and select_scatter: what
+export makes of ``x[:, 1:] = y``) are an index_put of the flat positions they select,
+computed here once (torch.fx cannot trace item assignment at all). A boolean mask computed
 at run time selects a data-dependent number of elements: refused (a compile-time mask
 is turned into its positions).
 """
@@ -196,23 +197,6 @@ def _put_flat(cx: LoweringContext, x: Value, pos: torch.Tensor, values, acc=Fals
     return reshape(cx, out, tuple(x.type.shape))
 
 
-@lowers(operator.setitem)
-def _setitem(cx: LoweringContext, x, item, values):
-    v = cx.value(x)
-    items = item if isinstance(item, tuple) else (item,)
-    runtime = [i for i in items if isinstance(i, Value)]
-    if not runtime:
-        return _write_region(cx, v, item if isinstance(item, tuple) else item, values)
-    if all(isinstance(i, _TENSORISH) or i is None or i == slice(None) for i in items):
-        full = [None if not isinstance(i, _TENSORISH) else i for i in items]
-        return index_put(cx, v, full, values)
-    raise _unsupported(
-        cx,
-        "x[...] = v mixing run-time index tensors with ints or partial slices",
-        hint="index with tensors (and ':') only, or use index_put",
-    )
-
-
 @lowers(aten.slice_scatter, torch.slice_scatter, "slice_scatter")
 def _slice_scatter(cx, x, src, dim=0, start=None, end=None, step=1):
     v = cx.value(x)
@@ -266,6 +250,8 @@ def _scatter(cx: LoweringContext, x, dim, index, src, reduce: str) -> Value:
 
 @lowers(torch.scatter, "scatter", aten.scatter)
 def _scatter_rule(cx, x, dim, index, src=None, value=None, reduce=None, **kw):
+    if kw:
+        raise _unsupported(cx, f"scatter with {', '.join(sorted(kw))}=")
     if reduce is not None:
         raise _unsupported(
             cx,
