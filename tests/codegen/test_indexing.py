@@ -138,3 +138,16 @@ def test_indexing_on_drawn_shapes(shape, n, seed, kind, opt, frontend):
         else:
             src = torch.randn(ishape, generator=g)
             check(lambda x, i, s: x.scatter_add(dim, i, s), [x, i, src], opt, frontend)
+
+
+def test_saved_module_reports_out_of_range_index_too(tmp_path):
+    good = [randn(3, 8), torch.tensor([[0], [7], [3]])]
+    loaded = cuvil.load(
+        cuvil.save(compiled(_gather, good, "O3", "export"), tmp_path / "g")
+    )
+    torch.testing.assert_close(loaded(*good), _gather(*good))
+    with pytest.raises(
+        CuvilRuntimeError, match=r"index 8 .* in cuvil.gather \(FX node"
+    ):
+        loaded(good[0], torch.tensor([[0], [8], [3]]))
+    torch.testing.assert_close(loaded(*good), _gather(*good))
