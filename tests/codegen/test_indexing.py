@@ -151,3 +151,13 @@ def test_saved_module_reports_out_of_range_index_too(tmp_path):
     ):
         loaded(good[0], torch.tensor([[0], [8], [3]]))
     torch.testing.assert_close(loaded(*good), _gather(*good))
+
+
+@pytest.mark.parametrize("opt", OPTS)
+def test_reflect_padded_conv_compiles_through_index(opt):
+    model = torch.nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect").eval()
+    x = randn(1, 2, 5, 5)
+    with torch.no_grad():
+        want = model(x)
+    got = compiled(model, [x], opt, "export")(x)
+    torch.testing.assert_close(got, want, rtol=RTOL, atol=ATOL)

@@ -200,3 +200,9 @@ def test_scatter_reduce_is_refused(frontend):
     inputs = [randn(2, 4), ints(2, 2, hi=4), randn(2, 2)]
     with pytest.raises(UnsupportedOpError, match="reduce"):
         lower(model, inputs, frontend=frontend)
+
+
+def test_reflect_padding_lowers_through_index_under_export():
+    # torch.export decomposes reflection padding into aten.index with arange indices
+    model = torch.nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect")
+    check_lowering(model.eval(), (randn(1, 2, 5, 5),), "export")
