@@ -117,7 +117,7 @@ def _accumulate(b: ir.IRBuilder, old: ir.Value, new: ir.Value, dtype: DType):
 
 
 @contextmanager
-def _index_walk(k: Kernel, x: TensorType, dims: list[int], first: int):
+def _index_walk(k: Kernel, x: TensorType, dims: list[int], first: int, wrap=True):
     """Loops over the shape of ``x[indices]`` (operands first.. are the index tensors);
     yields (position in that shape, element offset into a contiguous x)."""
     idx_t = [k.in_type(first + j) for j in range(len(dims))]
@@ -134,7 +134,7 @@ def _index_walk(k: Kernel, x: TensorType, dims: list[int], first: int):
         for j, (d, t) in enumerate(zip(dims, idx_t)):
             ioff = linear_offset(k.b, bpos, _broadcast_strides(t.shape, bshape))
             raw = k.load(k.inp(first + j), ioff, t.dtype)
-            v = checked_index(k, raw, x.shape[d], d, wrap=True)
+            v = checked_index(k, raw, x.shape[d], d, wrap=wrap)
             term = k.b.mul(v, i64(xst[d])) if xst[d] != 1 else v
             off = k.b.add(off, term)
         yield pos, target, off
@@ -145,7 +145,8 @@ def emit_index(k: Kernel, op: Operation) -> None:
     _static(k, x, k.out_type, *op.operand_types[1:])
     dims = list(op.attrs["dims"])
     ost = contiguous_strides(k.out_type.shape)
-    with _index_walk(k, x, dims, 1) as (pos, _, off):
+    wrap = bool(op.attrs.get("wrap", True))
+    with _index_walk(k, x, dims, 1, wrap) as (pos, _, off):
         v = k.load(k.inp(0), off, x.dtype)
         k.store(v, k.out(), linear_offset(k.b, pos, ost), x.dtype)
 

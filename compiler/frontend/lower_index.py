@@ -275,4 +275,5 @@ def _index_select(cx: LoweringContext, x, dim, index, *, out=None):
         raise _unsupported(cx, f"index_select with a {i.type.rank}-d index")
     if i.type.rank == 0:
         i = reshape(cx, i, (1,))
-    return cx.emit(ops.IndexOp, v, i, dims=(_dim(dim, v.type.rank),))
+    d = _dim(dim, v.type.rank)
+    return cx.emit(ops.IndexOp, v, i, dims=(d,), wrap=False)  # no negatives

@@ -60,6 +60,10 @@ def _index(x, i):
     return x[:, i]
 
 
+def _index_select(x, i):
+    return x.index_select(0, i)
+
+
 def _index_put(x, i):
     return x.index_put((i,), torch.tensor(1.0), accumulate=True)
 
@@ -74,6 +78,8 @@ OOB = [
      "cuvil.gather", "index 9 is out of range for dim 1 of size 8"),
     (_index, [randn(3, 8), torch.tensor([-8, 7])], torch.tensor([1, -9]),
      "cuvil.index", "index -9 is out of range for dim 1 of size 8"),
+    (_index_select, [randn(4, 2), torch.tensor([3, 0])], torch.tensor([-1, 0]),
+     "cuvil.index", "index -1 is out of range for dim 0 of size 4"),
     (_index_put, [randn(4, 2), torch.tensor([3, -4])], torch.tensor([4, 0]),
      "cuvil.index_put", "index 4 is out of range for dim 0 of size 4"),
     (_scatter, [randn(2, 4), torch.tensor([[3], [0]])], torch.tensor([[3], [-1]]),

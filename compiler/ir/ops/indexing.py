@@ -55,12 +55,13 @@ def _torch_indices(rank: int, dims, idx) -> list:
 class IndexOp(Operation):
     """``cuvil.index(%x, %i0, %i1) {dims = [0, 1]}``: ``x[i0, i1]`` (torch's advanced
     indexing, ``aten.index.Tensor``); ``dims`` names the dim each index tensor indexes,
-    the others are taken whole. Negative indices count from the end."""
+    the others are taken whole. Negative indices count from the end (``wrap = false``:
+    they are out of range, as in ``index_select``)."""
 
     name = "cuvil.index"
     OPERANDS = ("x", "indices*")
     TRAITS = _PURE
-    ATTRS = {"dims": AttrSpec("ints")}
+    ATTRS = {"dims": AttrSpec("ints"), "wrap": AttrSpec("bool", default=True)}
 
     def infer_types(self) -> list[TensorType]:
         x, *idx = self.operand_types
@@ -70,6 +71,12 @@ class IndexOp(Operation):
 
     def reference(self, x: torch.Tensor, *idx: torch.Tensor) -> torch.Tensor:
         dims = list(self.attrs["dims"])
+        if not self.attrs.get("wrap", True):
+            for d, t in zip(dims, idx):
+                if bool((t < 0).any()):
+                    raise IndexError(
+                        f"index {int(t.min())} is out of range for dim {d}"
+                    )
         return torch.ops.aten.index.Tensor(x, _torch_indices(x.dim(), dims, idx))
 
 
