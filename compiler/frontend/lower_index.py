@@ -139,6 +139,9 @@ def _fit(cx: LoweringContext, values, like: Value, target: tuple) -> Value:
 
 def index_put(cx: LoweringContext, x, indices, values, accumulate=False) -> Value:
     v = cx.value(x)
+    masked = _masked_fill(cx, v, indices, values, accumulate)
+    if masked is not None:
+        return masked
     dims, idx, d = [], [], 0
     for item in indices:
         if item is not None:
@@ -158,6 +161,34 @@ def index_put(cx: LoweringContext, x, indices, values, accumulate=False) -> Valu
     return cx.emit(
         ops.IndexPutOp, v, vals, *idx, dims=tuple(dims), accumulate=bool(accumulate)
     )
+
+
+def _masked_fill(cx: LoweringContext, x: Value, indices, values, accumulate):
+    """``x[mask] = scalar`` with a run-time mask over x's leading dims: a where (the
+    number of selected elements does not matter when one value fills them all)."""
+    if len(indices) != 1 or not isinstance(indices[0], Value):
+        return None
+    m = indices[0]
+    if m.type.dtype is not DType.i1:
+        return None
+    vals = cx.value(values, x.type.dtype)
+    lead = tuple(x.type.shape[: m.type.rank])
+    if tuple(m.type.shape) != lead or vals.type.numel() != 1:
+        raise _unsupported(
+            cx,
+            "index_put through a boolean mask computed at run time with "
+            f"mask {m.type} and values {vals.type} on {x.type}",
+            hint="a mask over x's leading dims with one value works; else use "
+            "torch.where(mask, value, x)",
+        )
+    if vals.type.dtype is not x.type.dtype:
+        vals = cx.cast(vals, x.type.dtype)
+    vals = reshape(cx, vals, ())
+    cond = reshape(cx, m, lead + (1,) * (x.type.rank - m.type.rank))
+    if accumulate:
+        zero = cx.scalar(0, x.type.dtype)
+        return cx.op("cuvil.add", x, cx.op("cuvil.where", cond, vals, zero))
+    return cx.op("cuvil.where", cond, vals, x)
 
 
 def _mask_or_index(cx: LoweringContext, item, x: Value, d: int) -> list[Value]:

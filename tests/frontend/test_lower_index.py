@@ -95,6 +95,18 @@ WRITES = [
         ints(2, hi=3),
     ),
     case(
+        "masked-put-scalar",
+        lambda x, m: x.clone().index_put_((m > 0,), torch.tensor(-2.0)),
+        randn(4, 3),
+        randn(4),
+    ),
+    case(
+        "masked-put-acc",
+        lambda x, m: x.index_put((m > 0,), torch.tensor(1.5), accumulate=True),
+        randn(2, 3, 2),
+        randn(2, 3),
+    ),
+    case(
         "slice_scatter",
         lambda x, s: torch.slice_scatter(x, s, 1, 1, 8, 2),
         randn(3, 8),
