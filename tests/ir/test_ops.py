@@ -123,7 +123,7 @@ CASES = [
     _case("cuvil.index_put", [r(5, 3), r(3), ints(4)], dims=(0,)),
     _case("cuvil.index_put", [r(5, 3), r(1), ints(2)], dims=(0,), accumulate=True),
     _case("cuvil.gather", [r(4, 6), ints(2, 3)], dim=1),
-    _case("cuvil.scatter", [r(4, 6), ints(2, 3), r(3, 3)], dim=0),
+    _case("cuvil.scatter", [r(4, 6), ints(2, 3, high=4), r(3, 3)], dim=0),
     _case("cuvil.scatter", [r(4, 6), ints(2, 3), r(2, 3)], dim=1, reduce="add"),
     _case("cuvil.reshape", [r(2, 3, 4)], shape=(4, -1)),
     _case("cuvil.reshape", [r(0, 3)], shape=(3, 0)),
