@@ -24,7 +24,7 @@ from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.location import Loc
 from ..ir.ops.fused import body_of
-from . import contract, fused, gemm_ops, reduce, window
+from . import contract, fused, gemm_ops, indexing, reduce, window
 from .buffers import Buffers
 from .debuginfo import DebugInfo
 from .entry import Call
@@ -121,6 +121,14 @@ def lower_op(k: Kernel, op: Operation) -> None:
             window.emit_adaptive_avg_pool(k, op)
         case ops.EmbeddingOp():
             window.emit_embedding(k, op)
+        case ops.IndexOp():
+            indexing.emit_index(k, op)
+        case ops.IndexPutOp():
+            indexing.emit_index_put(k, op)
+        case ops.GatherOp():
+            indexing.emit_gather(k, op)
+        case ops.ScatterOp():
+            indexing.emit_scatter(k, op)
         case _:
             raise CodegenError(f"no code generation for '{op.name}'")
 

@@ -23,6 +23,7 @@ from ..ir.types import SymDim, TensorType
 from . import (  # noqa: F401  (registers the rules)
     lower_activation,
     lower_factory,
+    lower_index,
     lower_math,
     lower_mathx,
     lower_nn,

@@ -50,6 +50,7 @@ from .debugkey import (
 )
 from .elfinfo import open_elf
 from .jit import EntryFn, parse_and_optimize
+from .status import STATUS_SYMBOL, StatusWord
 from .symbols import store_for
 
 __all__ = [
@@ -255,10 +256,23 @@ class LoadedModule(NativeModule):
             metadata["arena_bytes"],
             treespec_loads(spec) if spec else None,
         )
+        self._status = _status_word(library, metadata)
 
     @property
     def debug_key(self) -> str:
         return self.metadata["debug_key"]
+
+
+def _status_word(library: ctypes.CDLL, metadata: dict[str, Any]) -> StatusWord | None:
+    """The library's index-check status word, if a kernel checks indices."""
+    try:
+        addr = ctypes.addressof(ctypes.c_int64.in_dll(library, STATUS_SYMBOL))
+    except ValueError:
+        return None
+    rows = [
+        (k["symbol"], k["op"], k["nodes"], k["source"]) for k in metadata["kernels"]
+    ]
+    return StatusWord(addr, rows)
 
 
 def _tensor_type(d: dict[str, Any]) -> TensorType:

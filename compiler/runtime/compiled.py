@@ -14,6 +14,7 @@ from ..ir.core import Module
 from ..ir.interpreter import check_inputs
 from ..ir.types import TensorType
 from ..options import CompileOptions
+from .status import STATUS_SYMBOL, StatusWord
 
 __all__ = ["CompiledModule", "NativeModule"]
 
@@ -47,6 +48,7 @@ class NativeModule:
         self._param_ptrs = _pointer_array(self._params)
         self._arena = torch.empty(max(arena_bytes, 64), dtype=torch.uint8)
         self._output_spec = output_spec
+        self._status: StatusWord | None = None  # set where kernels check indices
 
     def __call__(self, *inputs: torch.Tensor) -> Any:
         args = self._check(inputs)
@@ -55,12 +57,16 @@ class NativeModule:
             _pointer_array(args),
             _pointer_array(outs),
         )  # alive for the call
+        if self._status is not None:
+            self._status.reset()
         self._entry(
             ctypes.addressof(in_ptrs),
             ctypes.addressof(out_ptrs),
             ctypes.addressof(self._param_ptrs),
             self._arena.data_ptr(),
         )
+        if self._status is not None:
+            self._status.check()
         if self._output_spec is not None:
             return tree_unflatten(outs, self._output_spec)
         return outs[0] if len(outs) == 1 else tuple(outs)
@@ -97,6 +103,10 @@ class CompiledModule(NativeModule):
             program.arena_bytes,
             module.output_spec,
         )
+        if STATUS_SYMBOL in program.llvm_ir:
+            rows = [(k.symbol, k.op_name, k.nodes, k.source) for k in program.kernels]
+            addr = jit.engine.get_global_value_address(STATUS_SYMBOL)
+            self._status = StatusWord(addr, rows)
 
     def profile(self) -> list[tuple[str, str, int, float]]:
         """(kernel, op, cycles, share) per kernel, slowest first; needs options profile=True.

@@ -230,12 +230,6 @@ def test_expand_squeeze_unsqueeze_match_eager_on_drawn_shapes(frontend, shape, d
     "fn, inputs, match",
     [
         pytest.param(
-            lambda x, i: x[i],
-            (randn(4, 3), randint(2, high=4)),
-            "index",
-            id="tensor-index",
-        ),
-        pytest.param(
             lambda x, m: x[m],
             (randn(4), torch.tensor([True, False, True, True])),
             "index|nonzero",

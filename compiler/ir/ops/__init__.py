@@ -15,6 +15,7 @@ from .elementwise import (
     WhereOp,
 )
 from .fused import FusedOp
+from .indexing import GatherOp, IndexOp, IndexPutOp, ScatterOp
 from .layout import ANY_LAYOUT, RelayoutOp
 from .linalg import Conv1dOp, Conv2dOp, ConvOp, LinearOp, MatmulOp, conv_out_size
 from .mathx import MATH_BINARY, MATH_UNARY, PredicateOp
@@ -49,6 +50,10 @@ __all__ = [
     "UnaryOp",
     "WhereOp",
     "FusedOp",
+    "GatherOp",
+    "IndexOp",
+    "IndexPutOp",
+    "ScatterOp",
     "Conv1dOp",
     "Conv2dOp",
     "ConvOp",

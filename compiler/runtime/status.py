@@ -1,0 +1,47 @@
+"""The status word of a native module: how a kernel reports an out-of-range index.
+
+Kernels that load indices check each one (codegen/indexing.py); the first violation of
+a call is recorded in ``i64 cuvil_status[5]`` (flag, kernel number, index, dim, size)
+and the kernel returns. The caller clears the flag before each call and raises a
+CuvilRuntimeError naming the op, its FX node and the model line after it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Sequence
+
+from ..codegen.indexing import STATUS_SYMBOL, STATUS_WORDS
+from ..errors import CuvilRuntimeError
+
+__all__ = ["StatusWord", "STATUS_SYMBOL"]
+
+
+class StatusWord:
+    """The status array at `addr`; `kernels` are (symbol, op name, nodes, source) rows."""
+
+    def __init__(self, addr: int, kernels: Sequence[tuple[str, str, Sequence, object]]):
+        self.words = (ctypes.c_int64 * STATUS_WORDS).from_address(addr)
+        self.kernels = list(kernels)
+
+    def reset(self) -> None:
+        self.words[0] = 0
+
+    def check(self) -> None:
+        """Raise if the last call recorded a violation."""
+        if not self.words[0]:
+            return
+        _, number, index, dim, size = list(self.words)
+        prefix = f"cuvil_k{number}_"
+        row = next((r for r in self.kernels if r[0].startswith(prefix)), None)
+        what = f"kernel {number}"
+        where = None
+        if row is not None:
+            _, op_name, nodes, source = row
+            node = f" (FX node '{nodes[0]}')" if nodes else ""
+            what, where = f"{op_name}{node}", source or None
+        raise CuvilRuntimeError(
+            f"index {index} is out of range for dim {dim} of size {size} in {what}",
+            where=where,
+            hint="torch raises for this index too; check the index tensor's values",
+        )
