@@ -24,7 +24,7 @@ from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.location import Loc
 from ..ir.ops.fused import body_of
-from . import contract, fused, gemm_ops, reduce, window
+from . import contract, fused, gemm_ops, reduce, resample, scan, window
 from .buffers import Buffers
 from .debuginfo import DebugInfo
 from .entry import Call
@@ -121,6 +121,16 @@ def lower_op(k: Kernel, op: Operation) -> None:
             window.emit_adaptive_avg_pool(k, op)
         case ops.EmbeddingOp():
             window.emit_embedding(k, op)
+        case ops.CumOp():
+            scan.emit_cum(k, op, op.name.split(".cum")[1])
+        case ops.TopkOp():
+            scan.emit_topk(k, op)
+        case ops.PadOp():
+            resample.emit_pad(k, op)
+        case ops.UpsampleOp():
+            resample.emit_upsample(k, op)
+        case ops.GroupNormOp():
+            resample.emit_group_norm(k, op)
         case _:
             raise CodegenError(f"no code generation for '{op.name}'")
 

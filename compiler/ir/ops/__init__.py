@@ -30,6 +30,8 @@ from .nn import (
     PoolOp,
 )
 from .reduction import REDUCE_OPS, ArgmaxOp, LogSoftmaxOp, ReduceOp, SoftmaxOp, VarOp
+from .resample import GroupNormOp, PadOp, UpsampleOp
+from .scan import CumOp, CumprodOp, CumsumOp, TopkOp
 from .shape import CatOp, ExpandOp, PermuteOp, ReshapeOp, SliceOp
 
 __all__ = [
@@ -75,6 +77,13 @@ __all__ = [
     "PermuteOp",
     "ReshapeOp",
     "SliceOp",
+    "GroupNormOp",
+    "PadOp",
+    "UpsampleOp",
+    "CumOp",
+    "CumprodOp",
+    "CumsumOp",
+    "TopkOp",
     "ANY_LAYOUT",
     "RelayoutOp",
 ]
