@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from ..ir import ops
 from ..ir.core import Value
+from . import lower_nn
 from .context import LoweringContext
 from .lower_nn import _unsupported
 from .registry import aten, lowers, named
@@ -108,12 +109,14 @@ def _interpolate(
 ) -> Value:
     v = cx.value(x)
     linear = {"linear": 3, "bilinear": 4}.get(mode)
+    if mode == "area" and v.type.rank in (3, 4) and not antialias:
+        return _area(cx, v, size, scale_factor)
     if antialias or (mode not in _MODES and linear != v.type.rank):
         raise _unsupported(
             cx,
             f"F.interpolate(mode={mode!r}, antialias={antialias}) of a rank-"
             f"{v.type.rank} input",
-            hint="supported: nearest, nearest-exact, linear (3-d), bilinear (4-d)",
+            hint="supported: nearest, nearest-exact, linear (3-d), bilinear (4-d), area",
         )
     if recompute_scale_factor and scale_factor is not None:
         sf = scale_factor
@@ -123,6 +126,19 @@ def _interpolate(
         scale_factor = None
     m = _MODES.get(mode, "linear")
     return upsample(cx, v, m, size, scale_factor, bool(align_corners))
+
+
+def _area(cx: LoweringContext, v: Value, size, scale_factor) -> Value:
+    """mode="area" is adaptive average pooling to the output size."""
+    n = v.type.rank - 2
+    if size is None:
+        sf = (
+            scale_factor
+            if isinstance(scale_factor, (list, tuple))
+            else (scale_factor,) * n
+        )
+        size = [int(s * f) for s, f in zip(v.type.shape[2:], sf)]
+    return lower_nn._adaptive_avg_pool(n)(cx, v, size)
 
 
 def _vec(mode: str, linear: bool):
