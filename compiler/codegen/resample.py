@@ -103,7 +103,10 @@ def _nearest(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, exact: bool):
 
 
 def _linear(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, align: bool):
-    """(i0, i1, lambda0, lambda1) of output index o, float32 lambdas."""
+    """(i0, i1, lambda0, lambda1) of output index o, float32 lambdas; just o where the
+    sizes agree (ATen copies such a dim whatever the scale factor)."""
+    if n_in == n_out:
+        return o
     s = ir.Constant(F32, float(_scale(n_in, n_out, scale, align)))
     dst = b.sitofp(o, F32)
     if align:
@@ -132,8 +135,11 @@ def _lerp_tree(k: Kernel, ptr, base, taps, strides, dtype, depth=0):
     """sum over the 2^n corners: lambda-weighted, outermost dim outermost."""
     if depth == len(taps):
         return k.load(ptr, base, dtype)
-    i0, i1, l0, l1 = taps[depth]
     st = strides[depth]
+    if not isinstance(taps[depth], tuple):  # a dim copied as it is
+        at = k.b.add(base, k.b.mul(taps[depth], i64(st)))
+        return _lerp_tree(k, ptr, at, taps, strides, dtype, depth + 1)
+    i0, i1, l0, l1 = taps[depth]
     parts = []
     for idx, lam in ((i0, l0), (i1, l1)):
         at = k.b.add(base, k.b.mul(idx, i64(st)))
