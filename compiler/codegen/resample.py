@@ -90,10 +90,12 @@ def _floor_index(b: ir.IRBuilder, x: ir.Value, n_in: int) -> ir.Value:
     return _smin(b, b.fptosi(b.call(floor, [x]), ir.IntType(64)), i64(n_in - 1))
 
 
-def _nearest(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, exact: bool):
-    if not exact and n_out == n_in:
+def _nearest(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, exact: bool, short):
+    """The source index of output index o. ATen's 2-d nearest kernel (``nearest_idx``)
+    maps out == in and out == 2 * in directly, whatever the scale; 1-d and exact don't."""
+    if short and n_out == n_in:
         return o
-    if not exact and n_out == 2 * n_in:
+    if short and n_out == 2 * n_in:
         return b.ashr(o, i64(1))
     s = float(_scale(n_in, n_out, scale, False))
     if exact:  # floorf((dst + 0.5) * scale): computed in double, rounded to float
@@ -173,8 +175,9 @@ def emit_upsample(k: Kernel, op: Operation) -> None:
             v = _lerp_tree(k, k.inp(0), base, taps, in_sp, dtype)
         else:
             exact = a["mode"] == "nearest-exact"
+            short = not exact and n == 2
             src = [
-                _nearest(k.b, oi, ni, no, sc, exact)
+                _nearest(k.b, oi, ni, no, sc, exact, short)
                 for oi, ni, no, sc in zip(o, ins, outs, scales)
             ]
             v = k.load(k.inp(0), k.b.add(base, linear_offset(k.b, src, in_sp)), dtype)

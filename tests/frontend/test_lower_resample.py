@@ -165,7 +165,33 @@ INTERPOLATIONS = [
     case("upsample-nearest-module", nn.Upsample(size=(4, 6)), randn(1, 2, 3, 3)),
 ]
 
-INTERPOLATIONS += [
+INTERPOLATIONS += [  # ATen's shortcuts: a 2-d nearest maps out == in, 2 * in directly
+    case(
+        "nearest-1d-2.1", lambda x: F.interpolate(x, scale_factor=2.1), randn(1, 2, 4)
+    ),
+    case(
+        "nearest-1d-same", lambda x: F.interpolate(x, scale_factor=1.25), randn(1, 2, 2)
+    ),
+    case(
+        "nearest-2d-2.1",
+        lambda x: F.interpolate(x, scale_factor=2.1),
+        randn(1, 2, 2, 4),
+    ),
+    case(
+        "nearest-2d-same-h",
+        lambda x: F.interpolate(x, scale_factor=1.25),
+        randn(1, 2, 2, 4),
+    ),
+    case(
+        "bilinear-same-h",
+        lambda x: F.interpolate(x, scale_factor=1.25, mode="bilinear"),
+        randn(1, 2, 2, 4),
+    ),
+    case(
+        "exact-same",
+        lambda x: F.interpolate(x, scale_factor=1.7, mode="nearest-exact"),
+        randn(1, 2, 1, 3),
+    ),
     case(
         "area", lambda x: F.interpolate(x, size=(2, 3), mode="area"), randn(1, 2, 5, 7)
     ),
