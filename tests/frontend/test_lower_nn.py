@@ -513,12 +513,6 @@ UNSUPPORTED = [
         marks=pytest.mark.filterwarnings("ignore:Using padding='same'"),
     ),
     pytest.param(
-        nn.Conv2d(2, 2, 3, padding=1, padding_mode="reflect"),
-        (1, 2, 5, 5),
-        "padding_mode|aten.pad",
-        id="conv-reflect-padding",
-    ),
-    pytest.param(
         nn.MaxPool2d(2, return_indices=True),
         (1, 2, 4, 4),
         "return_indices|result 1 of",
@@ -529,9 +523,6 @@ UNSUPPORTED = [
         None,
         "max_norm|embedding_renorm",
         id="embedding-max-norm",
-    ),
-    pytest.param(
-        nn.GroupNorm(2, 4), (1, 4, 3, 3), "group_norm|GroupNorm", id="group-norm"
     ),
 ]
 

@@ -110,6 +110,21 @@ PADS = [
     case("reflection-pad-module", nn.ReflectionPad2d(1), randn(1, 2, 3, 4)),
     case("replication-pad-module", nn.ReplicationPad1d((2, 0)), randn(2, 3, 4)),
     case("constant-pad-module", nn.ConstantPad1d(2, 0.5), randn(2, 3)),
+    case(
+        "conv-reflect",
+        nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"),
+        randn(1, 2, 5, 5),
+    ),
+    case(
+        "conv-replicate",
+        nn.Conv1d(2, 3, 3, padding=2, padding_mode="replicate"),
+        randn(1, 2, 6),
+    ),
+    case(
+        "conv-circular",
+        nn.Conv2d(2, 2, 3, padding=(1, 2), padding_mode="circular"),
+        randn(1, 2, 4, 5),
+    ),
 ]
 
 INTERPOLATIONS = [
