@@ -24,7 +24,7 @@ from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.location import Loc
 from ..ir.ops.fused import body_of
-from . import contract, fused, gemm_ops, indexing, reduce, window
+from . import contract, fused, gemm_ops, indexing, reduce, resample, scan, window
 from .buffers import Buffers
 from .debuginfo import DebugInfo
 from .entry import Call
@@ -129,6 +129,16 @@ def lower_op(k: Kernel, op: Operation) -> None:
             indexing.emit_gather(k, op)
         case ops.ScatterOp():
             indexing.emit_scatter(k, op)
+        case ops.CumOp():
+            scan.emit_cum(k, op, op.name.split(".cum")[1])
+        case ops.TopkOp():
+            scan.emit_topk(k, op)
+        case ops.PadOp():
+            resample.emit_pad(k, op)
+        case ops.UpsampleOp():
+            resample.emit_upsample(k, op)
+        case ops.GroupNormOp():
+            resample.emit_group_norm(k, op)
         case _:
             raise CodegenError(f"no code generation for '{op.name}'")
 

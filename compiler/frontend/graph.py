@@ -28,6 +28,8 @@ from . import (  # noqa: F401  (registers the rules)
     lower_mathx,
     lower_nn,
     lower_reduce,
+    lower_resample,
+    lower_scan,
     lower_shape,
 )
 from .context import LazyTensor, LoweringContext, cuvil_dtype

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import lower_math, lower_nn, lower_shape
+from . import lower_math, lower_nn, lower_resample, lower_shape
 from .context import LoweringContext
 from .registry import lookup
 
@@ -49,11 +49,11 @@ def _linear(cx, m: nn.Linear, path, x):
 
 @_rule(nn.Conv1d, nn.Conv2d)
 def _conv(cx, m, path, x):
-    if m.padding_mode != "zeros":
-        raise lower_nn._unsupported(
-            cx, f"{type(m).__name__}(padding_mode={m.padding_mode!r})"
-        )
     n = 1 if isinstance(m, nn.Conv1d) else 2
+    padding = m.padding
+    if m.padding_mode != "zeros":  # torch pads first, then convolves unpadded
+        pads = m._reversed_padding_repeated_twice
+        x, padding = lower_resample.pad(cx, x, pads, m.padding_mode), 0
     return lower_nn.conv(
         cx,
         n,
@@ -61,7 +61,7 @@ def _conv(cx, m, path, x):
         _p(cx, path, "weight", m),
         _p(cx, path, "bias", m),
         m.stride,
-        m.padding,
+        padding,
         m.dilation,
         m.groups,
     )

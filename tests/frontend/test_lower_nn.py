@@ -524,9 +524,6 @@ UNSUPPORTED = [
         "max_norm|embedding_renorm",
         id="embedding-max-norm",
     ),
-    pytest.param(
-        nn.GroupNorm(2, 4), (1, 4, 3, 3), "group_norm|GroupNorm", id="group-norm"
-    ),
 ]
 
 

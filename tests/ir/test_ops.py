@@ -133,6 +133,16 @@ CASES = [
     _case("cuvil.slice", [r(4, 9)], dim=0, start=2, end=2),
     _case("cuvil.cat", [r(2, 3), r(2, 1), r(2, 0)], dim=1),
     _case("cuvil.relayout", [r(2, 3, 4, 5)], layout="contiguous"),
+    _case("cuvil.cumsum", [ints(2, 3)], dim=1),
+    _case("cuvil.cumprod", [r(2, 3)], dim=0),
+    _case("cuvil.topk", [r(2, 5, 3)], dim=1, k=2),
+    _case("cuvil.topk", [r(4, 3)], dim=0, k=4, largest=False, indices=True),
+    _case("cuvil.pad", [r(2, 3, 4)], pads=(1, -2, 0, 2), value=1.5),
+    _case("cuvil.pad", [r(1, 2, 3, 4)], pads=(2, 1, 1, 2), mode="reflect"),
+    _case("cuvil.pad", [r(2, 3)], pads=(2, 1), mode="replicate"),
+    _case("cuvil.upsample", [r(1, 2, 3, 4)], size=(5, 7), mode="linear"),
+    _case("cuvil.upsample", [r(1, 2, 3)], size=(6,), mode="nearest", scales=(2.0,)),
+    _case("cuvil.group_norm", [r(2, 4, 3), r(4), r(4)], groups=2, eps=1e-3),
 ]
 # ir/ops/mathx.py: attribute-free ones on floats (and on ints where torch keeps them)
 _MATH_ATTRS = {

@@ -32,6 +32,8 @@ from .nn import (
     PoolOp,
 )
 from .reduction import REDUCE_OPS, ArgmaxOp, LogSoftmaxOp, ReduceOp, SoftmaxOp, VarOp
+from .resample import GroupNormOp, PadOp, UpsampleOp
+from .scan import CumOp, CumprodOp, CumsumOp, TopkOp
 from .shape import CatOp, ExpandOp, PermuteOp, ReshapeOp, SliceOp
 
 __all__ = [
@@ -81,6 +83,13 @@ __all__ = [
     "PermuteOp",
     "ReshapeOp",
     "SliceOp",
+    "GroupNormOp",
+    "PadOp",
+    "UpsampleOp",
+    "CumOp",
+    "CumprodOp",
+    "CumsumOp",
+    "TopkOp",
     "ANY_LAYOUT",
     "RelayoutOp",
     "MATH_UNARY",
