@@ -27,6 +27,8 @@ from . import (  # noqa: F401  (registers the rules)
     lower_math,
     lower_mathx,
     lower_nn,
+    lower_norm,
+    lower_rearrange,
     lower_reduce,
     lower_resample,
     lower_scan,

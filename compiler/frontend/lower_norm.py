@@ -1,0 +1,160 @@
+"""Lowering rules built from reductions: vector norms, all/any, nansum/nanmean,
+var_mean/std_mean, count_nonzero, aminmax."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..errors import UnsupportedOpError
+from ..ir import ops
+from ..ir.core import Value
+from ..ir.types import DType
+from .context import LoweringContext, refuse_extra
+from .lower_math import emit_bin, to_dtype
+from .lower_reduce import _std, _var, norm_dims
+from .registry import aten, lowers
+
+_FLOAT = DType.from_torch(torch.get_default_dtype())
+
+
+def _sum(cx: LoweringContext, v: Value, dims, keepdim) -> Value:
+    return cx.emit(ops.REDUCE_OPS["cuvil.sum"], v, dims=dims, keepdim=bool(keepdim))
+
+
+def _float(cx: LoweringContext, x, dtype=None) -> Value:
+    v = cx.value(x)
+    if dtype is not None:
+        return to_dtype(cx, v, dtype)
+    return v if v.type.dtype.is_float else cx.cast(v, _FLOAT)
+
+
+@lowers(torch.linalg.vector_norm, aten.linalg_vector_norm)
+def _vector_norm(cx: LoweringContext, x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    v = _float(cx, x, dtype)
+    dims = norm_dims(v.type.rank, dim)
+    if ord in (math.inf, -math.inf):
+        if any(v.type.shape[d] == 0 for d in dims):
+            raise UnsupportedOpError(
+                "vector_norm(ord=inf) over an empty dimension",
+                node=cx.node_name,
+                where=cx.where(),
+                hint="torch raises here too: the maximum of no values is undefined",
+            )
+        name = "cuvil.amax" if ord > 0 else "cuvil.amin"
+        absx = cx.op("cuvil.abs", v)
+        return cx.emit(ops.REDUCE_OPS[name], absx, dims=dims, keepdim=bool(keepdim))
+    if not isinstance(ord, int | float):
+        raise UnsupportedOpError(
+            f"vector_norm(ord={ord!r})", node=cx.node_name, where=cx.where()
+        )
+    if ord == 0:  # the number of nonzero entries
+        nz = cx.cast(cx.op("cuvil.ne", v, cx.scalar(0, v.type.dtype)), v.type.dtype)
+        return _sum(cx, nz, dims, keepdim)
+    if ord == 2:
+        return cx.op("cuvil.sqrt", _sum(cx, cx.op("cuvil.mul", v, v), dims, keepdim))
+    absx = cx.op("cuvil.abs", v)
+    if ord == 1:
+        return _sum(cx, absx, dims, keepdim)
+    powered = emit_bin(cx, "cuvil.pow", absx, float(ord))
+    return emit_bin(cx, "cuvil.pow", _sum(cx, powered, dims, keepdim), 1.0 / ord)
+
+
+@lowers(torch.norm, "norm", aten.norm)
+def _norm(cx: LoweringContext, x, p="fro", dim=None, keepdim=False, dtype=None, **kw):
+    refuse_extra(cx, "torch.norm", kw)
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str):
+        raise UnsupportedOpError(
+            f"torch.norm(p={p!r})",
+            node=cx.node_name,
+            where=cx.where(),
+            hint="vector norms (p a number, or 'fro') are supported",
+        )
+    return _vector_norm(cx, x, p, dim, keepdim, dtype=dtype)
+
+
+def _bool_count(cx: LoweringContext, x, negate: bool, dim, keepdim) -> Value:
+    v = cx.value(x)
+    b = (
+        v
+        if v.type.dtype is DType.i1
+        else cx.op("cuvil.ne", v, cx.scalar(0, v.type.dtype))
+    )
+    if negate:
+        b = cx.op("cuvil.logical_not", b)
+    return _sum(cx, cx.cast(b, DType.i64), norm_dims(v.type.rank, dim), keepdim)
+
+
+def _dims_arg(dim):
+    return None if dim is None else dim
+
+
+@lowers(torch.any, "any", aten.any)
+def _any(cx: LoweringContext, x, dim=None, keepdim=False):
+    count = _bool_count(cx, x, False, _dims_arg(dim), keepdim)
+    return cx.op("cuvil.gt", count, cx.scalar(0, DType.i64))
+
+
+@lowers(torch.all, "all", aten.all)
+def _all(cx: LoweringContext, x, dim=None, keepdim=False):
+    count = _bool_count(cx, x, True, _dims_arg(dim), keepdim)
+    return cx.op("cuvil.eq", count, cx.scalar(0, DType.i64))
+
+
+@lowers(torch.count_nonzero, "count_nonzero", aten.count_nonzero)
+def _count_nonzero(cx: LoweringContext, x, dim=None):
+    return _bool_count(cx, x, False, dim, False)
+
+
+def _not_nan(cx: LoweringContext, v: Value) -> Value:
+    return cx.op("cuvil.logical_not", cx.emit(ops.MATH_UNARY["cuvil.isnan"], v))
+
+
+@lowers(torch.nansum, "nansum", aten.nansum)
+def _nansum(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None):
+    v = cx.value(x) if dtype is None else to_dtype(cx, cx.value(x), dtype)
+    if not v.type.dtype.is_float:
+        int_to = DType.i64 if dtype is None else v.type.dtype
+        return _sum(cx, cx.cast(v, int_to), norm_dims(v.type.rank, dim), keepdim)
+    zero = cx.scalar(0.0, v.type.dtype)
+    clean = cx.emit(ops.WhereOp, _not_nan(cx, v), v, zero)
+    return _sum(cx, clean, norm_dims(v.type.rank, dim), keepdim)
+
+
+@lowers(torch.nanmean, "nanmean", aten.nanmean)
+def _nanmean(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None):
+    v = _float(cx, x, dtype)
+    total = _nansum(cx, v, dim, keepdim)
+    dims = norm_dims(v.type.rank, dim)
+    count = _sum(cx, cx.cast(_not_nan(cx, v), v.type.dtype), dims, keepdim)
+    return cx.op("cuvil.div", total, count)
+
+
+@lowers(torch.var_mean, aten.var_mean)
+def _var_mean(cx: LoweringContext, x, *args, **kwargs):
+    return _var(cx, x, *args, **kwargs), _mean_like_var(cx, x, *args, **kwargs)
+
+
+@lowers(torch.std_mean, aten.std_mean)
+def _std_mean(cx: LoweringContext, x, *args, **kwargs):
+    return _std(cx, x, *args, **kwargs), _mean_like_var(cx, x, *args, **kwargs)
+
+
+def _mean_like_var(cx: LoweringContext, x, dim=None, unbiased=None, keepdim=False, **_):
+    if isinstance(dim, bool):  # var_mean(x, unbiased)
+        dim = None
+    v = cx.value(x)
+    dims = norm_dims(v.type.rank, dim)
+    return cx.emit(ops.REDUCE_OPS["cuvil.mean"], v, dims=dims, keepdim=bool(keepdim))
+
+
+@lowers(torch.aminmax, aten.aminmax)
+def _aminmax(cx: LoweringContext, x, *, dim=None, keepdim=False):
+    v = cx.value(x)
+    dims = norm_dims(v.type.rank, dim)
+    lo = cx.emit(ops.REDUCE_OPS["cuvil.amin"], v, dims=dims, keepdim=bool(keepdim))
+    hi = cx.emit(ops.REDUCE_OPS["cuvil.amax"], v, dims=dims, keepdim=bool(keepdim))
+    return lo, hi

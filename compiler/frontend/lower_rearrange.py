@@ -1,0 +1,172 @@
+"""Lowering rules that rearrange elements with the shape ops (slice, cat, expand,
+reshape, permute): roll, repeat/tile, diagonal/trace/diag, and the ``*_copy`` aten forms
+of view ops (functionalized graphs write ``aten.view_copy`` for ``aten.view``)."""
+
+from __future__ import annotations
+
+import torch
+
+from ..errors import UnsupportedOpError
+from ..ir import ops
+from ..ir.core import Value
+from ..ir.types import DType
+from .context import LoweringContext
+from .lower_shape import reshape, slice_dim
+from .registry import aten, lookup, lowers
+
+
+def _ints(args: tuple) -> tuple[int, ...]:
+    if len(args) == 1 and isinstance(args[0], list | tuple | torch.Size):
+        return tuple(args[0])
+    return tuple(args)
+
+
+@lowers(torch.roll, "roll", aten.roll)
+def _roll(cx: LoweringContext, x, shifts, dims=None):
+    v = cx.value(x)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is None or (isinstance(dims, list | tuple) and not dims):
+        flat = reshape(cx, v, (-1,))
+        return reshape(cx, _roll(cx, flat, shifts, (0,)), v.type.shape)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    for s, d in zip(shifts, dims, strict=True):
+        d %= v.type.rank
+        n = v.type.shape[d]
+        if not isinstance(n, int):
+            raise UnsupportedOpError(
+                "roll along a symbolic dimension", node=cx.node_name, where=cx.where()
+            )
+        s = s % n if n else 0
+        if s:
+            tail, head = slice_dim(cx, v, d, n - s, n), slice_dim(cx, v, d, 0, n - s)
+            v = cx.emit(ops.CatOp, tail, head, dim=d)
+    return v
+
+
+@lowers("repeat", aten.repeat)
+def _repeat(cx: LoweringContext, x, *sizes):
+    v = cx.value(x)
+    reps = _ints(sizes)
+    if len(reps) < v.type.rank:
+        raise UnsupportedOpError(
+            f"repeat({list(reps)}) with fewer sizes than the tensor's {v.type.rank} dims",
+            node=cx.node_name,
+            where=cx.where(),
+        )
+    shape = (1,) * (len(reps) - v.type.rank) + tuple(v.type.shape)
+    spread = reshape(cx, v, tuple(x for s in shape for x in (1, s)))
+    big = cx.emit(
+        ops.ExpandOp,
+        spread,
+        shape=tuple(x for r, s in zip(reps, shape) for x in (r, s)),
+    )
+    return reshape(cx, big, tuple(r * s for r, s in zip(reps, shape)))
+
+
+@lowers(torch.tile, "tile", aten.tile)
+def _tile(cx: LoweringContext, x, *dims):
+    v = cx.value(x)
+    reps = _ints(dims)
+    reps = (1,) * (v.type.rank - len(reps)) + reps
+    return _repeat(cx, v, reps)
+
+
+def diagonal(cx: LoweringContext, x, offset=0, dim1=0, dim2=1) -> Value:
+    v = cx.value(x)
+    rank = v.type.rank
+    d1, d2 = dim1 % rank, dim2 % rank
+    rest = [d for d in range(rank) if d not in (d1, d2)]
+    v = cx.emit(ops.PermuteOp, v, dims=(*rest, d1, d2))
+    n, m = v.type.shape[-2], v.type.shape[-1]
+    if offset >= 0:
+        length = max(0, min(n, m - offset))
+        v = slice_dim(cx, v, rank - 1, offset, offset + length)
+        v = slice_dim(cx, v, rank - 2, 0, length)
+    else:
+        length = max(0, min(n + offset, m))
+        v = slice_dim(cx, v, rank - 2, -offset, -offset + length)
+        v = slice_dim(cx, v, rank - 1, 0, length)
+    lead = tuple(v.type.shape[:-2])
+    flat = reshape(cx, v, (*lead, length * length))
+    if length == 0:
+        return reshape(cx, flat, (*lead, 0))
+    return slice_dim(cx, flat, rank - 2, 0, length * length, length + 1)
+
+
+@lowers(torch.diagonal, "diagonal", aten.diagonal, aten.diagonal_copy)
+def _diagonal(cx: LoweringContext, x, offset=0, dim1=0, dim2=1):
+    return diagonal(cx, x, offset, dim1, dim2)
+
+
+@lowers(torch.trace, "trace", aten.trace)
+def _trace(cx: LoweringContext, x):
+    d = diagonal(cx, x)
+    v = d if d.type.dtype.is_float else cx.cast(d, DType.i64)
+    return cx.emit(ops.REDUCE_OPS["cuvil.sum"], v, dims=(0,), keepdim=False)
+
+
+@lowers(torch.diag, "diag", aten.diag)
+def _diag(cx: LoweringContext, x, diagonal_=0):
+    v = cx.value(x)
+    if v.type.rank == 2:
+        return diagonal(cx, v, diagonal_)
+    n = v.type.shape[0]
+    if diagonal_ != 0 or not isinstance(n, int):
+        raise UnsupportedOpError(
+            "torch.diag of a 1-d tensor off the main diagonal",
+            node=cx.node_name,
+            where=cx.where(),
+            hint="torch.diag_embed(v) or torch.diag(v) (offset 0) are supported",
+        )
+    return _embed(cx, v, n)
+
+
+def _embed(cx: LoweringContext, v: Value, n: int) -> Value:
+    """A [..., n] tensor on the diagonal of an [..., n, n] zero matrix."""
+    eye = cx.constant(torch.eye(n, dtype=torch.bool))
+    row = reshape(cx, v, (*v.type.shape[:-1], 1, n))
+    zero = cx.scalar(0, v.type.dtype)
+    return cx.emit(ops.WhereOp, eye, row, zero)
+
+
+@lowers(torch.diag_embed, "diag_embed", aten.diag_embed)
+def _diag_embed(cx: LoweringContext, x, offset=0, dim1=-2, dim2=-1):
+    v = cx.value(x)
+    n = v.type.shape[-1]
+    if (
+        offset != 0
+        or (dim1 % (v.type.rank + 1), dim2 % (v.type.rank + 1))
+        != (
+            v.type.rank - 1,
+            v.type.rank,
+        )
+        or not isinstance(n, int)
+    ):
+        raise UnsupportedOpError(
+            "torch.diag_embed off the main diagonal or into other dims",
+            node=cx.node_name,
+            where=cx.where(),
+        )
+    return _embed(cx, v, n)
+
+
+# functionalized graphs spell view ops as copies: the same values here
+for _copy, _view in {
+    aten.view_copy: aten.view,
+    aten.permute_copy: aten.permute,
+    aten.expand_copy: aten.expand,
+    aten.transpose_copy: aten.transpose,
+    aten.unsqueeze_copy: aten.unsqueeze,
+    aten.squeeze_copy: aten.squeeze,
+    aten.select_copy: aten.select,
+    aten.slice_copy: aten.slice,
+    aten.t_copy: aten.t,
+    aten.unbind_copy: aten.unbind,
+    aten.narrow_copy: aten.narrow,
+    aten.split_copy: aten.split,
+    aten.alias_copy: aten.alias,
+    aten.detach_copy: aten.detach,
+}.items():
+    _rule = lookup(_view)
+    if _rule is not None:
+        lowers(_copy)(_rule)
