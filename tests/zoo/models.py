@@ -296,8 +296,8 @@ _SHIM: list = []
 def build(spec: Spec) -> torch.nn.Module:
     """The model in eval mode, with seeded random weights."""
     torch.manual_seed(0)
+    shim_torchvision_ops()  # transformers imports torchvision too
     if spec.config == "torchvision":
-        shim_torchvision_ops()
         models = importlib.import_module("torchvision.models")
         model = getattr(models, spec.model)(weights=None, **spec.kwargs)
         _trained_norms(model)
