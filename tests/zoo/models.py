@@ -170,7 +170,7 @@ SPECS = [
             embed_dim=16,
             depths=[1, 1],
             num_heads=[2, 2],
-            window_size=2,
+            window_size=3,
         ),
         "image",
     ),
