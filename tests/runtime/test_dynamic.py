@@ -137,3 +137,23 @@ def test_torch_compile_graph_breaks(dynamic):
         for b in (1, 3, 8, 17):
             for x in (torch.randn(b, 8), -100 * torch.rand(b, 8)):
                 close(compiled(x), model(x))
+
+
+def test_log_line_per_new_specialization(model, monkeypatch, capsys):
+    monkeypatch.setenv("CUVIL_LOG_DYNAMIC", "1")
+    (x,) = mlp.example_inputs()
+    cm = cuvil.compile(model, [x], options={"dynamic_shapes": ({0: "batch"},)})
+    cm(torch.ones(2, 784))
+    cm(torch.ones(2, 784))
+    lines = [
+        ln for ln in capsys.readouterr().err.splitlines() if "specialization" in ln
+    ]
+    assert len(lines) == 2 and "(2x784)" in lines[1]
+    assert cm.cache_info()[:3] == (1, 1, 2)
+
+
+def test_dynamic_keys_belong_to_cuvil_compile():
+    with pytest.raises(cuvil.CuvilError, match="taken by cuvil.compile"):
+        cuvil.CompileOptions.parse({"dynamic": True})
+    with pytest.raises(cuvil.CuvilError, match="dynamic_shapes"):
+        cuvil.CompileOptions.parse({"dynamc": True})
