@@ -39,6 +39,7 @@ def cuvil_backend(
         with torch.no_grad():
             module = from_fx(gm, list(example_inputs), gm=gm)
         compiled = compile_module(module, opts)
+        compiled.frontend = "fx"  # dynamo's graphs are FX graphs
     except CuvilError as e:
         return _fallback(gm, e)
     return _as_tuple(compiled)
@@ -54,6 +55,7 @@ def _dynamic(gm, example_inputs, opts) -> Callable[..., Any]:
         with torch.no_grad():
             module = from_fx(special, tensors, gm=special)
         compiled = compile_module(module, opts)
+        compiled.frontend = "fx"
 
         def call(*call_args: Any):
             out = compiled(*[x for x in call_args if isinstance(x, torch.Tensor)])
