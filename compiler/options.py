@@ -29,11 +29,13 @@ __all__ = [
     "KEYS",
     "OPT_LEVELS",
     "FRONTENDS",
+    "DYNAMIC_KEYS",
 ]
 
 # The domains of two options, here so that every floor reads them from one low module.
 OPT_LEVELS = {"O0": 0, "O1": 1, "O2": 2, "O3": 3}  # name -> LLVM's level
-FRONTENDS = ("fx", "export")  # torch.fx tracing | torch.export
+# auto: torch.export, and torch.fx when export fails | torch.fx tracing | torch.export
+FRONTENDS = ("auto", "fx", "export")
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,8 @@ class CompileOptions:
     opt_level: str = "O3"  # O0..O3: LLVM's pipeline (and, with passes, Cuvil's)
     enable_fusion: bool = True  # fuse elementwise chains and epilogues (pass pipeline)
     debug: bool = False  # DWARF + GDB JIT registration, non-inlined kernels
-    frontend: str = "fx"  # "fx" (torch.fx.symbolic_trace) or "export" (torch.export)
+    # "auto" (export, then fx), "fx" (torch.fx.symbolic_trace) or "export" (torch.export)
+    frontend: str = "auto"
     # lower an op with no Cuvil rule through PyTorch's decomposition (docs/OPS.md)
     decompose: bool = True
     num_threads: int = 1
@@ -76,9 +79,15 @@ class CompileOptions:
         checked: an unknown key or a bad value is a CuvilError saying what's allowed."""
         flat = {**(options or {}), **keys}
         for key in flat:
+            if key in DYNAMIC_KEYS:
+                raise CuvilError(
+                    f"option '{key}' is taken by cuvil.compile, not by CompileOptions",
+                    hint="pass it in cuvil.compile(..., options={...}) (docs/DYNAMIC.md)",
+                )
             if key not in KEYS:
                 raise CuvilError(
-                    f"unknown option '{key}'", hint=f"known options: {', '.join(KEYS)}"
+                    f"unknown option '{key}'",
+                    hint=f"known options: {', '.join(KEYS + DYNAMIC_KEYS)}",
                 )
         if isinstance(flat.get("break_on"), (list, tuple)):
             flat["break_on"] = tuple(flat["break_on"])
@@ -163,6 +172,9 @@ KEYS = (
     "keep_symbols",
     "decompose",
 )
+# cuvil.compile's keys for dynamic shapes (docs/DYNAMIC.md): they choose what is compiled
+# per input shape (runtime/dynamic.py), each specialization is built with the keys above
+DYNAMIC_KEYS = ("dynamic", "dynamic_shapes")
 _DEBUG_FIELDS = frozenset(f.name for f in dataclasses.fields(DebugOptions))
 _BOOLS = (
     "enable_fusion",

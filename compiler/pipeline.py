@@ -5,6 +5,7 @@ capture+lower (frontend) -> verify -> passes -> codegen (LLVM IR) -> JIT -> Comp
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,13 +13,15 @@ import torch
 
 from .codegen.generator import generate
 from .errors import CuvilError
-from .frontend import lower
+from .frontend import capture
+from .frontend.dynamic_shapes import derive_dims
 from .hooks import CompileHooks
 from .ir.core import Module
 from .ir.verifier import verify
-from .options import CompileOptions, Options
+from .options import DYNAMIC_KEYS, CompileOptions, Options
 from .passes import run_passes
 from .runtime.compiled import CompiledModule
+from .runtime.dynamic import DynamicCompiledModule
 from .runtime.jit import JitModule
 
 __all__ = ["compile", "compile_module", "CompileOptions", "Options", "TARGETS"]
@@ -65,16 +68,20 @@ def compile(
     target: str = "cpu",
     options: dict[str, Any] | None = None,
     hooks: CompileHooks | None = None,
-) -> CompiledModule:
+) -> CompiledModule | DynamicCompiledModule:
     """Compile `model` for the shapes of `inputs`; returns a callable CompiledModule.
 
     `hooks` (cuvil.hooks.CompileHooks): callbacks after each FX node is lowered, extra
-    default-pipeline passes, callbacks after each kernel is emitted; for this call only."""
+    default-pipeline passes, callbacks after each kernel is emitted; for this call only.
+    With options ``dynamic_shapes`` / ``dynamic=True`` (docs/DYNAMIC.md): a
+    DynamicCompiledModule, one build per input shape within the declared dims."""
     if target not in TARGETS:
         raise CuvilError(
             f"unknown target '{target}'", hint=f"supported targets: {TARGETS}"
         )
-    opts = CompileOptions.parse(options)
+    flat = dict(options or {})
+    dyn = {k: flat.pop(k) for k in DYNAMIC_KEYS if k in flat}
+    opts = CompileOptions.parse(flat)
     if hooks is not None and not isinstance(hooks, CompileHooks):
         raise CuvilError(
             f"hooks must be a cuvil.CompileHooks or None, got {type(hooks).__name__}",
@@ -82,12 +89,47 @@ def compile(
         )
     if not isinstance(model, torch.nn.Module):
         raise CuvilError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if dyn.get("dynamic", False) not in (True, False):
+        raise CuvilError(f"option dynamic={dyn['dynamic']!r} must be True or False")
+    if dyn.get("dynamic") or dyn.get("dynamic_shapes") is not None:
+        return _compile_dynamic(model, list(inputs), opts, hooks, dyn)
+    return _compile_static(model, list(inputs), opts, hooks)
+
+
+def _compile_static(model, inputs, opts, hooks) -> CompiledModule:
     was_training = model.training
     model.eval()
     try:
-        module = lower(
-            model, list(inputs), opts.frontend, hooks=hooks, decompose=opts.decompose
+        captured = capture(
+            model, inputs, opts.frontend, hooks=hooks, decompose=opts.decompose
         )
     finally:
         model.train(was_training)
-    return compile_module(module, opts, hooks=hooks)
+    compiled = compile_module(captured.module, opts, hooks=hooks)
+    compiled.frontend, compiled.frontend_notes = captured.frontend, captured.notes
+    return compiled
+
+
+def _compile_dynamic(model, inputs, opts, hooks, dyn) -> DynamicCompiledModule:
+    """torch.export checks the declared dims and gives their ranges; each shape is then
+    compiled as a static model (runtime/dynamic.py) with the frontend the first used."""
+    was_training = model.training
+    model.eval()
+    try:
+        dims = derive_dims(
+            model, inputs, dyn.get("dynamic_shapes"), bool(dyn.get("dynamic"))
+        )
+    finally:
+        model.train(was_training)
+    first = _compile_static(model, inputs, opts, hooks)
+    chosen = dataclasses.replace(opts, frontend=first.frontend)
+
+    def build(new_inputs: list[torch.Tensor]) -> CompiledModule:
+        compiled = _compile_static(model, new_inputs, chosen, hooks)
+        compiled.frontend_notes = first.frontend_notes
+        return compiled
+
+    names = [a.name or f"input{i}" for i, a in enumerate(first.module.main.args)]
+    return DynamicCompiledModule(
+        build, first, inputs, dims, names, who=type(model).__name__
+    )

@@ -61,9 +61,14 @@ def close(a, b) -> bool:
     return torch.allclose(a, b, rtol=RTOL, atol=ATOL)
 
 
+FX = {"frontend": "fx"}  # fault specs name the nodes of Cuvil's torch.fx trace
+
+
 def run(model, xs, *specs, **options):
     with faults.inject(*specs):
-        compiled = cuvil.compile(model, xs, options=options, hooks=faults.hooks())
+        compiled = cuvil.compile(
+            model, xs, options={**FX, **options}, hooks=faults.hooks()
+        )
     return compiled, compiled(*xs)
 
 
@@ -191,7 +196,7 @@ def test_negative_before_relu_is_damped_in_the_mlp(mlp, stage):
     with torch.no_grad():
         fc1 = model.fc1(xs[0])
     with faults.inject(f"{stage}:fc1:negative"):
-        compiled = cuvil.compile(model, xs, hooks=faults.hooks())
+        compiled = cuvil.compile(model, xs, options=FX, hooks=faults.hooks())
         before = lower(model, xs, hooks=faults.hooks())
     assert close(compiled(*xs), want)
     module = before if stage == "lowering" else compiled.module
@@ -232,10 +237,12 @@ def test_faults_vanish_after_the_block_and_nest(mlp):
         )
         with faults.inject(b):
             assert faults.active() == (a, b)
-            assert not close(cuvil.compile(model, xs, hooks=faults.hooks())(*xs), want)
+            assert not close(
+                cuvil.compile(model, xs, options=FX, hooks=faults.hooks())(*xs), want
+            )
         assert faults.active() == (a,)
     assert faults.active() == () and default_pipeline("O3") == clean
-    assert close(cuvil.compile(model, xs, hooks=faults.hooks())(*xs), want)
+    assert close(cuvil.compile(model, xs, options=FX, hooks=faults.hooks())(*xs), want)
 
 
 def test_inject_restores_on_exceptions(mlp):
@@ -258,7 +265,7 @@ def test_faulty_objects_are_not_reused_by_clean_compiles(mlp, monkeypatch, tmp_p
     for spec in ("kernel:fc3", "pass:fc3", "lowering:fc3"):
         _, got = run(model, xs, spec)
         assert not close(got, want)
-        assert close(cuvil.compile(model, xs)(*xs), want)
+        assert close(cuvil.compile(model, xs, options=FX)(*xs), want)
 
 
 # ---- the pass ----------------------------------------------------------------------------
@@ -311,7 +318,7 @@ def test_unknown_nodes_are_refused_with_a_did_you_mean(mlp):
         ("kernel:fc4", CodegenError),
     ]:
         with pytest.raises(error, match="'fc4'") as e, faults.inject(spec):
-            cuvil.compile(model, xs, hooks=faults.hooks())
+            cuvil.compile(model, xs, options=FX, hooks=faults.hooks())
         assert "did you mean" in e.value.hint
 
 

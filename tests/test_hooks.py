@@ -159,7 +159,9 @@ def test_the_seams_show_every_node_every_kernel_and_add_default_passes(mlp):
         kernels.append((seen.kernel.fn.name, len(seen.kernel_ops)))
 
     hooks = CompileHooks(after_node, (("cse", "dce"),), after_kernel)
-    compiled = cuvil.compile(model, xs, options={"opt_level": "O1"}, hooks=hooks)
+    compiled = cuvil.compile(
+        model, xs, options={"opt_level": "O1", "frontend": "fx"}, hooks=hooks
+    )
     torch.testing.assert_close(compiled(*xs), want, **TOL)
     assert nodes[0] == "x" and nodes[-1] == "output" and "fc3" in nodes
     assert [k for k, _ in kernels] == [k.symbol for k in compiled.program.kernels]

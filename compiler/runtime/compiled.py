@@ -93,6 +93,10 @@ class CompiledModule(NativeModule):
             options = CompileOptions.parse(options)
         self.module, self.program, self.jit = module, program, jit
         self.options: CompileOptions = options
+        # the frontend that captured the model ("auto" resolves to one) and why the
+        # other was not used (cuvil.compile sets them; frontend/auto.py)
+        self.frontend: str = options.frontend
+        self.frontend_notes: list[str] = []
         data = {**module.param_data, **program.derived}
         super().__init__(
             jit.entry,
@@ -136,6 +140,19 @@ class CompiledModule(NativeModule):
         addr = self.jit.engine.get_global_value_address(PROFILE_SYMBOL)
         n = max((k.call_index for k in self.program.kernels), default=0) + 1
         return (ctypes.c_int64 * n).from_address(addr)
+
+    @property
+    def info(self) -> str:
+        """One line: the frontend (and why not the other), inputs, kernels."""
+        shapes = ", ".join(str(t) for _, t in self._inputs)
+        notes = f" ({'; '.join(self.frontend_notes)})" if self.frontend_notes else ""
+        return (
+            f"{self.module.name}: frontend {self.frontend}{notes}; inputs {shapes}; "
+            f"{len(self.program.kernels)} kernels, {self.options.opt_level}"
+        )
+
+    def __repr__(self) -> str:
+        return f"<CompiledModule {self.info}>"
 
     @property
     def debug_key(self) -> str:

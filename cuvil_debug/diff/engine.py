@@ -192,7 +192,7 @@ class DiffRun:
                 "enable_fusion": opts.enable_fusion,
                 "pipeline": self.pipeline,
                 "num_threads": opts.num_threads,
-                "frontend": opts.frontend,
+                "frontend": "export" if self.cap.exported is not None else "fx",
             },
             tolerances=dict(opts.tolerances),
             rows=self.cap.rows,

@@ -173,7 +173,7 @@ class _Tester:
 
     def _compile(self, gm: torch.fx.GraphModule, inputs):
         hooks = fault_hooks()  # an enclosing faults.inject block's, if any
-        if self.opts.frontend != "fx":
+        if self.opts.frontend not in ("fx", "auto"):  # candidates are FX graphs
             return cuvil.compile(gm, clone(inputs), options=self.options, hooks=hooks)
         # cuvil.compile minus the retrace, so that FX node names stay the model's
         module = lower(gm, clone(inputs), "fx", gm=gm, hooks=hooks)

@@ -7,7 +7,8 @@ it (and to see it work on a real model), inject a known bug at one stage::
 
     with faults.inject("kernel:fc", faults.Fault("pass", "relu", "shift")):
         report = run_diff(model, inputs)  # the toolkit passes faults.hooks() itself
-    compiled = cuvil.compile(model, inputs, hooks=faults.hooks(["kernel:fc"]))
+    compiled = cuvil.compile(model, inputs, options={"frontend": "fx"},
+                             hooks=faults.hooks(["kernel:fc"]))  # fx node names
 
 Stages (docs/FAULTS.md), each on one of the compiler's seams (``cuvil.hooks``):
 
