@@ -170,3 +170,29 @@ for _copy, _view in {
     _rule = lookup(_view)
     if _rule is not None:
         lowers(_copy)(_rule)
+
+
+@lowers(torch.flip, "flip", aten.flip)
+def _flip(cx: LoweringContext, x, *dims):
+    v = cx.value(x)
+    for d in _ints(dims):
+        d %= max(v.type.rank, 1)
+        n = v.type.shape[d] if v.type.rank else 1
+        if not isinstance(n, int):
+            raise UnsupportedOpError(
+                "flip along a symbolic dimension", node=cx.node_name, where=cx.where()
+            )
+        if v.type.rank and n > 1:
+            rev = cx.constant(torch.arange(n - 1, -1, -1))
+            v = cx.emit(ops.IndexOp, v, rev, dims=(d,), wrap=False)
+    return v
+
+
+@lowers(torch.fliplr, "fliplr", aten.fliplr)
+def _fliplr(cx: LoweringContext, x):
+    return _flip(cx, x, (1,))
+
+
+@lowers(torch.flipud, "flipud", aten.flipud)
+def _flipud(cx: LoweringContext, x):
+    return _flip(cx, x, (0,))

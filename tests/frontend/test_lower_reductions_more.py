@@ -56,6 +56,8 @@ CASES = {
     "trace": (lambda x: torch.trace(x), [randn(3, 4)]),
     "diag": (lambda x: torch.diag(x) + torch.diag(torch.diag(x)).sum(), [randn(4, 4)]),
     "diag_embed": (lambda x: torch.diag_embed(x), [randn(2, 3)]),
+    "flip": (lambda x: torch.flip(x, (0, -1)) + x.flip(1), [randn(3, 4)]),
+    "fliplr-flipud": (lambda x: torch.fliplr(x) * torch.flipud(x), [randn(3, 4)]),
 }
 
 
@@ -77,6 +79,7 @@ def test_lowers_and_matches_eager(name, frontend):
         "diagonal-neg",
         "diag",
         "all-dim",
+        "flip",
     ],
 )
 def test_native_code_matches_eager(name):
