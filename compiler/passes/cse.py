@@ -38,7 +38,11 @@ def _attr_key(value):
 
 
 def _bytes(t: torch.Tensor) -> bytes:
-    return t.detach().reshape(-1).contiguous().view(torch.uint8).numpy().tobytes()
+    # a fresh buffer: a 1-element expanded tensor is "contiguous" with stride 0, which
+    # .view(torch.uint8) refuses
+    flat = t.detach().reshape(-1)
+    dense = torch.empty(flat.shape, dtype=flat.dtype).copy_(flat)
+    return dense.view(torch.uint8).numpy().tobytes()
 
 
 def op_key(op: Operation) -> tuple:
