@@ -60,8 +60,10 @@ class CompileOptions:
     opt_level: str = "O3"  # O0..O3: LLVM's pipeline (and, with passes, Cuvil's)
     enable_fusion: bool = True  # fuse elementwise chains and epilogues (pass pipeline)
     debug: bool = False  # DWARF + GDB JIT registration, non-inlined kernels
-    # "auto" (export, then fx), "fx" (torch.fx.symbolic_trace) or "export" (torch.export)
-    frontend: str = "auto"
+    # "fx" (torch.fx.symbolic_trace), "export" (torch.export) or "auto" (export, then fx;
+    # what Hugging Face models need). The default stays fx for now: the debugger, diff
+    # and triage suites name fx's nodes (docs/DYNAMIC.md, "The frontend choice")
+    frontend: str = "fx"
     # lower an op with no Cuvil rule through PyTorch's decomposition (docs/OPS.md)
     decompose: bool = True
     num_threads: int = 1

@@ -1,4 +1,4 @@
-"""frontend="auto" (the default): torch.export first, torch.fx when export fails."""
+"""frontend="auto": torch.export first, torch.fx when export fails."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ class NeedsFx(torch.nn.Module):
 
 
 def test_auto_uses_export_and_says_so():
-    cm = cuvil.compile(Plain(), [torch.randn(2, 3)])
+    cm = cuvil.compile(Plain(), [torch.randn(2, 3)], options={"frontend": "auto"})
     assert cm.options.frontend == "auto"
     assert cm.frontend == "export" and cm.frontend_notes == []
     assert "frontend export" in cm.info and "frontend export" in repr(cm)
@@ -38,7 +38,7 @@ def test_explicit_frontends_unchanged():
 def test_both_fail_raises_a_clean_cuvil_error_naming_the_other():
     x = torch.randn(2, 3)
     with pytest.raises(cuvil.CuvilError) as e:
-        cuvil.compile(NeedsFx(), [x])
+        cuvil.compile(NeedsFx(), [x], options={"frontend": "auto"})
     assert "frontend 'auto'" in str(e.value)
     assert "Traceback" not in str(e.value)
 
@@ -53,6 +53,6 @@ def test_unsupported_op_stays_the_fx_error():
     with pytest.raises(cuvil.UnsupportedOpError) as fx:
         cuvil.compile(Unsupported(), [x], options={"frontend": "fx"})
     with pytest.raises(cuvil.UnsupportedOpError) as auto:
-        cuvil.compile(Unsupported(), [x])
+        cuvil.compile(Unsupported(), [x], options={"frontend": "auto"})
     assert auto.value.message == fx.value.message and auto.value.where == fx.value.where
     assert str(auto.value).startswith(str(fx.value).split("\n  hint:")[0])

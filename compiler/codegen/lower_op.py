@@ -119,6 +119,13 @@ def lower_op(k: Kernel, op: Operation) -> None:
             window.emit_pool(k, op, "avg")
         case ops.nn.AdaptiveAvgPoolOp():
             window.emit_adaptive_avg_pool(k, op)
+        case _:
+            _lower_data_movement(k, op)
+
+
+def _lower_data_movement(k: Kernel, op: Operation) -> None:
+    """lower_op's second half: lookups, scatters, scans and resampling."""
+    match op:
         case ops.EmbeddingOp():
             window.emit_embedding(k, op)
         case ops.IndexOp():

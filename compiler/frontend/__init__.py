@@ -35,7 +35,7 @@ __all__ = [
 def lower(
     model: torch.nn.Module,
     example_inputs: Sequence[torch.Tensor],
-    frontend: str = "auto",
+    frontend: str = "fx",
     hooks: CompileHooks | None = None,
     **kwargs,
 ) -> Module:
@@ -47,7 +47,7 @@ def lower(
 def capture(
     model: torch.nn.Module,
     example_inputs: Sequence[torch.Tensor],
-    frontend: str = "auto",
+    frontend: str = "fx",
     hooks: CompileHooks | None = None,
     **kwargs,
 ) -> Captured:

@@ -1,4 +1,4 @@
-"""Position ids computed from an attention mask with cumsum."""
+"""Position ids computed from an attention mask with a running maximum (cummax)."""
 
 import torch
 from torch import nn
@@ -11,7 +11,7 @@ class Model(nn.Module):
 
     def forward(self, x):
         mask = x[..., :1] * 0 + 1
-        positions = mask.cumsum(1) - 1
+        positions = mask.cummax(1).values - 1
         return x + self.pos(positions)
 
 
