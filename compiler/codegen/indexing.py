@@ -110,10 +110,20 @@ def _broadcast_strides(shape: Sequence[int], to: Sequence[int]) -> list[int]:
     return [0] * pad + [0 if n == 1 else s for n, s in zip(shape, st)]
 
 
-def _accumulate(b: ir.IRBuilder, old: ir.Value, new: ir.Value, dtype: DType):
+_BOOL_COMBINE = {"add": "or_", "mul": "and_", "max": "or_", "min": "and_"}
+_COMBINE = {
+    "add": "cuvil.add",
+    "mul": "cuvil.mul",
+    "max": "cuvil.maximum",
+    "min": "cuvil.minimum",
+}
+
+
+def _combine(b: ir.IRBuilder, reduce: str, old: ir.Value, new: ir.Value, dtype: DType):
+    """scatter_reduce's combination of the element there with the one scattered."""
     if dtype is DType.i1:
-        return b.or_(old, new)
-    return BINARY["cuvil.add"](b, old, new)
+        return getattr(b, _BOOL_COMBINE[reduce])(old, new)
+    return BINARY[_COMBINE[reduce]](b, old, new)
 
 
 @contextmanager
@@ -160,7 +170,7 @@ def emit_index_put(k: Kernel, op: Operation) -> None:
         voff = linear_offset(k.b, pos, _broadcast_strides(vals.shape, target))
         v = k.load(k.inp(1), voff, x.dtype)
         if acc:
-            v = _accumulate(k.b, k.load(k.out(), off, x.dtype), v, x.dtype)
+            v = _combine(k.b, "add", k.load(k.out(), off, x.dtype), v, x.dtype)
         k.store(v, k.out(), off, x.dtype)
 
 
@@ -190,13 +200,13 @@ def emit_gather(k: Kernel, op: Operation) -> None:
 def emit_scatter(k: Kernel, op: Operation) -> None:
     x, it, src = k.in_type(0), k.in_type(1), k.in_type(2)
     _static(k, x, it, src)
-    dim, add = op.attrs["dim"], op.attrs.get("reduce", "none") == "add"
+    dim, reduce = op.attrs["dim"], op.attrs.get("reduce", "none")
     _copy(k, x)
     with loop_nest(k.b, list(it.shape), name="s") as pos:
         off = _along(k, x, it, dim, pos)
         v = k.load(
             k.inp(2), linear_offset(k.b, pos, contiguous_strides(src.shape)), x.dtype
         )
-        if add:
-            v = _accumulate(k.b, k.load(k.out(), off, x.dtype), v, x.dtype)
+        if reduce != "none":
+            v = _combine(k.b, reduce, k.load(k.out(), off, x.dtype), v, x.dtype)
         k.store(v, k.out(), off, x.dtype)

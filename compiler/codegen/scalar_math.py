@@ -131,6 +131,7 @@ MATH_UNARY = {
         "==", _intr(b, "llvm.fabs", x), _c(x, math.inf)
     ),
     "cuvil.signbit": _signbit,
+    "cuvil.bitwise_not": lambda b, x, a: b.not_(x),
     "cuvil.nan_to_num": _nan_to_num,
     "cuvil.elu": _elu,
     "cuvil.shrink": _shrink,
@@ -255,4 +256,7 @@ MATH_BINARY = {
     "cuvil.fmod": _fmod,
     "cuvil.heaviside": _heaviside,
     "cuvil.logical_xor": lambda b, x, y: b.xor(x, y),
+    "cuvil.bitwise_and": lambda b, x, y: b.and_(x, y),
+    "cuvil.bitwise_or": lambda b, x, y: b.or_(x, y),
+    "cuvil.bitwise_xor": lambda b, x, y: b.xor(x, y),
 }

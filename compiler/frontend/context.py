@@ -34,6 +34,9 @@ class LoweringContext:
         self.fn = fn
         self.loc: AnyLoc = UNKNOWN
         self.node_name: str | None = None
+        self.fx_node: Any = (
+            None  # the torch.fx.Node being lowered (its meta: eager facts)
+        )
         self._materialized: dict[int, Value] = {}
         self._lazy: dict[str, LazyTensor] = {}
         self._const_count = 0

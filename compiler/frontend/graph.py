@@ -28,10 +28,12 @@ from . import (  # noqa: F401  (registers the rules)
     lower_mathx,
     lower_nn,
     lower_norm,
+    lower_pool3d,
     lower_rearrange,
     lower_reduce,
     lower_resample,
     lower_scan,
+    lower_scatter,
     lower_shape,
 )
 from .context import LazyTensor, LoweringContext, cuvil_dtype
@@ -100,6 +102,7 @@ class GraphLowering:
         values = self.cx.module.fx_values = {}
         for node in self.graph.nodes:
             self.cx.loc, self.cx.node_name = node_loc(node), node.name
+            self.cx.fx_node = node
             start = len(self.fn.ops)
             try:
                 self.env[node] = self.lower_node(node)

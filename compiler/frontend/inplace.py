@@ -40,6 +40,7 @@ STORAGE = "cuvil_storage"  # node.meta key: the address of the node's storage ob
 # node.meta keys: the id of the node's tensor (equal for an in-place op's result and its
 # input); an export placeholder that is a parameter or buffer
 TENSOR, STATE = "cuvil_tensor", "cuvil_state"
+LAYOUT = "cuvil_layout"  # node.meta key: (strides, storage offset) of the eager tensor
 _INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 
 
@@ -65,6 +66,7 @@ class StorageProp(ShapeProp):
             except Exception:  # no storage facts: the walk is strict for this node
                 return result
             n.meta[TENSOR] = id(result)
+            n.meta[LAYOUT] = (tuple(result.stride()), result.storage_offset())
             self._keep.append(result)
         return result
 
@@ -101,6 +103,20 @@ def _annotate_from_vals(graph: torch.fx.Graph, user_inputs: set[str]) -> None:
         n.meta[TENSOR] = first.meta[TENSOR] if same else id(val)
         if n.op == "placeholder" and n.name not in user_inputs:
             n.meta[STATE] = True
+
+
+def eager_layout(node: Any) -> tuple[tuple[int, ...], int] | None:
+    """(strides, storage offset) of the tensor `node` computes in eager mode: export's
+    fake value, or what StorageProp saw; None when unknown (symbolic strides too)."""
+    if not isinstance(node, torch.fx.Node):
+        return None
+    val = node.meta.get("val")
+    if isinstance(val, torch.Tensor):
+        try:
+            return tuple(int(s) for s in val.stride()), int(val.storage_offset())
+        except Exception:  # symbolic
+            return None
+    return node.meta.get(LAYOUT)
 
 
 def _mutates(node: torch.fx.Node) -> bool:

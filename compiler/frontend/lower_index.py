@@ -1,5 +1,5 @@
 """Lowering rules for indexing with tensors: ``x[i, j]`` / ``aten.index``, index_put and
-``x[...] = v``, gather, scatter / scatter_add, index_select, slice_scatter and
+``x[...] = v``, gather, scatter / scatter_add (scatter_reduce: lower_scatter.py), index_select, slice_scatter and
 select_scatter.
 
 Index tensors computed at run time become ``cuvil.index`` / ``cuvil.index_put``. Writes
@@ -283,13 +283,14 @@ def _scatter(cx: LoweringContext, x, dim, index, src, reduce: str) -> Value:
 def _scatter_rule(cx, x, dim, index, src=None, value=None, reduce=None, **kw):
     if kw:
         raise _unsupported(cx, f"scatter with {', '.join(sorted(kw))}=")
-    if reduce is not None:
+    legacy = {None: "none", "add": "add", "multiply": "mul"}  # scatter's own reduce=
+    if reduce not in legacy:
         raise _unsupported(
             cx,
             f"scatter with reduce={reduce!r}",
-            hint="use scatter_add for sums; other reductions are not supported",
+            hint="scatter takes reduce='add' or 'multiply'; see scatter_reduce",
         )
-    return _scatter(cx, x, dim, index, src if src is not None else value, "none")
+    return _scatter(cx, x, dim, index, src if src is not None else value, legacy[reduce])
 
 
 @lowers(torch.scatter_add, "scatter_add", aten.scatter_add)

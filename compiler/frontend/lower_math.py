@@ -143,32 +143,40 @@ def _logical_not(cx: LoweringContext, a):
     return cx.emit(ops.LogicalNotOp, _as_bool(cx, a))
 
 
-def _bitwise(logical):
-    """``&``, ``|``, ``~`` are the logical ops on bool tensors; Cuvil has no integer bitwise ops."""
+def _bitwise(logical, name: str):
+    """``&``, ``|``, ``^``, ``~``: the logical ops on bool tensors, ``cuvil.bitwise_*`` on
+    integers; refused on floats, as torch does."""
 
-    @named(f"bitwise[{logical.__name__}]")
+    @named(f"bitwise[{name}]")
     def rule(cx: LoweringContext, *xs):
         dtype = result_dtype(*xs)
-        if dtype is not DType.i1:
+        if dtype is DType.i1:
+            return logical(cx, *xs)
+        if dtype.is_float:
             raise UnsupportedOpError(
-                f"bitwise op on {dtype} tensors",
+                f"bitwise {name} on {dtype} tensors",
                 node=cx.node_name,
                 where=cx.where(),
-                hint="only bool tensors support & | ~",
+                hint="torch defines & | ^ ~ on integer and bool tensors only",
             )
-        return logical(cx, *xs)
+        if len(xs) == 1:
+            return cx.op("cuvil.bitwise_not", cx.value(xs[0]))
+        return emit_bin(cx, f"cuvil.bitwise_{name}", *xs)
 
     return rule
 
 
 lowers(operator.and_, torch.bitwise_and, "bitwise_and", aten.bitwise_and, aten.__and__)(
-    _bitwise(_logical_and)
+    _bitwise(_logical_and, "and")
 )
 lowers(operator.or_, torch.bitwise_or, "bitwise_or", aten.bitwise_or, aten.__or__)(
-    _bitwise(_logical_or)
+    _bitwise(_logical_or, "or")
+)
+lowers(operator.xor, torch.bitwise_xor, "bitwise_xor", aten.bitwise_xor, aten.__xor__)(
+    _bitwise(lambda cx, a, b: cx.op("cuvil.logical_xor", a, b), "xor")
 )
 lowers(operator.invert, torch.bitwise_not, "bitwise_not", aten.bitwise_not)(
-    _bitwise(_logical_not)
+    _bitwise(_logical_not, "not")
 )
 
 

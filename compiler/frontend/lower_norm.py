@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 
 from ..errors import UnsupportedOpError
 from ..ir import ops
@@ -14,6 +15,7 @@ from ..ir.types import DType
 from .context import LoweringContext, refuse_extra
 from .lower_math import emit_bin, to_dtype
 from .lower_reduce import _std, _var, norm_dims
+from .lower_shape import reshape
 from .registry import aten, lowers
 
 _FLOAT = DType.from_torch(torch.get_default_dtype())
@@ -158,3 +160,46 @@ def _aminmax(cx: LoweringContext, x, *, dim=None, keepdim=False):
     lo = cx.emit(ops.REDUCE_OPS["cuvil.amin"], v, dims=dims, keepdim=bool(keepdim))
     hi = cx.emit(ops.REDUCE_OPS["cuvil.amax"], v, dims=dims, keepdim=bool(keepdim))
     return lo, hi
+
+
+# ---- distances -----------------------------------------------------------------------------
+def _pairwise_norm(cx: LoweringContext, diff: Value, p) -> Value:
+    if not isinstance(p, int | float) or p < 0:
+        raise UnsupportedOpError(
+            f"a p-norm distance with p={p!r}", node=cx.node_name, where=cx.where()
+        )
+    return _vector_norm(cx, diff, float(p), -1)
+
+
+@lowers(torch.cdist, aten._cdist_forward, aten.cdist)
+def _cdist(cx: LoweringContext, x1, x2, p=2.0, compute_mode=None):
+    """[..., P, M] x [..., R, M] -> [..., P, R]: the norm of every difference (computed
+    directly; torch's matmul shortcut for p=2 is an accuracy trade Cuvil does not make)."""
+    a, b = _float(cx, x1), _float(cx, x2)
+    if a.type.rank < 2 or b.type.rank < 2:
+        raise UnsupportedOpError(
+            f"cdist of {a.type} and {b.type} (rank 2 or more)",
+            node=cx.node_name,
+            where=cx.where(),
+        )
+    a = reshape(cx, a, (*a.type.shape[:-1], 1, a.type.shape[-1]))
+    b = reshape(cx, b, (*b.type.shape[:-2], 1, *b.type.shape[-2:]))
+    _, (a, b) = cx.promote(a, b)
+    return _pairwise_norm(cx, cx.op("cuvil.sub", a, b), p)
+
+
+@lowers(F.pdist, aten._pdist_forward)
+def _pdist(cx: LoweringContext, x, p=2.0):
+    """[N, M] -> [N(N-1)/2]: the distance of rows i < j, in row-major (i, j) order."""
+    v = _float(cx, x)
+    if v.type.rank != 2 or not isinstance(v.type.shape[0], int):
+        raise UnsupportedOpError(
+            f"pdist of {v.type} (rank 2)", node=cx.node_name, where=cx.where()
+        )
+    i, j = torch.triu_indices(v.type.shape[0], v.type.shape[0], 1)
+    if i.numel() == 0:
+        return cx.constant(torch.empty(0, dtype=v.type.dtype.torch))
+    rows = [
+        cx.emit(ops.IndexOp, v, cx.constant(t), dims=(0,), wrap=False) for t in (i, j)
+    ]
+    return _pairwise_norm(cx, cx.op("cuvil.sub", *rows), p)

@@ -11,6 +11,7 @@ from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
 from .context import LoweringContext
+from .inplace import eager_layout
 from .lower_shape import reshape, slice_dim
 from .registry import aten, lookup, lowers
 
@@ -196,3 +197,66 @@ def _fliplr(cx: LoweringContext, x):
 @lowers(torch.flipud, "flipud", aten.flipud)
 def _flipud(cx: LoweringContext, x):
     return _flip(cx, x, (0,))
+
+
+# ---- as_strided ----------------------------------------------------------------------------
+_AS_STRIDED = (torch.as_strided, "as_strided", aten.as_strided, aten.as_strided_copy)
+
+
+def _positions(shape, strides, offset: int) -> torch.Tensor:
+    """The storage position of every element of a (shape, strides, offset) view."""
+    pos = torch.full(tuple(shape), offset, dtype=torch.int64)
+    for d, (n, s) in enumerate(zip(shape, strides)):
+        pos += torch.arange(n).mul(s).view(*(1,) * d, n, *(1,) * (len(shape) - d - 1))
+    return pos.flatten()
+
+
+def _storage_map(shape, strides, offset: int) -> torch.Tensor:
+    """For each storage position the view covers, the flat index of one element there
+    (-1 where it covers none)."""
+    pos = _positions(shape, strides, offset)
+    inverse = torch.full((int(pos.max()) + 1 if pos.numel() else 0,), -1)
+    inverse[pos] = torch.arange(pos.numel())
+    return inverse
+
+
+@lowers(*_AS_STRIDED)
+def _as_strided(cx: LoweringContext, x, size, stride, storage_offset=None):
+    """A view of the input's storage as eager lays it out (export's fake value, or the
+    strides seen on the example run): a gather of the elements at those storage
+    positions, resolved here. Refused where the layout is unknown or the view reads
+    storage the input does not cover."""
+    v = cx.value(x)
+    node = cx.fx_node
+    layout = None
+    target = getattr(getattr(node, "target", None), "overloadpacket", None)
+    if node is not None and (target or node.target) in _AS_STRIDED and node.args:
+        layout = eager_layout(node.args[0])
+    if layout is None or not all(isinstance(n, int) for n in v.type.shape):
+        raise UnsupportedOpError(
+            "as_strided of a tensor whose memory layout is not known at compile time",
+            node=cx.node_name,
+            where=cx.where(),
+            hint="write the view with reshape/permute/unfold, which Cuvil lowers",
+        )
+    inverse = _storage_map(v.type.shape, *layout)
+    offset = layout[1] if storage_offset is None else int(storage_offset)
+    size, stride = _ints(size), _ints(stride)
+    flat = _positions(size, stride, offset)
+    inside = bool(((flat >= 0) & (flat < inverse.numel())).all())
+    ok = inside and bool(
+        (inverse[flat.clamp(0, max(inverse.numel() - 1, 0))] >= 0).all()
+    )
+    if not ok:
+        raise UnsupportedOpError(
+            f"as_strided(size={list(size)}, stride={list(stride)}, offset={offset}) "
+            "reads memory outside the input tensor",
+            node=cx.node_name,
+            where=cx.where(),
+        )
+    if not flat.numel():
+        return cx.constant(torch.empty(size, dtype=v.type.dtype.torch))
+    flat_v = reshape(cx, v, (v.type.numel(),))
+    index = cx.constant(inverse[flat])
+    picked = cx.emit(ops.IndexOp, flat_v, index, dims=(0,), wrap=False)
+    return reshape(cx, picked, tuple(size))

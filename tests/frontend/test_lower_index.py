@@ -207,11 +207,16 @@ def test_runtime_bool_mask_index_is_refused_with_why(frontend):
 
 
 @pytest.mark.parametrize("frontend", FRONTENDS)
-def test_scatter_reduce_is_refused(frontend):
+def test_scatter_legacy_reduce_lowers(frontend):
     model = wrap(lambda x, i, s: x.scatter(1, i, s, reduce="multiply"), 3)
+    check_lowering(model, [randn(2, 4), ints(2, 2, hi=4), randn(2, 2)], frontend)
+
+
+def test_scatter_unknown_reduce_is_refused():
+    model = wrap(lambda x, i, s: x.scatter_reduce(1, i, s, reduce="median"), 3)
     inputs = [randn(2, 4), ints(2, 2, hi=4), randn(2, 2)]
-    with pytest.raises(UnsupportedOpError, match="reduce"):
-        lower(model, inputs, frontend=frontend)
+    with pytest.raises(Exception, match="median"):
+        lower(model, inputs, frontend="fx")
 
 
 def test_reflect_padding_lowers_through_index_under_export():

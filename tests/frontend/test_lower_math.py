@@ -473,6 +473,6 @@ def test_unknown_rounding_mode_is_unsupported(frontend):
 
 
 @pytest.mark.parametrize("frontend", FRONTENDS)
-def test_bitwise_ops_on_integers_are_unsupported(frontend):
-    with pytest.raises(UnsupportedOpError, match="bitwise op on i64"):
-        lower(wrap(lambda x, y: x & y, 2), (randint(3), randint(3)), frontend=frontend)
+def test_bitwise_ops_on_integers_lower(frontend):
+    fn = wrap(lambda x, y: ((x & y) | 3, x ^ y, ~x), 2)
+    check_lowering(fn, (randint(3) - 5, randint(3)), frontend)

@@ -125,6 +125,8 @@ CASES = [
     _case("cuvil.gather", [r(4, 6), ints(2, 3)], dim=1),
     _case("cuvil.scatter", [r(4, 6), ints(2, 3, high=4), r(3, 3)], dim=0),
     _case("cuvil.scatter", [r(4, 6), ints(2, 3), r(2, 3)], dim=1, reduce="add"),
+    _case("cuvil.scatter", [r(4, 6), ints(2, 3), r(2, 3)], dim=1, reduce="max"),
+    _case("cuvil.scatter", [ints(4, 6), ints(2, 3), ints(2, 3)], dim=1, reduce="mul"),
     _case("cuvil.reshape", [r(2, 3, 4)], shape=(4, -1)),
     _case("cuvil.reshape", [r(0, 3)], shape=(3, 0)),
     _case("cuvil.permute", [r(2, 3, 4)], dims=(2, 0, 1)),
@@ -152,10 +154,18 @@ _MATH_ATTRS = {
     "cuvil.shrink": {"lambd": 0.5, "soft": True},
 }
 CASES += (
-    [_case(n, [r(2, 3)], **_MATH_ATTRS.get(n, {})) for n in O.MATH_UNARY]
+    [
+        _case(n, [ints(2, 3) if "bitwise" in n else r(2, 3)], **_MATH_ATTRS.get(n, {}))
+        for n in O.MATH_UNARY
+    ]
     + [
         _case(
-            n, [bools(2, 3), bools(3)] if n == "cuvil.logical_xor" else [r(2, 3), r(3)]
+            n,
+            [bools(2, 3), bools(3)]
+            if n == "cuvil.logical_xor"
+            else [ints(2, 3), ints(3)]
+            if "bitwise" in n
+            else [r(2, 3), r(3)],
         )
         for n in O.MATH_BINARY
     ]

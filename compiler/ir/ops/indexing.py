@@ -144,14 +144,17 @@ class GatherOp(Operation):
 class ScatterOp(Operation):
     """``cuvil.scatter(%x, %index, %src) {dim, reduce = "none"}``: a copy of x with
     out[p with p[dim] = index[p]] = src[p] for p over index's shape (``torch.scatter``;
-    ``reduce = "add"``: ``scatter_add``, duplicates summed)."""
+    ``reduce = "add" | "mul" | "max" | "min"``: ``scatter_reduce`` with x included,
+    duplicates combined; max/min propagate NaN)."""
 
     name = "cuvil.scatter"
     OPERANDS = ("x", "index", "src")
     TRAITS = _PURE
     ATTRS = {
         "dim": AttrSpec("int", min=0),
-        "reduce": AttrSpec("str", default="none", choices=("none", "add")),
+        "reduce": AttrSpec(
+            "str", default="none", choices=("none", "add", "mul", "max", "min")
+        ),
     }
 
     def infer_types(self) -> list[TensorType]:
@@ -167,7 +170,8 @@ class ScatterOp(Operation):
         return [x]
 
     def reference(self, x, index, src) -> torch.Tensor:
-        dim = self.attrs["dim"]
-        if self.attrs.get("reduce", "none") == "add":
-            return torch.scatter_add(x, dim, index.long(), src)
-        return torch.scatter(x, dim, index.long(), src)
+        dim, reduce = self.attrs["dim"], self.attrs.get("reduce", "none")
+        if reduce == "none":
+            return torch.scatter(x, dim, index.long(), src)
+        how = {"add": "sum", "mul": "prod", "max": "amax", "min": "amin"}[reduce]
+        return torch.scatter_reduce(x, dim, index.long(), src, how)

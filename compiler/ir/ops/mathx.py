@@ -148,6 +148,22 @@ class ShrinkOp(UnaryOp):
         return fn(x, self.attrs["lambd"])
 
 
+@register_op
+class BitwiseNotOp(UnaryOp):
+    """``cuvil.bitwise_not(%x)``: ``~x`` on integers (two's complement)."""
+
+    name = "cuvil.bitwise_not"
+    FLOAT_ONLY = False
+    FN = staticmethod(torch.bitwise_not)
+
+    def infer_types(self) -> list[TensorType]:
+        if self.operand_types[0].dtype.is_float:
+            raise self.fail(
+                f"bitwise_not needs an integer operand, got {self.operand_types[0]}"
+            )
+        return super().infer_types()
+
+
 MATH_UNARY: dict[str, type[UnaryOp]] = {
     **{f"cuvil.{n}": _u(n, f) for n, f in _FLOAT_UNARY.items()},
     **{f"cuvil.{n}": _u(n, f, floats_only=False) for n, f in _ANY_UNARY.items()},
@@ -163,6 +179,7 @@ MATH_UNARY: dict[str, type[UnaryOp]] = {
     "cuvil.nan_to_num": NanToNumOp,
     "cuvil.elu": EluOp,
     "cuvil.shrink": ShrinkOp,
+    "cuvil.bitwise_not": BitwiseNotOp,
 }
 
 _FLOAT_BINARY = {
@@ -185,10 +202,30 @@ _ANY_BINARY = {
     "heaviside": torch.heaviside,
 }
 
+
+class BitwiseOp(BinaryOp):
+    """Integer or bool operands (``&``, ``|``, ``^`` on the two's complement bits)."""
+
+    def infer_types(self) -> list[TensorType]:
+        if self.operand_types[0].dtype.is_float:
+            raise self.fail(
+                f"bitwise operands must be integer or bool, got {self.operand_types[0]}"
+            )
+        return super().infer_types()
+
+
 MATH_BINARY: dict[str, type[BinaryOp]] = {
     **{f"cuvil.{n}": _b(n, f) for n, f in _FLOAT_BINARY.items()},
     **{f"cuvil.{n}": _b(n, f, floats_only=False) for n, f in _ANY_BINARY.items()},
     "cuvil.logical_xor": _b(
         "logical_xor", torch.logical_xor, floats_only=False, base=LogicalOp
     ),
+    **{
+        f"cuvil.bitwise_{n}": _b(f"bitwise_{n}", f, floats_only=False, base=BitwiseOp)
+        for n, f in {
+            "and": torch.bitwise_and,
+            "or": torch.bitwise_or,
+            "xor": torch.bitwise_xor,
+        }.items()
+    },
 }
