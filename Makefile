@@ -35,12 +35,17 @@ python-packages: $(VENV)/bin/python
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # `make test`: the suite without the slow tier (under 15 minutes on 2 idle cores);
-# `make test-slow`: the slow tier alone; CI (.ci/run) runs both.
+# `make test-slow`: the slow tier alone; CI (.ci/run) runs both. Tests run in one worker
+# per core (pytest-xdist, at most 4), a test file in one worker so that its module-scoped
+# compiled fixtures are built once; PYTEST_JOBS=0 runs them in this process.
+PYTEST_JOBS ?= auto
+XDIST := $(if $(filter 0,$(PYTEST_JOBS)),-p no:xdist,-n $(PYTEST_JOBS) --maxprocesses 4 --dist loadfile)
+
 test:
-	$(VENV)/bin/python -m pytest -m "not slow"
+	$(VENV)/bin/python -m pytest $(XDIST) -m "not slow"
 
 test-slow:
-	$(VENV)/bin/python -m pytest -m slow
+	$(VENV)/bin/python -m pytest $(XDIST) -m slow
 
 demo:
 	$(VENV)/bin/cuvil-debug diff samples/models/resnet18.py
