@@ -290,7 +290,9 @@ def _scatter_rule(cx, x, dim, index, src=None, value=None, reduce=None, **kw):
             f"scatter with reduce={reduce!r}",
             hint="scatter takes reduce='add' or 'multiply'; see scatter_reduce",
         )
-    return _scatter(cx, x, dim, index, src if src is not None else value, legacy[reduce])
+    return _scatter(
+        cx, x, dim, index, src if src is not None else value, legacy[reduce]
+    )
 
 
 @lowers(torch.scatter_add, "scatter_add", aten.scatter_add)

@@ -27,7 +27,9 @@ def _cases(specs: list[Spec], slow_nomask: bool = False) -> list:
             spec,
             mask,
             id=f"{spec.name}-{'mask' if mask else 'nomask'}",
-            marks=[pytest.mark.slow] if slow_nomask and spec.masked and not mask else [],
+            marks=[pytest.mark.slow]
+            if slow_nomask and spec.masked and not mask
+            else [],
         )
         for spec in specs
         for mask in ((False, True) if spec.masked else (False,))
