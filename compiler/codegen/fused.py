@@ -28,7 +28,7 @@ from .kernel import Kernel, Prepared, const_data
 from .loops import i64, loop_nest
 from .parallel import gemm_call
 from .pointwise import emit_pointwise, tensor_access
-from .scalar import BINARY, UNARY, emit_cast
+from .scalar import binary, emit_cast, unary
 
 __all__ = ["prepare_fused"]
 
@@ -76,9 +76,9 @@ def scalar_op(b: ir.IRBuilder, o: Operation, vals: list[ir.Value]) -> ir.Value:
     """One elementwise op on register values (scalars, or vectors for epilogue ops)."""
     match o:
         case ops.ClampOp() | ops.UnaryOp():
-            return UNARY[o.name](b, vals[0], o.attrs)
+            return unary(o.name, o.operands[0].type.dtype)(b, vals[0], o.attrs)
         case ops.BinaryOp():
-            return BINARY[o.name](b, vals[0], vals[1])
+            return binary(o.name, o.operands[0].type.dtype)(b, vals[0], vals[1])
         case ops.WhereOp():
             return b.select(vals[0], vals[1], vals[2])
         case ops.CastOp():

@@ -22,7 +22,7 @@ from ..ir.ops.indexing import index_shape
 from ..ir.types import DType, TensorType, broadcast_shapes
 from .kernel import Kernel, contiguous_strides
 from .loops import I64, for_range, i64, linear_offset, loop_nest
-from .scalar import BINARY
+from .scalar import binary
 
 __all__ = [
     "STATUS_SYMBOL",
@@ -123,7 +123,7 @@ def _combine(b: ir.IRBuilder, reduce: str, old: ir.Value, new: ir.Value, dtype: 
     """scatter_reduce's combination of the element there with the one scattered."""
     if dtype is DType.i1:
         return getattr(b, _BOOL_COMBINE[reduce])(old, new)
-    return BINARY[_COMBINE[reduce]](b, old, new)
+    return binary(_COMBINE[reduce], dtype)(b, old, new)
 
 
 @contextmanager

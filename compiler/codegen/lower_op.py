@@ -38,7 +38,7 @@ from .pointwise import (
     prepare_batch_norm,
     tensor_access,
 )
-from .scalar import BINARY, UNARY, emit_cast
+from .scalar import binary, emit_cast, unary
 
 __all__ = ["KernelInfo", "Lowering", "prepare", "lower_op", "break_targets"]
 
@@ -81,10 +81,10 @@ def lower_op(k: Kernel, op: Operation) -> None:
     """The portable kernel of `op`, emitted into `k`."""
     match op:
         case ops.ClampOp() | ops.UnaryOp():
-            fn = UNARY[op.name]
+            fn = unary(op.name, k.in_type(0).dtype)
             emit_elementwise(k, op, lambda b, xs: fn(b, xs[0], op.attrs))
         case ops.BinaryOp():
-            fn2 = BINARY[op.name]
+            fn2 = binary(op.name, k.in_type(0).dtype)
             emit_elementwise(k, op, lambda b, xs: fn2(b, xs[0], xs[1]))
         case ops.WhereOp():
             emit_elementwise(k, op, lambda b, xs: b.select(xs[0], xs[1], xs[2]))

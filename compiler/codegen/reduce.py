@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import torch
 from llvmlite import ir
 
 from ..errors import CodegenError
@@ -18,6 +19,7 @@ from .kernel import Kernel, contiguous_strides
 from .loops import I64, for_range, i64, linear_offset, loop_nest
 from .pointwise import Access, _collapse
 from .scalar import const, exp, llvm_type
+from .scalar_unsigned import is_unsigned
 
 __all__ = ["emit_reduce", "emit_argmax", "emit_softmax", "emit_layer_norm"]
 
@@ -42,7 +44,15 @@ def _acc(strides) -> Access:
     return Access(0, tuple(strides))
 
 
-def _combine(b: ir.IRBuilder, kind: str, acc: ir.Value, v: ir.Value) -> ir.Value:
+def _icmp(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value, dtype: DType):
+    if is_unsigned(dtype):
+        return b.icmp_unsigned(op, x, y)
+    return b.icmp_signed(op, x, y)
+
+
+def _combine(
+    b: ir.IRBuilder, kind: str, acc: ir.Value, v: ir.Value, dtype: DType
+) -> ir.Value:
     is_f = isinstance(v.type, (ir.FloatType, ir.DoubleType, ir.HalfType))
     if kind in ("sum", "mean", "var"):
         return b.fadd(acc, v, flags=FAST) if is_f else b.add(acc, v)
@@ -52,7 +62,7 @@ def _combine(b: ir.IRBuilder, kind: str, acc: ir.Value, v: ir.Value) -> ir.Value
     if is_f:
         better = b.or_(b.fcmp_ordered(op, v, acc), b.fcmp_unordered("uno", v, v))
     else:
-        better = b.icmp_signed(op, v, acc)
+        better = _icmp(b, op, v, acc, dtype)
     return b.select(better, v, acc)
 
 
@@ -63,9 +73,12 @@ def _init(kind: str, dtype: DType) -> ir.Constant:
         return const(dtype, 1)
     if dtype.is_float:
         return const(dtype, float("-inf") if kind == "amax" else float("inf"))
-    bits = llvm_type(dtype).width
-    big = (1 << (bits - 1)) - 1
-    return ir.Constant(llvm_type(dtype), -big - 1 if kind == "amax" else big)
+    if dtype is DType.i1:
+        lo, hi = 0, 1
+    else:
+        info = torch.iinfo(dtype.torch)
+        lo, hi = info.min, info.max
+    return ir.Constant(llvm_type(dtype), lo if kind == "amax" else hi)
 
 
 def _inner_reduce(
@@ -77,7 +90,7 @@ def _inner_reduce(
         if center is not None:
             d = k.b.fsub(v, center)
             v = k.b.fmul(d, d)
-        k.b.store(_combine(k.b, kind, k.b.load(slot), v), slot)
+        k.b.store(_combine(k.b, kind, k.b.load(slot), v, dtype), slot)
     return k.b.load(slot)
 
 
@@ -133,7 +146,7 @@ def emit_argmax(k: Kernel, op: Operation) -> None:
                     ),
                 )
             else:
-                is_new = k.b.icmp_signed(">", v, cur)
+                is_new = _icmp(k.b, ">", v, cur, dtype)
             k.b.store(k.b.select(is_new, v, cur), best)
             k.b.store(k.b.select(is_new, _flat(k, r, inner), k.b.load(best_i)), best_i)
         k.store(k.b.load(best_i), k.out(), linear_offset(k.b, o, out_o), DType.i64)

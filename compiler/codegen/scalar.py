@@ -15,6 +15,7 @@ from ..errors import CodegenError
 from ..ir.types import DType
 from .mathfn import fast_erf, fast_exp, fast_tanh, is_f32
 from .scalar_math import MATH_BINARY, MATH_UNARY
+from .scalar_unsigned import UNSIGNED_BINARY, UNSIGNED_UNARY, is_unsigned
 
 __all__ = [
     "llvm_type",
@@ -23,6 +24,8 @@ __all__ = [
     "to_mem",
     "UNARY",
     "BINARY",
+    "unary",
+    "binary",
     "emit_cast",
     "const",
     "exp",
@@ -269,6 +272,20 @@ BINARY: dict[str, BinaryEmitter] = {
     "cuvil.logical_or": lambda b, x, y: b.or_(x, y),
     **MATH_BINARY,
 }
+
+
+def unary(name: str, dtype: DType) -> UnaryEmitter:
+    """The emitter of unary op `name` on an operand of `dtype` (unsigned ints differ)."""
+    if is_unsigned(dtype) and name in UNSIGNED_UNARY:
+        return UNSIGNED_UNARY[name]
+    return UNARY[name]
+
+
+def binary(name: str, dtype: DType) -> BinaryEmitter:
+    """The emitter of binary op `name` on operands of `dtype` (unsigned ints differ)."""
+    if is_unsigned(dtype) and name in UNSIGNED_BINARY:
+        return UNSIGNED_BINARY[name]
+    return BINARY[name]
 
 
 def emit_cast(b: ir.IRBuilder, x: ir.Value, src: DType, dst: DType) -> ir.Value:

@@ -1,4 +1,5 @@
-"""Kernels along one dim: inclusive scans (cumsum/cumprod) and the stable topk/sort.
+"""Kernels along one dim: inclusive scans (cumsum/cumprod/cummax/cummin) and the stable
+topk/sort.
 
 A scan walks each row along ``dim`` once; float rows accumulate in double as torch's CPU
 kernel does (``acc_type`` of float is double), integers in their own type (wrapping).
@@ -9,13 +10,16 @@ writes the element at its rank when that rank is below k: O(n^2) per row, no scr
 
 from __future__ import annotations
 
+import math
+
+import torch
 from llvmlite import ir
 
 from ..ir.core import Operation
 from ..ir.types import DType, TensorType
 from .kernel import Kernel
 from .loops import I64, for_range, i64
-from .scalar import const
+from .scalar import binary, const
 
 __all__ = ["emit_cum", "emit_topk"]
 
@@ -34,15 +38,33 @@ def _rows(t: TensorType, dim: int) -> tuple[int, int, int]:
     return outer, t.shape[dim], inner
 
 
+def _cum_start(kind: str, dtype: DType, acc_t: ir.Type) -> ir.Constant:
+    if kind in ("sum", "prod"):
+        return ir.Constant(
+            acc_t, (0 if kind == "sum" else 1) * (1.0 if dtype.is_float else 1)
+        )
+    if dtype.is_float:
+        return ir.Constant(acc_t, -math.inf if kind == "max" else math.inf)
+    info = torch.iinfo(dtype.torch)
+    return ir.Constant(acc_t, info.min if kind == "max" else info.max)
+
+
+def _cum_step(
+    b: ir.IRBuilder, kind: str, cur: ir.Value, x: ir.Value, dtype: DType
+) -> ir.Value:
+    name = {"sum": "cuvil.add", "prod": "cuvil.mul", "max": "cuvil.maximum"}
+    return binary(name.get(kind, "cuvil.minimum"), dtype)(b, cur, x)
+
+
 def emit_cum(k: Kernel, op: Operation, kind: str) -> None:
+    """An inclusive scan (kind: sum, prod, max, min); float sums and products accumulate
+    in double, as torch's CPU kernels do."""
     t = k.in_type(0)
     dtype = t.dtype
     outer, n, inner = _rows(t, op.attrs["dim"])
     wide = dtype.is_float
     acc_t = F64 if wide else const(dtype, 0).type
-    init = ir.Constant(acc_t, 0.0 if wide else 0) if kind == "sum" else None
-    if init is None:
-        init = ir.Constant(acc_t, 1.0 if wide else 1)
+    init = _cum_start(kind, dtype, acc_t)
     with for_range(k.b, outer, name="o") as o, for_range(k.b, inner, name="i") as i:
         base = k.b.add(k.b.mul(o, i64(n * inner)), i)
         acc = k.alloca(acc_t, init)
@@ -51,11 +73,7 @@ def emit_cum(k: Kernel, op: Operation, kind: str) -> None:
             x = k.load(k.inp(0), off, dtype)
             if wide and x.type != F64:
                 x = k.b.fpext(x, F64)
-            cur = k.b.load(acc)
-            if kind == "sum":
-                nxt = k.b.fadd(cur, x) if wide else k.b.add(cur, x)
-            else:
-                nxt = k.b.fmul(cur, x) if wide else k.b.mul(cur, x)
+            nxt = _cum_step(k.b, kind, k.b.load(acc), x, dtype)
             k.b.store(nxt, acc)
             if wide and dtype is not DType.f64:
                 nxt = k.b.fptrunc(nxt, const(dtype, 0.0).type)

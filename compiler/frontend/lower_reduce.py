@@ -123,7 +123,11 @@ def _argmax(cx: LoweringContext, x, dim=None, keepdim=False):
 
 @lowers(torch.argmin, "argmin", aten.argmin)
 def _argmin(cx: LoweringContext, x, dim=None, keepdim=False):
-    return _argmax(cx, cx.emit(ops.UNARY_OPS["cuvil.neg"], x), dim, keepdim)
+    # argmin(x) = argmax of an order-reversing map: -x for floats; ~x for integers
+    # (-x wraps for unsigned values and for the signed minimum, ~x never does)
+    v = cx.value(x)
+    flip = "cuvil.neg" if v.type.dtype.is_float else "cuvil.bitwise_not"
+    return _argmax(cx, cx.op(flip, v), dim, keepdim)
 
 
 lowers(torch.max, "max", aten.max)(_minmax("cuvil.amax", "cuvil.maximum", _argmax))

@@ -43,6 +43,42 @@ lowers(torch.cumsum, "cumsum", aten.cumsum)(_scan(ops.CumsumOp))
 lowers(torch.cumprod, "cumprod", aten.cumprod)(_scan(ops.CumprodOp))
 
 
+def _running(cls):
+    """cummax/cummin: (values, indices); the index is the last position at or before i
+    where the running extreme was reached (a NaN reaches it, as in torch): the running
+    maximum of the positions whose element equals the running value there."""
+
+    @named(f"running[{cls.name}]")
+    def rule(cx: LoweringContext, x, dim):
+        v = cx.value(x)
+        if v.type.dtype is DType.i1:
+            v = cx.cast(v, DType.i64)
+        d = _dim(cx, v, dim)
+        values = cx.emit(cls, v, dim=d)
+        n = v.type.shape[d] if v.type.rank else 1
+        if not isinstance(n, int):
+            raise _unsupported(cx, f"{cls.name} along a dim of symbolic size")
+        shape = [1] * v.type.rank
+        if v.type.rank:
+            shape[d] = n
+        pos = cx.constant(torch.arange(n).reshape(shape))
+        hit = cx.op("cuvil.eq", v, values)
+        if v.type.dtype.is_float:
+            hit = cx.op("cuvil.logical_or", hit, cx.op("cuvil.isnan", v))
+        marks = cx.emit(ops.WhereOp, hit, pos, cx.scalar(-1, DType.i64))
+        indices = cx.emit(ops.CummaxOp, marks, dim=d)
+        result = getattr(
+            torch.return_types, cls.name.split(".")[1]
+        )  # .values, .indices
+        return result((cx.cast(values, cx.value(x).type.dtype), indices))
+
+    return rule
+
+
+lowers(torch.cummax, "cummax", aten.cummax)(_running(ops.CummaxOp))
+lowers(torch.cummin, "cummin", aten.cummin)(_running(ops.CumminOp))
+
+
 def topk(cx: LoweringContext, v: Value, k: int, dim: int, largest: bool):
     """(values, indices) of the k first elements along dim in the stable order."""
     if v.type.rank and not isinstance(v.type.shape[dim], int):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from lowering_checks import randn
 from test_lower_resample import GROUP_NORMS, INTERPOLATIONS, ORDERS, PADS, SCANS, ties
@@ -125,6 +125,8 @@ def test_scans_and_orders_on_drawn_shapes(shape, data, opt, frontend):
             torch.cumsum(m, dim=dim) * m,
             torch.cumsum(y, dim),
             torch.cumprod(y, dim),
+            torch.cummax(x, dim),
+            torch.cummin(m, dim),
             torch.sort(x, dim=dim, descending=desc, stable=True),
             values,
             indices,
@@ -185,6 +187,12 @@ def test_pad_and_upsample_on_drawn_shapes(spatial, data, opt, frontend):
     frontend=st.sampled_from(FRONTENDS),
 )
 def test_group_norm_on_drawn_shapes(n, groups, per, spatial, affine, opt, frontend):
+    # a group of one element: x - mean is 0 exactly, but eager's rounding of it times
+    # 1/sqrt(eps) (316) exceeds the tolerance; the result is the bias either way
+    size = per
+    for d in spatial:
+        size *= d
+    assume(size > 1)
     norm = nn.GroupNorm(groups, groups * per, affine=affine)
     if affine:
         with torch.no_grad():

@@ -52,6 +52,12 @@ SCANS = [
     case(
         "cumsum-int32", lambda x: torch.cumsum(x, 1), randint(2, 5, dtype=torch.int32)
     ),
+    case("cummax-ties-nan", lambda x: torch.cummax(x, 1), ties(3, 7)),
+    case("cummin-dim0", lambda x: x.cummin(0), ties(5, 2)),
+    case("cummax-values-only", lambda x: x.cummax(-1).values - 1, randint(2, 6)),
+    case("cummin-indices-only", lambda x: torch.cummin(x, 0).indices, randn(6)),
+    case("cummax-0d", lambda x: torch.cummax(x, 0), randn()),
+    case("cummin-bool", lambda x: torch.cummin(x > 0, 1), randn(3, 5)),
     case("cumprod", lambda x: torch.cumprod(x, -2), randn(3, 4, 2)),
     case("cumprod-int", lambda x: x.cumprod(1), randint(2, 6, high=3)),
 ]
@@ -244,6 +250,8 @@ def test_each_family_lowers_to_its_native_op():
     names = {
         "cuvil.cumsum": SCANS[0],
         "cuvil.cumprod": SCANS[-1],
+        "cuvil.cummax": SCANS[-8],
+        "cuvil.cummin": SCANS[-7],
         "cuvil.topk": ORDERS[0],
         "cuvil.pad": PADS[0],
         "cuvil.upsample": INTERPOLATIONS[0],

@@ -137,6 +137,8 @@ CASES = [
     _case("cuvil.relayout", [r(2, 3, 4, 5)], layout="contiguous"),
     _case("cuvil.cumsum", [ints(2, 3)], dim=1),
     _case("cuvil.cumprod", [r(2, 3)], dim=0),
+    _case("cuvil.cummax", [r(2, 3)], dim=1),
+    _case("cuvil.cummin", [ints(4, 2)], dim=0),
     _case("cuvil.topk", [r(2, 5, 3)], dim=1, k=2),
     _case("cuvil.topk", [r(4, 3)], dim=0, k=4, largest=False, indices=True),
     _case("cuvil.pad", [r(2, 3, 4)], pads=(1, -2, 0, 2), value=1.5),

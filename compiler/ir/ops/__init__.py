@@ -33,7 +33,7 @@ from .nn import (
 )
 from .reduction import REDUCE_OPS, ArgmaxOp, LogSoftmaxOp, ReduceOp, SoftmaxOp, VarOp
 from .resample import GroupNormOp, PadOp, UpsampleOp
-from .scan import CumOp, CumprodOp, CumsumOp, TopkOp
+from .scan import CummaxOp, CumminOp, CumOp, CumprodOp, CumsumOp, TopkOp
 from .shape import CatOp, ExpandOp, PermuteOp, ReshapeOp, SliceOp
 
 __all__ = [
@@ -87,6 +87,8 @@ __all__ = [
     "PadOp",
     "UpsampleOp",
     "CumOp",
+    "CummaxOp",
+    "CumminOp",
     "CumprodOp",
     "CumsumOp",
     "TopkOp",

@@ -56,6 +56,22 @@ class CumprodOp(CumOp):
 
 
 @register_op
+class CummaxOp(CumOp):
+    """``cuvil.cummax(%x) {dim}``: the running maximum (NaN, once seen, stays)."""
+
+    name = "cuvil.cummax"
+    FN = staticmethod(lambda x, dim: torch.cummax(x, dim).values)
+
+
+@register_op
+class CumminOp(CumOp):
+    """``cuvil.cummin(%x) {dim}``: the running minimum (NaN, once seen, stays)."""
+
+    name = "cuvil.cummin"
+    FN = staticmethod(lambda x, dim: torch.cummin(x, dim).values)
+
+
+@register_op
 class TopkOp(Operation):
     """``cuvil.topk(%x) {dim, k, largest, indices}``: the k largest (or smallest) elements
     along dim in order, stable; their values, or their positions along dim (i64)."""
