@@ -60,10 +60,10 @@ class CompileOptions:
     opt_level: str = "O3"  # O0..O3: LLVM's pipeline (and, with passes, Cuvil's)
     enable_fusion: bool = True  # fuse elementwise chains and epilogues (pass pipeline)
     debug: bool = False  # DWARF + GDB JIT registration, non-inlined kernels
-    # "fx" (torch.fx.symbolic_trace), "export" (torch.export) or "auto" (export, then fx;
-    # what Hugging Face models need). The default stays fx for now: the debugger, diff
-    # and triage suites name fx's nodes (docs/DYNAMIC.md, "The frontend choice")
-    frontend: str = "fx"
+    # "auto" (torch.export, then torch.fx when export fails; what Hugging Face models
+    # need), "fx" (torch.fx.symbolic_trace) or "export"; export's nodes carry fx's names
+    # (frontend/export_names.py, docs/DYNAMIC.md "The frontend choice")
+    frontend: str = "auto"
     # lower an op with no Cuvil rule through PyTorch's decomposition (docs/OPS.md)
     decompose: bool = True
     num_threads: int = 1

@@ -159,6 +159,8 @@ def _nodes(
     sites = _sites(module, fn, kernel_of)
     out: dict[str, dict[str, Any]] = {}
     for node, v in module.fx_values.items():
+        if isinstance(v, (tuple, list)) and v and isinstance(v[0], Value):
+            v = v[0]  # a multi-result node (max, batch norm): its first result
         if not isinstance(v, Value):
             continue  # a Python value at trace time: no tensor
         status, kernel, value = sites.get(v.name, ("removed", None, None))

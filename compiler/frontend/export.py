@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import torch
@@ -13,6 +14,7 @@ from torch.export.graph_signature import InputKind
 from ..errors import FrontendError
 from ..hooks import CompileHooks
 from ..ir.core import Module
+from .export_names import rename_like_fx, renamed_like_fx
 from .graph import GraphLowering, tensor_type
 from .inplace import functionalize
 from .provenance import node_loc
@@ -91,10 +93,18 @@ def from_export(
         type(model).__name__ if not isinstance(model, ExportedProgram) else "exported"
     )
     module = Module(name)
-    ep = functionalize(ep)  # in-place ops -> out-of-place ones (refused on inputs)
-    lowering = ExportLowering(ep, module)
-    lowering.decompose = decompose
-    lowering.run(hooks)
+    # in-place ops -> out-of-place ones (refused on inputs)
+    functional = functionalize(ep)
+    # fx's node names (export_names.py); a program the caller gave gets its own back
+    given = functional is model
+    with (
+        renamed_like_fx(functional)
+        if given
+        else nullcontext(rename_like_fx(functional))
+    ):
+        lowering = ExportLowering(functional, module)
+        lowering.decompose = decompose
+        lowering.run(hooks)
     out_spec = getattr(ep.call_spec, "out_spec", None)
     if out_spec is not None:  # the user's output structure, not the graph's flat tuple
         module.output_spec = out_spec

@@ -113,8 +113,7 @@ def bisect(
     was_training = model.training
     model.eval()
     try:
-        front = "fx" if opts.frontend == "auto" else opts.frontend  # as the diff's
-        module = lower(model, list(inputs), front, hooks=fault_hooks())
+        module = lower(model, list(inputs), opts.frontend, hooks=fault_hooks())
         with torch.no_grad():
             reference = tensors(model(*inputs))
     finally:

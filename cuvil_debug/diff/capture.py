@@ -88,6 +88,7 @@ def _capture_export(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> C
     from torch.export.graph_signature import InputKind
 
     from cuvil.frontend.export import export
+    from cuvil.frontend.export_names import rename_like_fx
     from cuvil.frontend.inplace import functionalize
 
     try:
@@ -99,7 +100,7 @@ def _capture_export(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> C
         ) from e
     # the graph the export frontend lowers (in-place ops functionalized), so that node
     # names match
-    ep = functionalize(ep)
+    ep = rename_like_fx(functionalize(ep))
     user = iter(inputs)
     args = []
     for spec in ep.graph_signature.input_specs:

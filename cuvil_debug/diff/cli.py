@@ -93,13 +93,16 @@ def _check_faults(loaded, specs: list[str], frontend: str = "fx") -> None:
     import difflib
 
     from cuvil.frontend.export import export
+    from cuvil.frontend.export_names import rename_like_fx
     from cuvil.frontend.fx import trace
+    from cuvil.frontend.inplace import functionalize
     from cuvil_debug import faults
 
     parsed = [faults.parse(s) for s in specs]
     try:
         if frontend == "export":
-            graph = export(loaded.model, loaded.inputs, None).graph
+            ep = export(loaded.model, loaded.inputs, None)
+            graph = rename_like_fx(functionalize(ep)).graph
         else:
             graph = trace(loaded.model).graph
         names = [n.name for n in graph.nodes]
