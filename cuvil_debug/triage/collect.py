@@ -84,10 +84,13 @@ def _compile(loaded, frontend: str, stage: str, kwargs: dict) -> None:
 
 
 def _run_eager(loaded) -> dict:
+    """Does the model run at all? With dynamo off: a library that torch.compile's an op
+    lazily (torchvision's detection models) would otherwise start a C++ build here
+    (190 s measured), only to say what a plain eager run says."""
     import torch
 
     try:
-        with torch.no_grad():
+        with torch.no_grad(), torch._dynamo.config.patch(disable=True):
             loaded.model(*loaded.inputs)
     except Exception as e:  # noqa: BLE001
         return {"ok": False, "error": error_info(e)}

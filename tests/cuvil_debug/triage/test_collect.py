@@ -51,3 +51,38 @@ def test_failure_records_chain_frames_eager_and_signature(data_dir):
     assert any(f["user"] and f["file"].endswith("shape_model.py") for f in eager_frames)
     assert [p["name"] for p in record["model"]["forward"]["params"]] == ["x"]
     assert record["inputs"][0]["type"] == "Tensor"
+
+
+LAZY_COMPILE = '''
+import torch
+from torch import nn
+
+
+def _refuse(gm, example_inputs):
+    raise SystemExit("torch.compile ran during the eager check")
+
+
+@torch.compile(backend=_refuse)
+def _scale(x):
+    return x * 2
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        for i in range(int(x.sum() > 0) + 1):  # data-dependent: fx cannot trace it
+            x = _scale(x)
+        return x
+
+
+def example_inputs():
+    return (torch.ones(3),)
+'''
+
+
+def test_the_eager_check_does_not_run_a_lazy_torch_compile(tmp_path):
+    # torchvision's detection models torch.compile an op on first use: the eager check
+    # must not build it (a 190 s C++ build was measured), only run the model
+    (tmp_path / "lazy.py").write_text(LAZY_COMPILE)
+    record = collect(str(tmp_path / "lazy.py"))
+    assert record["status"] == "failed"
+    assert record["eager"]["ok"] is True, record["eager"]
