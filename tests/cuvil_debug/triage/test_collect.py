@@ -53,7 +53,7 @@ def test_failure_records_chain_frames_eager_and_signature(data_dir):
     assert record["inputs"][0]["type"] == "Tensor"
 
 
-LAZY_COMPILE = '''
+LAZY_COMPILE = """
 import torch
 from torch import nn
 
@@ -76,7 +76,7 @@ class Model(nn.Module):
 
 def example_inputs():
     return (torch.ones(3),)
-'''
+"""
 
 
 def test_the_eager_check_does_not_run_a_lazy_torch_compile(tmp_path):
