@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import torch
 from llvmlite import ir
 
 from ..errors import CodegenError
@@ -19,7 +18,7 @@ from .kernel import Kernel, contiguous_strides
 from .loops import I64, for_range, i64, linear_offset, loop_nest
 from .pointwise import Access, _collapse
 from .scalar import const, exp, llvm_type
-from .scalar_unsigned import is_unsigned
+from .scalar_unsigned import icmp, int_range
 
 __all__ = ["emit_reduce", "emit_argmax", "emit_softmax", "emit_layer_norm"]
 
@@ -44,12 +43,6 @@ def _acc(strides) -> Access:
     return Access(0, tuple(strides))
 
 
-def _icmp(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value, dtype: DType):
-    if is_unsigned(dtype):
-        return b.icmp_unsigned(op, x, y)
-    return b.icmp_signed(op, x, y)
-
-
 def _combine(
     b: ir.IRBuilder, kind: str, acc: ir.Value, v: ir.Value, dtype: DType
 ) -> ir.Value:
@@ -62,7 +55,7 @@ def _combine(
     if is_f:
         better = b.or_(b.fcmp_ordered(op, v, acc), b.fcmp_unordered("uno", v, v))
     else:
-        better = _icmp(b, op, v, acc, dtype)
+        better = icmp(b, op, v, acc, dtype)
     return b.select(better, v, acc)
 
 
@@ -73,11 +66,7 @@ def _init(kind: str, dtype: DType) -> ir.Constant:
         return const(dtype, 1)
     if dtype.is_float:
         return const(dtype, float("-inf") if kind == "amax" else float("inf"))
-    if dtype is DType.i1:
-        lo, hi = 0, 1
-    else:
-        info = torch.iinfo(dtype.torch)
-        lo, hi = info.min, info.max
+    lo, hi = int_range(dtype)
     return ir.Constant(llvm_type(dtype), lo if kind == "amax" else hi)
 
 
@@ -146,7 +135,7 @@ def emit_argmax(k: Kernel, op: Operation) -> None:
                     ),
                 )
             else:
-                is_new = _icmp(k.b, ">", v, cur, dtype)
+                is_new = icmp(k.b, ">", v, cur, dtype)
             k.b.store(k.b.select(is_new, v, cur), best)
             k.b.store(k.b.select(is_new, _flat(k, r, inner), k.b.load(best_i)), best_i)
         k.store(k.b.load(best_i), k.out(), linear_offset(k.b, o, out_o), DType.i64)

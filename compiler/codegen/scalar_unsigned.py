@@ -8,16 +8,32 @@ dtype; every caller that knows the dtype goes through them.
 
 from __future__ import annotations
 
+import torch
 from llvmlite import ir
 
 from ..errors import CodegenError
 from ..ir.types import DType
 
-__all__ = ["is_unsigned", "UNSIGNED_BINARY", "UNSIGNED_UNARY"]
+__all__ = ["is_unsigned", "icmp", "int_range", "UNSIGNED_BINARY", "UNSIGNED_UNARY"]
 
 
 def is_unsigned(dtype: DType) -> bool:
     return dtype in (DType.u8, DType.i1)
+
+
+def icmp(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value, dtype: DType) -> ir.Value:
+    """An integer compare in `dtype`'s order (unsigned for uint8 and bool)."""
+    if is_unsigned(dtype):
+        return b.icmp_unsigned(op, x, y)
+    return b.icmp_signed(op, x, y)
+
+
+def int_range(dtype: DType) -> tuple[int, int]:
+    """(lowest, highest) value of an integer dtype; bool is 0..1."""
+    if dtype is DType.i1:
+        return 0, 1
+    info = torch.iinfo(dtype.torch)
+    return info.min, info.max
 
 
 def _zero(x: ir.Value) -> ir.Constant:

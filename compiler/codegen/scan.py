@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 
-import torch
 from llvmlite import ir
 
 from ..ir.core import Operation
@@ -20,6 +19,7 @@ from ..ir.types import DType, TensorType
 from .kernel import Kernel
 from .loops import I64, for_range, i64
 from .scalar import binary, const
+from .scalar_unsigned import icmp, int_range
 
 __all__ = ["emit_cum", "emit_topk"]
 
@@ -45,8 +45,8 @@ def _cum_start(kind: str, dtype: DType, acc_t: ir.Type) -> ir.Constant:
         )
     if dtype.is_float:
         return ir.Constant(acc_t, -math.inf if kind == "max" else math.inf)
-    info = torch.iinfo(dtype.torch)
-    return ir.Constant(acc_t, info.min if kind == "max" else info.max)
+    lo, hi = int_range(dtype)
+    return ir.Constant(acc_t, lo if kind == "max" else hi)
 
 
 def _cum_step(
@@ -85,9 +85,7 @@ def _greater(b: ir.IRBuilder, x, y, dtype: DType) -> ir.Value:
     if dtype.is_float:
         nan_x = b.and_(b.fcmp_unordered("uno", x, x), b.fcmp_ordered("ord", y, y))
         return b.or_(b.fcmp_ordered(">", x, y), nan_x)
-    if dtype in (DType.u8, DType.i1):
-        return b.icmp_unsigned(">", x, y)
-    return b.icmp_signed(">", x, y)
+    return icmp(b, ">", x, y, dtype)
 
 
 def _equal(b: ir.IRBuilder, x, y, dtype: DType) -> ir.Value:

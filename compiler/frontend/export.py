@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import nullcontext
 from typing import Any
 
 import torch
@@ -14,7 +13,7 @@ from torch.export.graph_signature import InputKind
 from ..errors import FrontendError
 from ..hooks import CompileHooks
 from ..ir.core import Module
-from .export_names import rename_like_fx, renamed_like_fx
+from .export_names import renamed_like_fx
 from .graph import GraphLowering, tensor_type
 from .inplace import functionalize
 from .provenance import node_loc
@@ -96,12 +95,7 @@ def from_export(
     # in-place ops -> out-of-place ones (refused on inputs)
     functional = functionalize(ep)
     # fx's node names (export_names.py); a program the caller gave gets its own back
-    given = functional is model
-    with (
-        renamed_like_fx(functional)
-        if given
-        else nullcontext(rename_like_fx(functional))
-    ):
+    with renamed_like_fx(functional, restore=functional is model):
         lowering = ExportLowering(functional, module)
         lowering.decompose = decompose
         lowering.run(hooks)

@@ -140,12 +140,13 @@ def rename_like_fx(ep: ExportedProgram) -> ExportedProgram:
 
 
 @contextlib.contextmanager
-def renamed_like_fx(ep: ExportedProgram) -> Iterator[ExportedProgram]:
-    """`ep` with fx-style node names while inside, its own names afterwards (for an
-    ExportedProgram a caller gave: nothing a user passed in is changed)."""
+def renamed_like_fx(ep: ExportedProgram, restore: bool) -> Iterator[ExportedProgram]:
+    """`ep` with fx-style node names; with `restore` (an ExportedProgram a caller gave:
+    nothing a user passed in is changed) its own names come back afterwards."""
     names = fx_style_names(ep.graph)
     _apply(ep, names)
     try:
         yield ep
     finally:
-        _apply(ep, {new: old for old, new in names.items()})
+        if restore:
+            _apply(ep, {new: old for old, new in names.items()})
