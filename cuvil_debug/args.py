@@ -55,8 +55,11 @@ class ModelChoice:
 class ModelArgs:
     """MODEL (``many``: one or more), ``--frontend`` and ``--entry`` -> ModelChoice."""
 
-    def __init__(self, *, many: bool = False) -> None:
+    def __init__(
+        self, *, many: bool = False, frontends: tuple[str, ...] = ("fx", "export")
+    ) -> None:
         self.many = many
+        self.frontends = frontends
 
     def add_to(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
@@ -69,9 +72,15 @@ class ModelArgs:
         )
         parser.add_argument(
             "--frontend",
-            choices=["fx", "export"],
+            choices=list(self.frontends),
             default="fx",
-            help="capture with torch.fx symbolic tracing or torch.export (default: fx)",
+            help="capture with "
+            + (
+                "torch.fx symbolic tracing or torch.export"
+                if self.frontends == ("fx", "export")
+                else ", ".join(self.frontends)
+            )
+            + " (default: fx)",
         )
         parser.add_argument(
             "--entry",

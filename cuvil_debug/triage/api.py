@@ -10,21 +10,38 @@ from pathlib import Path
 from .results import SCHEMA, to_result
 from .runner import Job, run_in_process, run_jobs
 
-__all__ = ["expand_specs", "triage", "new_failures", "load_baseline", "report_doc"]
+# seconds per model: torchvision's detection models capture in seconds once the eager
+# check runs without dynamo (collect._run_eager); the slowest model of the library
+# corpus (samples/failures/library) is far below this on a loaded 2-core machine
+DEFAULT_TIMEOUT = 300.0
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "expand_specs",
+    "triage",
+    "new_failures",
+    "load_baseline",
+    "report_doc",
+]
 
 
 def triage(
     specs: Sequence[str],
     frontend: str = "fx",
     entry: str | None = None,
-    timeout: float = 120.0,
+    timeout: float = DEFAULT_TIMEOUT,
     workers: int = 2,
     isolate: bool = True,
     stage: str = "lower",
+    *,
+    cuvil_leaves: bool = False,
+    no_grad: bool = False,
 ) -> list[dict]:
-    """One result per model spec, in order."""
+    """One result per model spec, in order (`cuvil_leaves`: trace with Cuvil's fx
+    leaves; `no_grad`: capture under torch.no_grad())."""
     jobs = [
-        Job(i, s, frontend, entry, stage) for i, s in enumerate(expand_specs(specs))
+        Job(i, s, frontend, entry, stage, cuvil_leaves=cuvil_leaves, no_grad=no_grad)
+        for i, s in enumerate(expand_specs(specs))
     ]
     records = run_jobs(jobs, workers, timeout) if isolate else run_in_process(jobs)
     return [to_result(r) for r in records]

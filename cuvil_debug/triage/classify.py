@@ -122,8 +122,30 @@ def _all_exceptions(record: dict) -> list[dict]:
 
 
 def _message_signals(record: dict) -> set[str]:
-    text = "\n".join(e["message"] for e in _all_exceptions(record))
-    return {f"msg:{s}" for rx, s in MESSAGE_SIGNALS if rx.search(text)}
+    """Regexes over each message's own head (message_head), never over the source
+    lines, overload listings or graph dumps torch appends below it."""
+    heads = [message_head(e["message"]) for e in _all_exceptions(record)]
+    return {f"msg:{s}" for rx, s in MESSAGE_SIGNALS if any(rx.search(h) for h in heads)}
+
+
+_HEAD_LINES = 2
+_NOT_HEAD = re.compile(
+    r"^\s*(\*|File \"|\^|~|While executing|Original traceback|Traceback|from user "
+    r"code|graph\(|%\w+ :|For more information|Set TORCH|Explanation:|Hint:|"
+    r"Developer debug context|For C\+\+ stack|Exception raised from)"
+)
+
+
+def message_head(message: str) -> str:
+    """The first lines of a message that are its own words: up to the first overload
+    listing (` * (Tensor ...)`), quoted source or stack line, or graph dump."""
+    head = []
+    for line in message.strip().splitlines():
+        if _NOT_HEAD.match(line) or len(head) == _HEAD_LINES:
+            break
+        if line.strip():
+            head.append(line.strip())
+    return "\n".join(head)
 
 
 def _exception_signals(record: dict) -> set[str]:

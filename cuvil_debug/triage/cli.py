@@ -13,8 +13,15 @@ import sys
 from pathlib import Path
 
 from ..args import ModelArgs, Output, OutputArgs
-from .api import expand_specs, load_baseline, new_failures, report_doc, triage
-from .collect import STAGES
+from .api import (
+    DEFAULT_TIMEOUT,
+    expand_specs,
+    load_baseline,
+    new_failures,
+    report_doc,
+    triage,
+)
+from .collect import FRONTENDS, STAGES
 from .report_junit import to_junit
 from .report_markdown import to_markdown
 from .report_sarif import write_sarif
@@ -30,7 +37,7 @@ __all__ = [
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FORMATS = ("terminal", "json", "markdown", "sarif", "junit")
-MODELS = ModelArgs(many=True)
+MODELS = ModelArgs(many=True, frontends=FRONTENDS)
 # the report file is always written (no --force): a CI job rewrites it each run
 OUTPUT = OutputArgs(
     "write the report here (default: stdout)",
@@ -62,10 +69,22 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="a previous --format json report: fail only on failures not in it",
     )
     p.add_argument(
+        "--cuvil-leaves",
+        action="store_true",
+        help="fx: keep the modules Cuvil lowers as leaves and trace into the others "
+        "(what cuvil.compile does), instead of torch.fx's own leaves",
+    )
+    p.add_argument(
+        "--no-grad",
+        action="store_true",
+        help="capture under torch.no_grad() (default: grad mode as you run the model)",
+    )
+    p.add_argument(
         "--timeout",
         type=float,
-        default=120.0,
-        help="seconds per model before its capture is killed (default 120)",
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds per model before its capture is killed "
+        f"(default {DEFAULT_TIMEOUT:g})",
     )
     p.add_argument("-j", "--jobs", type=int, default=2, help="worker processes")
     p.add_argument(
@@ -94,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         max(1, args.jobs),
         not args.no_isolate,
         args.stage,
+        cuvil_leaves=args.cuvil_leaves,
+        no_grad=args.no_grad,
     )
     doc = report_doc(results, models.frontend, args.stage)
     new = new_failures(results, baseline)

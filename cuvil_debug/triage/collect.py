@@ -3,6 +3,7 @@ its traceback frames, the forward signature and the kinds of the inputs."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -11,12 +12,13 @@ import sys
 import sysconfig
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .load import LoadError, load
 
-__all__ = ["STAGES", "collect", "error_info", "is_user_file"]
+__all__ = ["FRONTENDS", "STAGES", "Capture", "collect", "error_info", "is_user_file"]
 
 _LIB_DIRS = tuple(
     str(Path(p).resolve())
@@ -30,15 +32,43 @@ _STACK_LINE = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 
 
 STAGES = ("lower", "compile")
+# how the model is captured: torch.fx symbolic tracing (plain fx leaves: every torch.nn
+# module but Sequential, as torch.fx.symbolic_trace does), torch.export non-strict and
+# strict, and torch.compile(fullgraph=True) with Cuvil as dynamo's backend
+FRONTENDS = ("fx", "export", "export-strict", "dynamo")
+
+
+@dataclass(frozen=True)
+class Capture:
+    """How to capture: the frontend, how far to go (`stage`), Cuvil's own fx leaves
+    instead of plain torch.fx ones, and no_grad (default: grad mode as the user runs
+    the model, i.e. enabled)."""
+
+    frontend: str = "fx"
+    stage: str = "lower"
+    cuvil_leaves: bool = False
+    no_grad: bool = False
+
+    def grad_mode(self):
+        import torch
+
+        return torch.no_grad() if self.no_grad else contextlib.nullcontext()
 
 
 def collect(
-    spec: str, frontend: str = "fx", entry: str | None = None, stage: str = "lower"
+    spec: str,
+    frontend: str = "fx",
+    entry: str | None = None,
+    stage: str = "lower",
+    *,
+    cuvil_leaves: bool = False,
+    no_grad: bool = False,
 ) -> dict:
     """The triage record of `spec`: status ok / failed / error, and evidence.
     `stage` is how far to go: lower to Cuvil IR, or compile to native code too."""
+    capture = Capture(frontend, stage, cuvil_leaves, no_grad)
     start = time.perf_counter()
-    record = {"spec": spec, "frontend": frontend, "status": "ok"}
+    record = {"spec": spec, "frontend": frontend, "status": "ok", "stage": stage}
     try:
         loaded = load(spec, entry)
     except LoadError as e:
@@ -50,15 +80,15 @@ def collect(
         )
     else:
         record.update(_describe(loaded))
-        record.update(_capture(loaded, frontend, stage))
+        record.update(_capture(loaded, capture))
     record["duration_s"] = round(time.perf_counter() - start, 4)
     return record
 
 
-def _capture(loaded, frontend: str, stage: str) -> dict:
-    kwargs = {"dynamic_shapes": loaded.dynamic_shapes} if loaded.dynamic_shapes else {}
+def _capture(loaded, capture: Capture) -> dict:
     try:
-        _compile(loaded, frontend, stage, kwargs)
+        with capture.grad_mode():
+            _compile(loaded, capture)
     except Exception as e:  # noqa: BLE001 - every failure is evidence
         error = error_info(e)
     else:
@@ -68,29 +98,82 @@ def _capture(loaded, frontend: str, stage: str) -> dict:
         "status": "failed",
         "stage": "capture",
         "error": error,
-        "eager": _run_eager(loaded),
+        "eager": _run_eager(loaded, capture),
     }
 
 
-def _compile(loaded, frontend: str, stage: str, kwargs: dict) -> None:
-    from cuvil.frontend import lower
-
-    module = lower(loaded.model, loaded.inputs, frontend=frontend, **kwargs)
-    if stage == "compile":
+def _compile(loaded, capture: Capture) -> None:
+    if capture.frontend not in FRONTENDS:
+        raise ValueError(
+            f"unknown frontend {capture.frontend!r}; use one of {FRONTENDS}"
+        )
+    if capture.frontend == "dynamo":
+        _dynamo(loaded, capture)
+        return
+    module = _lower(loaded, capture)
+    if capture.stage == "compile":
         from cuvil.options import CompileOptions
         from cuvil.pipeline import compile_module
 
-        compile_module(module, CompileOptions(frontend=frontend))
+        compile_module(module, CompileOptions(frontend=_cuvil_frontend(capture)))
 
 
-def _run_eager(loaded) -> dict:
+def _cuvil_frontend(capture: Capture) -> str:
+    return "fx" if capture.frontend == "fx" else "export"
+
+
+def _lower(loaded, capture: Capture):
+    """Capture as the user would (torch.fx.symbolic_trace, torch.export.export), then
+    hand the graph to Cuvil: the errors are the ones the user's own capture raises."""
+    import torch
+
+    from cuvil.frontend import lower
+
+    model, inputs = loaded.model, tuple(loaded.inputs)
+    if capture.frontend == "fx":
+        if capture.cuvil_leaves:
+            return lower(model, inputs, frontend="fx")
+        root = torch.nn.Sequential(model) if _is_plain_leaf(model) else model
+        tracer = torch.fx.Tracer()
+        tracer.record_stack_traces = True  # locations only; the graph is the same
+        gm = torch.fx.GraphModule(root, tracer.trace(root))
+        return lower(model, inputs, frontend="fx", gm=gm)
+    ep = torch.export.export(
+        model,
+        inputs,
+        dynamic_shapes=loaded.dynamic_shapes,
+        strict=capture.frontend == "export-strict",
+    )
+    return lower(ep, inputs, frontend="export")
+
+
+def _is_plain_leaf(model) -> bool:
+    """torch.fx never calls the root as a leaf: a bare torch.nn module gets a parent."""
+    import torch
+
+    return type(model).__module__.startswith("torch.nn") and not isinstance(
+        model, torch.nn.Sequential
+    )
+
+
+def _dynamo(loaded, capture: Capture) -> None:
+    """torch.compile(model, backend=cuvil, fullgraph=True): a graph break is an error."""
+    import torch
+
+    from cuvil.backend import cuvil_backend
+
+    torch._dynamo.reset()  # the backend compiles to native code: stage is "compile"
+    torch.compile(loaded.model, backend=cuvil_backend, fullgraph=True)(*loaded.inputs)
+
+
+def _run_eager(loaded, capture: Capture) -> dict:
     """Does the model run at all? With dynamo off: a library that torch.compile's an op
     lazily (torchvision's detection models) would otherwise start a C++ build here
     (190 s measured), only to say what a plain eager run says."""
     import torch
 
     try:
-        with torch.no_grad(), torch._dynamo.config.patch(disable=True):
+        with capture.grad_mode(), torch._dynamo.config.patch(disable=True):
             loaded.model(*loaded.inputs)
     except Exception as e:  # noqa: BLE001
         return {"ok": False, "error": error_info(e)}

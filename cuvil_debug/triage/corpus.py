@@ -44,12 +44,17 @@ def collect_corpora(
     folders: list[Path], workers: int = 2, timeout: float = 60.0
 ) -> dict[Path, dict]:
     """Several labelled folders in one pool of workers (one torch import each)."""
-    keys = [
-        (f, n, lab.get("frontend", "fx"))
-        for f in folders
-        for n, lab in sorted(load_labels(f).items())
+    keys = [(f, n, lab) for f in folders for n, lab in sorted(load_labels(f).items())]
+    jobs = [
+        Job(
+            i,
+            str(f / n),
+            lab.get("frontend", "fx"),
+            cuvil_leaves=lab.get("leaves") == "cuvil",
+            no_grad=bool(lab.get("no_grad")),
+        )
+        for i, (f, n, lab) in enumerate(keys)
     ]
-    jobs = [Job(i, str(f / n), fe) for i, (f, n, fe) in enumerate(keys)]
     out: dict[Path, dict] = {f: {} for f in folders}
     for (f, n, _), record in zip(keys, run_jobs(jobs, workers, timeout), strict=True):
         out[f][n] = record

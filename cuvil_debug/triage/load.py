@@ -48,12 +48,24 @@ def load(spec: str, entry: str | None = None) -> Loaded:
     module = _import(target) if is_module else _exec_file(target)
     model = _build(module, entry, spec)
     inputs = _inputs(module, spec)
-    shapes = (
-        _call(module.dynamic_shapes, spec)
-        if hasattr(module, "dynamic_shapes")
-        else None
-    )
+    shapes = _dynamic_shapes(module, spec)
     return Loaded(model, inputs, shapes, getattr(module, "__file__", None))
+
+
+def _dynamic_shapes(module: types.ModuleType, spec: str) -> Any:
+    """torch.export's `dynamic_shapes=`: a `dynamic_shapes()` function or a
+    `DYNAMIC_SHAPES` constant (not both)."""
+    fn, const = (
+        getattr(module, "dynamic_shapes", None),
+        getattr(module, "DYNAMIC_SHAPES", None),
+    )
+    if fn is not None and const is not None:
+        raise LoadError(
+            f"'{spec}' defines both dynamic_shapes() and DYNAMIC_SHAPES; keep one"
+        )
+    if fn is not None:
+        return _call(fn, spec) if callable(fn) else fn
+    return const
 
 
 def _exec_file(spec: str) -> types.ModuleType:

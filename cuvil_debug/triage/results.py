@@ -35,7 +35,9 @@ def to_result(record: dict) -> dict:
         "frontend": record.get("frontend"),
         "duration_s": record.get("duration_s"),
     }
-    if status == "failed":
+    if status == "ok":
+        result["stage"] = record.get("stage")  # how far the model got
+    elif status == "failed":
         result.update(_diagnosed(record, classify(record)))
     elif status != "ok":
         result["message"] = record.get("message") or status

@@ -29,22 +29,27 @@ class Job:
     entry: str | None = None
     stage: str = "lower"
     timeout: float | None = None  # this job's own limit in seconds (None: run_jobs')
+    cuvil_leaves: bool = False
+    no_grad: bool = False
+
+    def collect_args(self) -> dict:
+        """collect()'s arguments (what a worker receives)."""
+        return {
+            "spec": self.spec,
+            "frontend": self.frontend,
+            "entry": self.entry,
+            "stage": self.stage,
+            "cuvil_leaves": self.cuvil_leaves,
+            "no_grad": self.no_grad,
+        }
 
     def as_json(self) -> str:
-        return json.dumps(
-            {
-                "index": self.index,
-                "spec": self.spec,
-                "stage": self.stage,
-                "frontend": self.frontend,
-                "entry": self.entry,
-            }
-        )
+        return json.dumps({"index": self.index, "collect": self.collect_args()})
 
 
 def run_in_process(jobs: Sequence[Job]) -> list[dict]:
     """No isolation: fastest, for tests and trusted models."""
-    return [collect(j.spec, j.frontend, j.entry, j.stage) for j in jobs]
+    return [collect(**j.collect_args()) for j in jobs]
 
 
 def run_jobs(

@@ -22,9 +22,7 @@ def main() -> int:
     for line in sys.stdin:
         job = json.loads(line)
         _send(proto, {"event": "start", "index": job["index"]})
-        record = collect(
-            job["spec"], job["frontend"], job.get("entry"), job.get("stage", "lower")
-        )
+        record = collect(**job["collect"])
         _send(proto, {"event": "result", "index": job["index"], "record": record})
     return 0
 

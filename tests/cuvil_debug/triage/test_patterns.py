@@ -66,3 +66,17 @@ def test_every_category_is_documented_with_example_and_fix():
     for cid in CATEGORIES:
         section = text.split(f"### `{cid}`", 1)[1].split("\n### ", 1)[0]
         assert "```python" in section and "Fix:" in section, cid
+
+
+def test_message_signals_read_only_the_messages_own_head():
+    from cuvil_debug.triage.classify import message_head
+
+    overloads = (
+        "clip() received an invalid combination of arguments - got (float, float, "
+        "out=NoneType), but expected one of:\n * (Tensor min = None, Tensor max = None)\n"
+        " * (Number min = None, Number max = None)\n"
+    )
+    assert message_head(overloads).startswith("clip() received")
+    assert "Tensor min" not in message_head(overloads)
+    quoted = 'boom\n  File "m.py", line 3, in forward\n    x = x.to(dtype=torch.half)'
+    assert message_head(quoted) == "boom"
