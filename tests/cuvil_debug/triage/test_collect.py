@@ -209,6 +209,8 @@ def test_dynamic_shapes_come_from_a_constant_too(tmp_path):
 
 
 def test_both_dynamic_shapes_spellings_is_a_load_error(tmp_path):
-    (tmp_path / "both.py").write_text(DYNAMIC + "\n\ndef dynamic_shapes():\n    return None\n")
+    (tmp_path / "both.py").write_text(
+        DYNAMIC + "\n\ndef dynamic_shapes():\n    return None\n"
+    )
     record = collect(str(tmp_path / "both.py"), "export")
     assert record["status"] == "error" and "DYNAMIC_SHAPES" in record["message"]
