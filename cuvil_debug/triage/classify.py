@@ -61,6 +61,7 @@ def classify(record: dict) -> Diagnosis:
     chain, user = _chain(record), _user_roots(record)
     signals = _record_signals(record, chain, user)
     graph = DefUseGraph(_files(record, chain, user))
+    graph.add_stack(code_stack(chain, user))
     start, paths = _locate(record, chain, user, graph, signals)
     scores = _score(signals)
     probs = _softmax(scores)
@@ -91,6 +92,7 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
         paths = graph.search((record.get("model") or {}).get("class"))
         signals.add("where:unknown")
     else:
+        start = graph.key(start)
         paths = graph.walk_back(start)
         signals |= {f"ast:{f}" for f in _facts_at(start)}
     signals |= {f"flow:{f}" for f in flow_facts(graph, paths)}
@@ -196,6 +198,36 @@ def _is_user(frame: dict, user: tuple[str, ...]) -> bool:
     )
 
 
+# installed packages that are the machinery, not model code: a frame in any other
+# package (transformers, torchvision, timm...) is read like the user's own code
+INFRA_PACKAGES = frozenset(
+    "torch functorch torchgen sympy numpy typing_extensions cuvil cuvil_debug "
+    "_pytest pluggy networkx llvmlite optree filelock fsspec jinja2 packaging "
+    "safetensors huggingface_hub tqdm regex".split()
+)
+
+
+def _is_code(frame: dict, user: tuple[str, ...]) -> bool:
+    """The user's code or a model library's (the lines a root cause can be on)."""
+    package = frame.get("package")
+    return _is_user(frame, user) or bool(package and package not in INFRA_PACKAGES)
+
+
+def _frames(exc: dict) -> list[dict]:
+    """The traceback's frames, then the traced code's own (dynamo's real_stack: under
+    strict export and dynamo the traceback holds only torch's frames)."""
+    return exc["frames"] + exc.get("user_stack", [])
+
+
+def code_stack(chain: list[dict], user: tuple[str, ...]) -> list[tuple[str, int]]:
+    """The code frames of the first exception that has any, outermost first."""
+    for exc in chain:
+        frames = [(f["file"], f["line"]) for f in _frames(exc) if _is_code(f, user)]
+        if frames:
+            return frames
+    return []
+
+
 def _op_signals(chain: list[dict]) -> set[str]:
     """What the unsupported op is: a torch op, a numpy/math call, or a user object."""
     targets = [e["target"] for e in chain if e.get("target")]
@@ -232,8 +264,8 @@ def _files(record: dict, chain: list[dict], user: tuple[str, ...]) -> list[FileI
     paths = {
         f["file"]
         for e in chain
-        for f in e["frames"] + e["message_frames"]
-        if _is_user(f, user)
+        for f in _frames(e) + e["message_frames"]
+        if _is_code(f, user)
     }
     paths |= {
         p for p in (record.get("file"), (record.get("model") or {}).get("file")) if p
@@ -262,11 +294,8 @@ def _forward_line(record) -> tuple[str, int] | None:
 
 
 def _from_frames(record, chain, user, files):
-    for exc in chain:
-        frames = [f for f in exc["frames"] if _is_user(f, user)]
-        if frames:
-            return frames[-1]["file"], frames[-1]["line"]
-    return None
+    stack = code_stack(chain, user)
+    return stack[-1] if stack else None
 
 
 def _from_where(record, chain, user, files):
@@ -280,7 +309,7 @@ def _from_where(record, chain, user, files):
 def _from_message_frames(record, chain, user, files):
     """`File "m.py", line 3` in an FX stack trace, `(m.py:3 in forward)` from export."""
     for exc in chain:
-        frames = [f for f in exc["message_frames"] if _is_user(f, user)]
+        frames = [f for f in exc["message_frames"] if _is_code(f, user)]
         frames += [
             {"file": str(Path(f).resolve()), "line": int(n)}
             for f, n, _ in _CAUSED_BY.findall(exc["message"])

@@ -242,13 +242,28 @@ def _source_line(obj: Any) -> int | None:
 
 
 def error_info(exc: BaseException) -> dict:
-    """The exception chain, outermost first, each with its frames."""
+    """The exception chain, outermost first, each with its frames (a backend's own
+    error inside dynamo's BackendCompilerFailed is part of the chain)."""
     chain, seen = [], set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         chain.append(_one(exc))
-        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+        inner = getattr(exc, "inner_exception", None)
+        exc = (
+            inner
+            if isinstance(inner, BaseException) and id(inner) not in seen
+            else exc.__cause__
+            or (None if exc.__suppress_context__ else exc.__context__)
+        )
     return {"chain": chain}
+
+
+# what torch already computed about a failure, read before any message regex:
+# dynamo's UserError kind (DYNAMIC_CONTROL_FLOW, CONSTRAINT_VIOLATION...) and case,
+# its graph-break type, the op a fake-tensor error names, the guard a data-dependent
+# error could not decide
+_FIELDS = ("error_type", "case_name", "gb_type", "func", "cond")
+_BASES_SKIPPED = {"object", "BaseException", "Exception"}
 
 
 def _one(exc: BaseException) -> dict:
@@ -269,7 +284,21 @@ def _one(exc: BaseException) -> dict:
     for attr in ("where", "hint", "target", "node"):
         if getattr(exc, attr, None) is not None:
             info[attr] = str(getattr(exc, attr))
+    info["bases"] = [
+        c.__name__ for c in type(exc).__mro__[1:] if c.__name__ not in _BASES_SKIPPED
+    ]
+    fields = {a: _field(getattr(exc, a, None)) for a in _FIELDS}
+    info["fields"] = {a: v for a, v in fields.items() if v}
+    stack = getattr(exc, "real_stack", None)  # dynamo: the traced code's own frames
+    if stack:
+        info["user_stack"] = [_frame(f.filename, f.lineno, f.name) for f in stack]
     return info
+
+
+def _field(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    return getattr(value, "name", None) or str(value)[:200]  # an enum by its name
 
 
 def _frame(file: str, line: int | None, func: str) -> dict:
@@ -279,7 +308,25 @@ def _frame(file: str, line: int | None, func: str) -> dict:
         "func": func,
         "user": is_user_file(file),
         "cuvil": _in_cuvil(file),
+        "package": package_of(file),
     }
+
+
+def package_of(file: str) -> str | None:
+    """The installed distribution's top-level package a file belongs to (`torch`,
+    `transformers`, `torchvision`), None for user code, the stdlib and Cuvil."""
+    if file.startswith("<"):
+        return None
+    path = _resolve(file)
+    for root in _LIB_DIRS:
+        if path.startswith(root + os.sep) and "site-packages" in root:
+            rel = path[len(root) + 1 :]
+            return (
+                rel.split(os.sep, 1)[0].removesuffix(".py") if os.sep in rel else None
+            )
+    if "/site-packages/" in path:
+        return path.split("/site-packages/", 1)[1].split("/", 1)[0]
+    return None
 
 
 def _resolve(file: str) -> str:

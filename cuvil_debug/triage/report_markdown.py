@@ -3,6 +3,8 @@ model, and the root-cause chain of each in a collapsible block."""
 
 from __future__ import annotations
 
+from .results import where
+
 __all__ = ["to_markdown"]
 
 
@@ -34,8 +36,8 @@ def _row(r: dict) -> str:
     if r["status"] != "failed":
         return f"| `{r['model']}` | {r['status']} | {_cell(r.get('message', ''))} | |"
     loc = r.get("location") or {}
-    where = f"`{loc.get('file')}:{loc.get('line')}`" if loc else "unknown"
-    return f"| `{r['model']}` | `{r['category']}` | {where} | {r['confidence']:.0%} |"
+    at = f"`{where(loc)}`" if loc else "unknown"
+    return f"| `{r['model']}` | `{r['category']}` | {at} | {r['confidence']:.0%} |"
 
 
 def _details(r: dict) -> str:
@@ -46,8 +48,6 @@ def _details(r: dict) -> str:
         f"- fix: {r['hint']}",
     ]
     for i, root in enumerate(r.get("root_causes") or [], 1):
-        chain = " → ".join(
-            f"`{c['file']}:{c['line']}` {_cell(c['text'])}" for c in root["chain"]
-        )
+        chain = " → ".join(f"`{where(c)}` {_cell(c['text'])}" for c in root["chain"])
         lines.append(f"- candidate {i} ({root['confidence']:.0%}): {chain}")
     return "\n".join(lines + ["", "</details>", ""])

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 from .categories import CATEGORIES
+from .results import where
 
 __all__ = ["to_sarif", "write_sarif", "STATUS_RULES"]
 
@@ -27,6 +29,15 @@ def to_sarif(doc: dict) -> dict:
     rules = _rules()
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = [_result(r, index) for r in doc["results"] if r["status"] != "ok"]
+    sites = sorted(
+        {
+            loc["file"][: -len(loc["path"])]
+            for r in doc["results"]
+            for root in r.get("root_causes") or []
+            for loc in root["chain"]
+            if loc.get("package")
+        }
+    )
     driver = {
         "name": "cuvil-triage",
         "version": doc["tool"]["version"],
@@ -41,6 +52,7 @@ def to_sarif(doc: dict) -> dict:
                 "tool": {"driver": driver},
                 "results": results,
                 "columnKind": "unicodeCodePoints",
+                **_base_ids(sites),
             }
         ],
     }
@@ -66,10 +78,30 @@ def _camel(rule_id: str) -> str:
     return "".join(part.capitalize() for part in rule_id.split("-"))
 
 
+SITE_PACKAGES = "SITE_PACKAGES"
+
+
+def _base_ids(sites: list[str]) -> dict:
+    """A library's file is given relative to SITE_PACKAGES (code scanning shows only
+    files of the repository; the library's line stays a related location)."""
+    if not sites:
+        return {}
+    return {
+        "originalUriBaseIds": {
+            SITE_PACKAGES: {"uri": Path(sites[0]).resolve().as_uri() + "/"}
+        }
+    }
+
+
 def _result(r: dict, index: dict) -> dict:
     rule = r.get("category") or STATUS_RULES[r["status"]][0]
-    loc = r.get("location") or {"file": r["model"].split(":")[0], "line": 1}
+    model_loc = {"file": r["model"].split(":")[0], "line": 1}
+    loc = r.get("location") or model_loc
     text = f"{r['model']}: {r.get('title', r['status'])}: {r.get('message', '')}"
+    if loc.get("package"):  # the primary location must be a file of the repository
+        text += f" Root cause in {where(loc)}."
+        chain = (r.get("root_causes") or [{}])[0].get("chain") or []
+        loc = next((c for c in chain if not c.get("package")), model_loc)
     if r.get("hint"):
         text += f" Fix: {r['hint']}"
     out = {
@@ -104,15 +136,22 @@ def _result(r: dict, index: dict) -> dict:
 
 
 def _physical(loc: dict, ident: int | None = None) -> dict:
+    artifact = (
+        {"uri": loc["path"], "uriBaseId": SITE_PACKAGES}
+        if loc.get("package")
+        else {"uri": loc["file"]}
+    )
     out = {
         "physicalLocation": {
-            "artifactLocation": {"uri": loc["file"]},
+            "artifactLocation": artifact,
             "region": {"startLine": max(1, int(loc["line"]))},
         }
     }
     if loc.get("text"):
         out["message"] = {"text": loc["text"]}
         out["physicalLocation"]["region"]["snippet"] = {"text": loc["text"]}
+    if loc.get("package"):
+        out["properties"] = {"package": loc["package"], "version": loc.get("version")}
     if ident is not None:
         out["id"] = ident
     return out

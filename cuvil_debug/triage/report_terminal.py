@@ -8,6 +8,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from .results import where
+
 __all__ = ["print_report"]
 
 _STYLE = {
@@ -44,7 +46,7 @@ def _table(doc: dict) -> Table:
             r["model"],
             Text(r["status"], style=_STYLE[r["status"]]),
             r.get("category") or r.get("message", "")[:60],
-            f"{loc['file']}:{loc['line']}" if loc else "",
+            where(loc) if loc else "",
             f"{r['confidence']:.0%}" if "confidence" in r else "",
         )
     return t
@@ -54,8 +56,6 @@ def _panel(r: dict) -> Panel:
     lines = [Text(r["message"], style="bold"), Text(f"fix: {r['hint']}", style="cyan")]
     for i, root in enumerate(r.get("root_causes") or [], 1):
         lines.append(Text(f"candidate {i} ({root['confidence']:.0%}):", style="bold"))
-        lines += [
-            Text(f"  {c['file']}:{c['line']}  {c['text']}") for c in root["chain"]
-        ]
+        lines += [Text(f"  {where(c)}  {c['text']}") for c in root["chain"]]
     title = f"{r['model']} — {r['category']} ({r['confidence']:.0%})"
     return Panel(Group(*lines), title=title, title_align="left", border_style="red")

@@ -3,14 +3,16 @@ report format is written from (schema `cuvil-triage/1`, see docs/TRIAGE.md)."""
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
 from .categories import CATEGORIES
 from .classify import Diagnosis, classify
+from .collect import package_of
 from .source import index_file
 
-__all__ = ["SCHEMA", "STATUSES", "to_result", "relpath"]
+__all__ = ["SCHEMA", "STATUSES", "to_result", "relpath", "where"]
 
 SCHEMA = "cuvil-triage/1"
 STATUSES = ("ok", "failed", "error", "timeout", "crash")
@@ -72,11 +74,43 @@ def _root(c) -> dict:
 
 def _loc(file: str, line: int) -> dict:
     index = index_file(file)
-    return {
+    out = {
         "file": relpath(file),
         "line": line,
         "text": index.text(line) if index else "",
     }
+    package = package_of(file)
+    if package:  # a library's line: say whose it is
+        out.update(package=package, version=_version(package), path=_site_path(file))
+    return out
+
+
+def where(loc: dict) -> str:
+    """`file:line`, or for a library's line `transformers 5.24.0
+    models/bert/modeling_bert.py:637 (not your code)`."""
+    if loc.get("package"):
+        return (
+            f"{loc['package']} {loc.get('version') or ''} "
+            f"{loc['path'].split('/', 1)[-1]}:{loc['line']} (not your code)"
+        ).replace("  ", " ")
+    return f"{loc['file']}:{loc['line']}"
+
+
+def _site_path(file: str) -> str:
+    """The path below site-packages: `transformers/models/bert/modeling_bert.py`."""
+    return Path(file).as_posix().split("/site-packages/", 1)[-1]
+
+
+@functools.cache
+def _version(package: str) -> str | None:
+    from importlib import metadata
+
+    for dist in metadata.packages_distributions().get(package, [package]):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
 
 
 def _message(record: dict) -> str:

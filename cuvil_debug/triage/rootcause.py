@@ -121,6 +121,24 @@ class DefUseGraph:
             names = {fn.cls}
         return [s for f in self.funcs for s in f.stmts if s.calls & names]
 
+    def add_stack(self, stack: list[tuple[str, int]]) -> None:
+        """Edges from each frame's line to its caller's (the stack, outermost first):
+        a value that broke in a library function came through the call that reached
+        it, in the user's code or the library's own forward."""
+        keys = [self.key(k) for k in stack if k[0] in self.files]
+        for caller, callee in zip(keys, keys[1:]):
+            if caller != callee:
+                self.g.add_edge(callee, caller, kind="caller", var="")
+
+    def key(self, loc: tuple[str, int]) -> tuple[str, int]:
+        """The node of the statement spanning `loc` (a traceback may name any line
+        of a multi-line statement)."""
+        index = self.files.get(loc[0])
+        stmt = index.stmt_at(loc[1]) if index else None
+        if stmt is None:
+            return loc
+        return self._node(stmt.file, stmt.line, stmt)
+
     # ---- walking --------------------------------------------------------------------
     def walk_back(self, start: tuple[str, int]) -> dict[tuple[str, int], list]:
         """Each reachable line -> the path from `start` to it (BFS: shortest paths)."""

@@ -76,3 +76,68 @@ def test_terminal_report_renders_chain_and_hint(doc):
     text = console.export_text()
     assert "shape-mismatch" in text and "self.fc2 = nn.Linear(256, 10)" in text
     assert "defines no model" in text
+
+
+HF_MODEL = """
+import torch
+from transformers import BertConfig, BertModel
+
+
+def Model():
+    torch.manual_seed(0)
+    return BertModel(BertConfig(num_hidden_layers=1, hidden_size=32,
+        num_attention_heads=2, intermediate_size=64, vocab_size=64,
+        max_position_embeddings=16))
+
+
+def example_inputs():
+    return (torch.randint(0, 64, (1, 8)),)
+"""
+
+
+@pytest.fixture(scope="module")
+def hf_doc(tmp_path_factory):
+    """A transformers model under torch.fx: the root cause is in the library."""
+    pytest.importorskip("transformers")
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    zoo = Path(__file__).resolve().parents[2] / "zoo" / "models.py"
+    spec = importlib.util.spec_from_file_location("_zoo_models", zoo)
+    zoo_models = importlib.util.module_from_spec(spec)
+    sys.modules["_zoo_models"] = zoo_models  # its dataclasses look themselves up
+    spec.loader.exec_module(zoo_models)
+    zoo_models.shim_torchvision_ops()  # transformers imports torchvision
+    path = tmp_path_factory.mktemp("hf") / "bert_fx.py"
+    path.write_text(HF_MODEL)
+    results = triage([str(path)], "fx", isolate=False)
+    return report_doc(results, "fx")
+
+
+def test_a_library_root_cause_names_its_package(hf_doc):
+    (r,) = hf_doc["results"]
+    assert r["status"] == "failed", r
+    loc = r["location"]
+    assert loc["package"] == "transformers" and loc["version"]
+    assert loc["path"].startswith("transformers/models/bert/modeling_bert.py")
+    assert "(not your code)" in to_markdown(hf_doc)
+
+
+def test_sarif_for_a_library_root_cause_is_valid_and_points_into_the_repo(
+    hf_doc, data_dir
+):
+    schema = json.loads((data_dir / "sarif-schema-2.1.0.json").read_text())
+    sarif = to_sarif(hf_doc)
+    jsonschema.Draft4Validator(schema).validate(sarif)
+    (result,) = sarif["runs"][0]["results"]
+    primary = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert "uriBaseId" not in primary and primary["uri"].endswith("bert_fx.py")
+    assert "transformers" in result["message"]["text"]
+    related = [
+        loc["physicalLocation"]["artifactLocation"]
+        for loc in result.get("relatedLocations", [])
+    ]
+    assert any(a.get("uriBaseId") == "SITE_PACKAGES" for a in related), related
+    base = sarif["runs"][0]["originalUriBaseIds"]["SITE_PACKAGES"]["uri"]
+    assert base.startswith("file:///") and base.endswith("/site-packages/")
