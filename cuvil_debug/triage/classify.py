@@ -151,7 +151,23 @@ def message_head(message: str) -> str:
 
 
 def _exception_signals(record: dict) -> set[str]:
-    return {f"exc:{e['type']}" for e in _all_exceptions(record)}
+    """The exception types (with their bases: a GuardOnDataDependentSymNode is a
+    RuntimeError too) and torch's own structured fields: dynamo's UserError kind
+    (`err:DYNAMIC_CONTROL_FLOW`), its graph-break type (`gb:data-dependent-branching`)
+    and the op a fake-tensor error names (`fake-op`)."""
+    out = set()
+    for e in _all_exceptions(record):
+        out |= {f"exc:{t}" for t in [e["type"], *e.get("bases", [])]}
+        fields = e.get("fields") or {}
+        if fields.get("error_type"):
+            out.add(f"err:{fields['error_type']}")
+        if fields.get("gb_type"):
+            out.add(
+                "gb:" + re.sub(r"[^a-z0-9]+", "-", fields["gb_type"].lower()).strip("-")
+            )
+        if fields.get("func"):
+            out.add("fake-op")
+    return out
 
 
 def _io_signals(record: dict) -> set[str]:

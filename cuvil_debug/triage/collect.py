@@ -195,7 +195,7 @@ def _describe(loaded) -> dict:
 
 
 def _forward(model: type) -> dict:
-    fn = model.forward
+    fn = _real_forward(model.forward)
     params = []
     for p in list(inspect.signature(fn).parameters.values())[1:]:
         params.append(
@@ -207,6 +207,22 @@ def _forward(model: type) -> dict:
             }
         )
     return {"file": _source_file(fn), "line": _source_line(fn), "params": params}
+
+
+def _real_forward(fn: Any) -> Any:
+    """forward() under its decorators: through functools.wraps' __wrapped__, else
+    the function named forward that a wrapper closes over."""
+    fn = inspect.unwrap(fn)
+    seen = set()
+    while getattr(fn, "__name__", "forward") != "forward" and id(fn) not in seen:
+        seen.add(id(fn))
+        cells = [c.cell_contents for c in getattr(fn, "__closure__", None) or ()]
+        inner = [c for c in cells if inspect.isfunction(c)]
+        named = [c for c in inner if c.__name__ == "forward"]
+        if not (named or inner):
+            break
+        fn = inspect.unwrap((named or inner)[0])
+    return fn
 
 
 def _default(value: Any) -> str | None:
@@ -235,10 +251,15 @@ def _source_file(obj: Any) -> str | None:
 
 
 def _source_line(obj: Any) -> int | None:
+    """The `def`/`class` line itself, not the first decorator's."""
     try:
-        return inspect.getsourcelines(obj)[1]
+        lines, first = inspect.getsourcelines(obj)
     except (TypeError, OSError):
         return None
+    for i, text in enumerate(lines):
+        if text.lstrip().startswith(("def ", "async def ", "class ")):
+            return first + i
+    return first
 
 
 def error_info(exc: BaseException) -> dict:

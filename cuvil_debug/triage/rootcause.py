@@ -89,7 +89,11 @@ class DefUseGraph:
         facts = {"param"} | (
             {"forward-param"} | param_kinds(param) if fn.name == "forward" else set()
         )
-        key = self._node(fn.file, param.lineno, None, facts)
+        # one node per parameter: on a one-line signature `x` must not get the facts
+        # of `mask=None` beside it
+        key = (fn.file, param.lineno, param.arg)
+        if key not in self.g:
+            self.g.add_node(key, facts=set(facts))
         self.g.nodes[key]["param"] = param
         for site in self._call_sites(fn):
             self.g.add_edge(key, (site.file, site.line), kind="call-site", var=fn.name)
@@ -244,11 +248,19 @@ def rank_roots(
         )
         scored.append((score, -len(path), key, path))
     scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
-    best = scored[:top]
+    best, lines = [], set()
+    for item in scored:  # one candidate per line (parameters share their line)
+        if item[2][:2] not in lines and len(best) < top:
+            lines.add(item[2][:2])
+            best.append(item)
     z = sum(math.exp(s) for s, *_ in best) or 1.0
     return [
         Candidate(
-            k[0], k[1], round(math.exp(s) / z, 3), tuple(reversed(p)), _text(graph, k)
+            k[0],
+            k[1],
+            round(math.exp(s) / z, 3),
+            tuple(n[:2] for n in reversed(p)),
+            _text(graph, k),
         )
         for s, _, k, p in best
     ]
