@@ -162,6 +162,7 @@ _LEAF_MODULES = {
     "TransformerDecoder",
     "Transformer",
 }
+_CONTAINERS = {"ModuleList", "Sequential", "ModuleDict"}
 _VIEWS = _RESHAPE | {
     "select",
     "unsqueeze",
@@ -225,6 +226,11 @@ def _item(n, s, c) -> bool:
 
 
 def _numpy(n, s, c) -> bool:
+    if isinstance(n, ast.BinOp):
+        left, right = c.kinds(n.left), c.kinds(n.right)
+        return ("ndarray" in left and "value" in right) or (
+            "ndarray" in right and "value" in left
+        )
     if not isinstance(n, ast.Call):
         return False
     if _call_attr(n) == "numpy":
@@ -251,9 +257,8 @@ def _format(n, s, c) -> bool:
 
 def _data_size(n, s, c) -> bool:
     if isinstance(n, ast.Call) and _call_attr(n) in _DATA_SIZE:
-        return any(
-            "value" in c.kinds(a) for a in [n.func.value, *n.args]
-        ) and not _is_module(n.func.value)
+        recv = [] if _is_module(n.func.value) else [n.func.value]
+        return any("value" in c.kinds(a) for a in [*recv, *n.args])
     if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
         return "mask" in c.kinds(n.slice)
     return False
@@ -267,7 +272,7 @@ def _inplace(n, s, c) -> bool:
     if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
         a = n.func.attr
         if a.endswith("_") and not a.endswith("__") and not a.startswith("_"):
-            return "input" in c.kinds(n.func.value)
+            return bool(c.kinds(n.func.value) & {"input", "view"})
     if isinstance(s, ast.Assign | ast.AugAssign) and n is s:
         targets = s.targets if isinstance(s, ast.Assign) else [s.target]
         return any(
@@ -523,6 +528,14 @@ class Program:
                     and node.targets[0].value.id == "self"
                 ):
                     ref = self.resolve_class(index, node.value.func)
+                    if isinstance(ref, tuple) and ref[1] in _CONTAINERS:
+                        ref = [
+                            r
+                            for sub in ast.walk(node.value)
+                            if isinstance(sub, ast.Call) and sub is not node.value
+                            for r in [self.resolve_class(index, sub.func)]
+                            if isinstance(r, ClassRef)
+                        ] or None
                     if ref is not None:
                         out[node.targets[0].attr] = ref
         return out
@@ -654,6 +667,7 @@ class _Walker:
         self.prog, self.func, self.env, self.depth = prog, func, dict(env), depth
         self.index = prog.use(index_file(func.file))
         self.returns: set[str] = set()
+        self.members: dict[str, list] = {}  # loop variable -> the ModuleList's classes
 
     # kinds of an expression -------------------------------------------------------
     def kinds(self, node: ast.AST | None) -> Kinds:
@@ -678,8 +692,10 @@ class _Walker:
                 if base == {"size"} or ("size" in base and "value" not in base):
                     return frozenset({"size"})
                 if "container" in base:
-                    return base - {"container", "mask"}
+                    return base - {"container", "mask", "dict"}
                 out = base - {"mask"}
+                if "value" in out:
+                    out |= {"view"}
                 return out | ({"value"} if "value" in self.kinds(node.slice) else NONE)
             case ast.Call():
                 return self._call(node)
@@ -706,7 +722,7 @@ class _Walker:
                 return k | {"container"} if k else NONE
             case ast.Dict():
                 k = _union(self.kinds(v) for v in node.values if v is not None)
-                return k | {"container"} if k else NONE
+                return k | {"container", "dict"}
             case ast.ListComp() | ast.GeneratorExp() | ast.SetComp():
                 for gen in node.generators:
                     self._bind(gen.target, _element(self.kinds(gen.iter)))
@@ -739,7 +755,14 @@ class _Walker:
             return arg_kinds
         if name in {"isinstance", "hasattr", "getattr", "str", "repr", "print"}:
             return NONE
+        if _base(node) in _NON_TORCH:
+            return _scalar(arg_kinds, keep_mask=False) | {"ndarray"}
         callee = self._callee(node)
+        if isinstance(callee, list):
+            k = NONE
+            for c in callee:
+                k = self._enter(c, node)
+            return k
         if callee is not None:
             return self._enter(callee, node)
         if attr is not None:
@@ -751,18 +774,26 @@ class _Walker:
             if attr in _ITEM and "value" in recv:
                 return frozenset({"pyvalue"})
             if "container" in recv:
-                return recv - {"container"}
+                return recv - {"container", "dict"}
             out = (recv | arg_kinds) & {"value", "size", "pyvalue"}
             if attr in _VIEWS and "input" in recv:
                 out |= {"input"}
+            if attr in _VIEWS and "value" in recv:
+                out |= {"view"}
             if attr in _MASK_METHODS and "mask" in recv:
                 out |= {"mask"}
             return frozenset(out)
         return _scalar(arg_kinds, keep_mask=False) - {"input"}
 
     # calls into code we have the source of ------------------------------------------
-    def _callee(self, node: ast.Call) -> Func | ClassRef | None:
+    def _callee(self, node: ast.Call) -> Func | ClassRef | list | None:
         f = node.func
+        if isinstance(f, ast.Name) and f.id in self.members:
+            return self.members[f.id]
+        if isinstance(f, ast.Name):
+            ref = self.prog.resolve_class(self.index, f)
+            if isinstance(ref, ClassRef):
+                return ref
         if isinstance(f, ast.Name):
             fn = next(
                 (
@@ -789,6 +820,17 @@ class _Walker:
                 return built
         return None
 
+    def _members(self, node: ast.AST) -> list | None:
+        """`self.blocks` built as nn.ModuleList([Block(8), ...]): the classes."""
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
+            built = self.prog.attr_classes(self.func).get(node.attr)
+            return built if isinstance(built, list) else None
+        return None
+
     def _own_class(self) -> ClassRef | None:
         node = _class_in(self.index, self.func.cls)
         return ClassRef(self.index, node) if node is not None else None
@@ -796,8 +838,8 @@ class _Walker:
     def _enter(self, callee: Func | ClassRef, call: ast.Call) -> Kinds:
         if isinstance(callee, ClassRef):
             fn = self.prog.methods(callee).get("forward")
-            if fn is None:
-                return _scalar(_union(self.kinds(a) for a in call.args), False)
+            if fn is None:  # a plain class: its instance is an object, not a tensor
+                return frozenset({"object"})
         else:
             fn = callee
         params = [p for p in fn.params if p.arg != "self"]
@@ -836,20 +878,38 @@ class _Walker:
             case ast.AugAssign():
                 self._bind(stmt.target, self.kinds(stmt.target) | self.kinds(stmt.value))
             case ast.Return():
-                self.returns |= self.kinds(stmt.value)
+                k = self.kinds(stmt.value)
+                self.returns |= k
+                if self.depth == 0 and self.func.name == "forward" and stmt.value:
+                    if k & {"object", "dict"} or any(
+                        _non_tensor(self.prog, self.index, p)
+                        for p in _return_parts(stmt.value)
+                    ):
+                        self.prog.add("object-return", self.func.file, stmt.lineno)
+            case ast.Expr():
+                self.kinds(stmt.value)
+            case ast.Assert():
+                self.kinds(stmt.test)
             case ast.For():
                 self._bind(stmt.target, _element(self.kinds(stmt.iter)))
+                members = self._members(stmt.iter)
+                if members and isinstance(stmt.target, ast.Name):
+                    self.members[stmt.target.id] = members
                 self._block(stmt.body)
                 self._block(stmt.body)  # a second pass: values carried by the loop
                 self._block(stmt.orelse)
             case ast.While():
+                self.kinds(stmt.test)
                 self._block(stmt.body)
                 self._block(stmt.body)
                 self._block(stmt.orelse)
             case ast.If():
+                self.kinds(stmt.test)
                 self._block(stmt.body)
                 self._block(stmt.orelse)
             case ast.With():
+                for item in stmt.items:
+                    self.kinds(item.context_expr)
                 self._block(stmt.body)
             case ast.Try():
                 self._block(stmt.body)
@@ -1031,13 +1091,13 @@ def _union(ks) -> Kinds:
 
 def _scalar(k: Kinds, keep_mask: bool) -> Kinds:
     """An op's result: tensors stay tensors, sizes sizes; no container, no input."""
-    out = k & {"value", "size", "pyvalue", "param"}
+    out = k & {"value", "size", "pyvalue", "param", "ndarray"}
     return frozenset(out | (k & {"mask"} if keep_mask else set()))
 
 
 def _element(k: Kinds) -> Kinds:
     """What iterating a value gives: a container's elements, a tensor's rows."""
-    return frozenset(k - {"container", "mask"})
+    return frozenset(k - {"container", "mask", "dict"})
 
 
 def analyse(prog: Program, fn: Func, env: dict[str, Kinds], depth: int = 0) -> Kinds:
@@ -1258,7 +1318,6 @@ def _analyse(target: str, entry: str, frontend: str) -> tuple[Program, Func]:
     if forward is None:
         raise StaticError(f"class {cls.name} in '{cls.index.path}' has no forward()")
     env = _forward_env(prog, forward, _example_inputs(index), index)
-    _returns(prog, forward)
     init = prog.methods(cls).get("__init__")
     if init is not None and init.file == cls.index.path:
         analyse(prog, init, {})
