@@ -133,9 +133,6 @@ STATIC_RULES: dict[str, StaticRule] = {
     "range-on-size": StaticRule(
         "dynamic-shape", 2.5, FX, "range() over a symbolic size"
     ),
-    "unpack-size": StaticRule(
-        "proxy-iteration", 2.0, FX, "unpacking a traced shape"
-    ),
     "isinstance-on-value": StaticRule(
         "unsupported-python-construct", 1.0, ALL, "isinstance() on a traced value"
     ),
@@ -295,21 +292,7 @@ def _iterate(n, s, c) -> bool:
         return _bare(c.kinds(n.value))
     if isinstance(n, ast.Call) and _call_name(n) in _ITERATING:
         return any(_bare(c.kinds(a)) for a in n.args)
-    if isinstance(s, ast.Assign) and n is s:
-        return any(isinstance(t, ast.Tuple | ast.List) for t in s.targets) and _bare(
-            c.kinds(s.value)
-        )
-    return False
-
-
-def _unpack_size(n, s, c) -> bool:
-    return (
-        isinstance(s, ast.Assign)
-        and n is s
-        and any(isinstance(t, ast.Tuple | ast.List) for t in s.targets)
-        and "size" in c.kinds(s.value)
-        and "value" not in c.kinds(s.value)
-    )
+    return False  # `a, b = proxy` is fine: fx unpacks by the bytecode's count
 
 
 def _len(n, s, c) -> bool:
@@ -386,7 +369,6 @@ CONSTRUCTS: dict[str, Callable] = {
     "inplace-on-input": _inplace,
     "out-kwarg": _out_kwarg,
     "iterate-value": _iterate,
-    "unpack-size": _unpack_size,
     "len-of-value": _len,
     "range-on-size": _range_size,
     "isinstance-on-value": _isinstance,
@@ -425,6 +407,7 @@ class ClassRef:
 class Program:
     frontend: str
     dynamic_shapes: bool = False
+    user_root: str = "/"  # the model file's folder
     risks: dict[tuple, Risk] = field(default_factory=dict)
     files: dict[str, FileIndex] = field(default_factory=dict)
     memo: dict = field(default_factory=dict)
@@ -443,7 +426,13 @@ class Program:
     # names, imports and classes ---------------------------------------------------
     def resolve_class(self, index: FileIndex, expr: ast.AST) -> ClassRef | tuple | None:
         """The class an expression names: a ClassRef with source, ("torch", Name)
-        for torch classes, None when unknown."""
+        for torch classes, None when unknown (memoized)."""
+        key = ("class", index.path, ast.dump(expr))
+        if key not in self.memo:
+            self.memo[key] = self._resolve_class(index, expr)
+        return self.memo[key]
+
+    def _resolve_class(self, index: FileIndex, expr: ast.AST):
         if isinstance(expr, ast.Name):
             local = _class_in(index, expr.id)
             if local is not None:
@@ -464,7 +453,7 @@ class Program:
         return None
 
     def _imported(self, index: FileIndex, module: str, name: str | None):
-        if name is None:
+        if name is None or not name[:1].isupper():  # classes are CapWords
             return None
         top = module.lstrip(".").split(".")[0]
         if top == "torch" or (not module.startswith(".") and top in {"nn", "F"}):
@@ -486,7 +475,10 @@ class Program:
 
     def methods(self, cls: ClassRef, seen=None) -> dict[str, Func]:
         """name -> Func, own methods over those of (resolvable) base classes."""
-        seen = seen or set()
+        key = ("methods", cls.index.path, cls.name)
+        if seen is None and key in self.memo:
+            return self.memo[key]
+        top, seen = seen is None, seen or set()
         if (cls.index.path, cls.name) in seen:
             return {}
         seen.add((cls.index.path, cls.name))
@@ -505,6 +497,8 @@ class Program:
             }
         )
         self.use(cls.index)
+        if top:
+            self.memo[key] = out
         return out
 
     def attr_classes(self, fn: Func) -> dict[str, ClassRef | tuple]:
@@ -755,7 +749,7 @@ class _Walker:
             return arg_kinds
         if name in {"isinstance", "hasattr", "getattr", "str", "repr", "print"}:
             return NONE
-        if _base(node) in _NON_TORCH:
+        if _base(node) in {"np", "numpy"}:
             return _scalar(arg_kinds, keep_mask=False) | {"ndarray"}
         callee = self._callee(node)
         if isinstance(callee, list):
@@ -948,6 +942,8 @@ class _Walker:
 
     # names defined nowhere ----------------------------------------------------------
     def _undefined(self, stmt: ast.stmt, part: ast.AST) -> None:
+        if not self.func.file.startswith(self.prog.user_root):
+            return  # library code is not the model's to fix
         known = _known_names(self.func.file, id(self.func.node))
         for node in ast.walk(part):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -1309,6 +1305,7 @@ def _analyse(target: str, entry: str, frontend: str) -> tuple[Program, Func]:
         raise StaticError(f"'{target}' is not valid Python source")
     prog = Program(frontend="export" if frontend == "auto" else frontend)
     prog.use(index)
+    prog.user_root = str(path.parent) + os.sep
     prog.dynamic_shapes = any(
         isinstance(n, ast.FunctionDef) and n.name == "dynamic_shapes"
         for n in index.tree.body
