@@ -74,8 +74,10 @@ def main() -> int:
         if args.verbose:
             print(folder)
         n, c, r, f = evaluate(folder, args.verbose)
-        print(f"{str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder):32} "
-              f"{n:4} {c / n:7.1%} {r / n:7.1%} {f / n:8.1%}")
+        print(
+            f"{str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder):32} "
+            f"{n:4} {c / n:7.1%} {r / n:7.1%} {f / n:8.1%}"
+        )
     return 0
 
 

@@ -21,8 +21,14 @@ def triage(
     workers: int = 2,
     isolate: bool = True,
     stage: str = "lower",
+    static: bool = False,
 ) -> list[dict]:
-    """One result per model spec, in order."""
+    """One result per model spec, in order. `static`: predict from the source alone,
+    in this process, never importing or running the model files (static.py)."""
+    if static:
+        from .static import static_result
+
+        return [static_result(s, frontend, entry) for s in expand_specs(specs)]
     jobs = [
         Job(i, s, frontend, entry, stage) for i, s in enumerate(expand_specs(specs))
     ]
@@ -44,8 +50,11 @@ def expand_specs(specs: Sequence[str]) -> list[str]:
     return out
 
 
-def report_doc(results: list[dict], frontend: str, stage: str = "lower") -> dict:
-    """The versioned JSON document (`--format json`)."""
+def report_doc(
+    results: list[dict], frontend: str, stage: str = "lower", mode: str = "capture"
+) -> dict:
+    """The versioned JSON document (`--format json`); `mode` is "capture" or
+    "static" (predicted from the source, see docs/TRIAGE.md)."""
     from cuvil import __version__
 
     counts = {
@@ -57,6 +66,7 @@ def report_doc(results: list[dict], frontend: str, stage: str = "lower") -> dict
         "tool": {"name": "cuvil-debug triage", "version": __version__},
         "frontend": frontend,
         "stage": stage,
+        "mode": mode,
         "summary": {"total": len(results), **counts},
         "results": results,
     }

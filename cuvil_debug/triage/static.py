@@ -39,7 +39,7 @@ ALL = frozenset({"fx", "export", "auto"})
 FX = frozenset({"fx"})
 # confidence = softmax share x this: a static guess is weaker than a captured error
 # (about the measured top-1 accuracy on the labelled folders, docs/TRIAGE.md)
-STATIC_SCALE = 0.6
+STATIC_SCALE = 0.75
 TEMPERATURE = 1.0
 OTHER_MASS = 1.0
 MAX_DEPTH = 6
@@ -217,9 +217,7 @@ def _item(n, s, c) -> bool:
         return False
     if _call_attr(n) in _ITEM:
         return "value" in c.kinds(n.func.value)
-    return (
-        _call_name(n) in _CASTS and bool(n.args) and "value" in c.kinds(n.args[0])
-    )
+    return _call_name(n) in _CASTS and bool(n.args) and "value" in c.kinds(n.args[0])
 
 
 def _numpy(n, s, c) -> bool:
@@ -703,7 +701,10 @@ class _Walker:
             case ast.BoolOp():
                 return _union(self.kinds(v) for v in node.values)
             case ast.Compare():
-                if any(isinstance(o, ast.Is | ast.IsNot | ast.In | ast.NotIn) for o in node.ops):
+                if any(
+                    isinstance(o, ast.Is | ast.IsNot | ast.In | ast.NotIn)
+                    for o in node.ops
+                ):
                     k = _union(self.kinds(v) for v in [node.left, *node.comparators])
                     return k & {"param"}
                 k = _union(self.kinds(v) for v in [node.left, *node.comparators])
@@ -793,7 +794,9 @@ class _Walker:
                 (
                     g
                     for g in self.index.funcs
-                    if g.name == f.id and g.cls is None and g.node in self.index.tree.body
+                    if g.name == f.id
+                    and g.cls is None
+                    and g.node in self.index.tree.body
                 ),
                 None,
             )
@@ -870,7 +873,9 @@ class _Walker:
             case ast.AnnAssign() if stmt.value is not None:
                 self._bind(stmt.target, self.kinds(stmt.value))
             case ast.AugAssign():
-                self._bind(stmt.target, self.kinds(stmt.target) | self.kinds(stmt.value))
+                self._bind(
+                    stmt.target, self.kinds(stmt.target) | self.kinds(stmt.value)
+                )
             case ast.Return():
                 k = self.kinds(stmt.value)
                 self.returns |= k
@@ -1097,12 +1102,18 @@ def _element(k: Kinds) -> Kinds:
 
 
 def analyse(prog: Program, fn: Func, env: dict[str, Kinds], depth: int = 0) -> Kinds:
-    key = (fn.file, id(fn.node), tuple(sorted((n, tuple(sorted(k))) for n, k in env.items())))
+    key = (
+        fn.file,
+        id(fn.node),
+        tuple(sorted((n, tuple(sorted(k))) for n, k in env.items())),
+    )
     if key in prog.memo:
         return prog.memo[key]
     if depth > MAX_DEPTH:
         return _union(env.values()) & {"value"}
-    prog.memo[key] = frozenset({"value"}) if any("value" in k for k in env.values()) else NONE
+    prog.memo[key] = (
+        frozenset({"value"}) if any("value" in k for k in env.values()) else NONE
+    )
     result = _Walker(prog, fn, env, depth).run()
     prog.memo[key] = result
     return result
@@ -1124,8 +1135,7 @@ def _entry_class(prog: Program, index: FileIndex, entry: str) -> ClassRef:
                     if isinstance(ref, ClassRef):
                         return ref
             raise StaticError(
-                f"cannot tell statically which class {entry}() in "
-                f"'{index.path}' builds"
+                f"cannot tell statically which class {entry}() in '{index.path}' builds"
             )
         if isinstance(node, ast.Assign | ast.ImportFrom | ast.Import):
             names = (
@@ -1196,7 +1206,11 @@ def _forward_env(
             prog.add("object-input", forward.file, p.lineno, p)
         elif kind == "container" or "param-container" in kinds:
             prog.add("container-input", forward.file, p.lineno, p)
-        if prog.frontend == "fx" and kinds and (not is_fed or kinds - {"param-optional"}):
+        if (
+            prog.frontend == "fx"
+            and kinds
+            and (not is_fed or kinds - {"param-optional"})
+        ):
             prog.add("non-tensor-param", forward.file, p.lineno, p)
         if is_fed and kind in {"tensor", "container"}:
             env[p.arg] = frozenset(
@@ -1242,9 +1256,7 @@ def _non_tensor(prog: Program, index: FileIndex, expr: ast.expr) -> bool:
         if expr.func.id == "dict":
             return True
         ref = prog.resolve_class(index, expr.func)
-        return isinstance(ref, ClassRef) or (
-            ref is None and expr.func.id[:1].isupper()
-        )
+        return isinstance(ref, ClassRef) or (ref is None and expr.func.id[:1].isupper())
     return False
 
 
@@ -1376,7 +1388,11 @@ def _loc(file: str, line: int) -> dict:
     from .results import relpath
 
     index = index_file(file)
-    return {"file": relpath(file), "line": line, "text": index.text(line) if index else ""}
+    return {
+        "file": relpath(file),
+        "line": line,
+        "text": index.text(line) if index else "",
+    }
 
 
 def _softmax(scores: dict[str, float]) -> dict[str, float]:
