@@ -44,9 +44,9 @@ def root_hit(result: dict, want: set[tuple[str, int]]) -> bool:
     return False
 
 
-def evaluate(folder: Path, verbose: bool) -> tuple[int, int, int, int]:
+def evaluate(folder: Path, verbose: bool) -> tuple[int, int, int, int, int]:
     labels = json.loads((folder / "labels.json").read_text())
-    cat_ok = root_ok = failed = 0
+    cat_ok = root_ok = failed = right = 0
     for name, label in sorted(labels.items()):
         result = static_result(str(folder / name), label.get("frontend", "fx"))
         got = result.get("category") or f"<{result['status']}>"
@@ -55,13 +55,14 @@ def evaluate(folder: Path, verbose: bool) -> tuple[int, int, int, int]:
         cat_ok += c
         root_ok += r
         failed += result["status"] == "failed"
+        right += c and result["status"] == "failed"
         if verbose:
             lines = [x["location"]["line"] for x in result.get("root_causes", [])]
             print(
                 f"  {'ok ' if c else 'BAD'} {'r' if r else '-'} {name:34} "
                 f"{label['category']:30} got {got} {result.get('confidence')} {lines}"
             )
-    return len(labels), cat_ok, root_ok, failed
+    return len(labels), cat_ok, root_ok, failed, right
 
 
 def main() -> int:
@@ -69,14 +70,16 @@ def main() -> int:
     ap.add_argument("folders", nargs="*", type=Path, default=DEFAULT)
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
-    print(f"{'folder':32} {'n':>4} {'top-1':>7} {'root@3':>7} {'flagged':>8}")
+    print(
+        f"{'folder':32} {'n':>4} {'top-1':>7} {'root@3':>7} {'flagged':>8} {'right when flagged':>18}"
+    )
     for folder in args.folders:
         if args.verbose:
             print(folder)
-        n, c, r, f = evaluate(folder, args.verbose)
+        n, c, r, f, ok = evaluate(folder, args.verbose)
         print(
             f"{str(folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder):32} "
-            f"{n:4} {c / n:7.1%} {r / n:7.1%} {f / n:8.1%}"
+            f"{n:4} {c / n:7.1%} {r / n:7.1%} {f / n:8.1%} {ok:>5}/{f}"
         )
     return 0
 
