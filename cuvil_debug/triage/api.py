@@ -36,9 +36,16 @@ def triage(
     *,
     cuvil_leaves: bool = False,
     no_grad: bool = False,
+    static: bool = False,
 ) -> list[dict]:
     """One result per model spec, in order (`cuvil_leaves`: trace with Cuvil's fx
-    leaves; `no_grad`: capture under torch.no_grad())."""
+    leaves; `no_grad`: capture under torch.no_grad(); `static`: predict from the
+    source alone, in this process, never importing or running the model files,
+    static.py)."""
+    if static:
+        from .static import static_result
+
+        return [static_result(s, frontend, entry) for s in expand_specs(specs)]
     jobs = [
         Job(i, s, frontend, entry, stage, cuvil_leaves=cuvil_leaves, no_grad=no_grad)
         for i, s in enumerate(expand_specs(specs))
@@ -61,8 +68,11 @@ def expand_specs(specs: Sequence[str]) -> list[str]:
     return out
 
 
-def report_doc(results: list[dict], frontend: str, stage: str = "lower") -> dict:
-    """The versioned JSON document (`--format json`)."""
+def report_doc(
+    results: list[dict], frontend: str, stage: str = "lower", mode: str = "capture"
+) -> dict:
+    """The versioned JSON document (`--format json`); `mode` is "capture" or
+    "static" (predicted from the source, see docs/TRIAGE.md)."""
     from cuvil import __version__
 
     counts = {
@@ -74,6 +84,7 @@ def report_doc(results: list[dict], frontend: str, stage: str = "lower") -> dict
         "tool": {"name": "cuvil-debug triage", "version": __version__},
         "frontend": frontend,
         "stage": stage,
+        "mode": mode,
         "summary": {"total": len(results), **counts},
         "results": results,
     }

@@ -92,6 +92,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         help="capture in this process (faster; no timeout or crash safety)",
     )
+    p.add_argument(
+        "--static",
+        action="store_true",
+        help="predict failures from the source and AST alone, importing and running "
+        "no model code (for untrusted pull requests; less accurate)",
+    )
     p.set_defaults(func=run, run=run)
     return p
 
@@ -115,8 +121,10 @@ def run(args: argparse.Namespace) -> int:
         args.stage,
         cuvil_leaves=args.cuvil_leaves,
         no_grad=args.no_grad,
+        static=args.static,
     )
-    doc = report_doc(results, models.frontend, args.stage)
+    mode = "static" if args.static else "capture"
+    doc = report_doc(results, models.frontend, args.stage, mode)
     new = new_failures(results, baseline)
     _emit(doc, new if baseline is not None else None, OUTPUT.parse(args))
     return EXIT_FAILURES if new else EXIT_OK

@@ -15,7 +15,13 @@ def to_markdown(doc: dict, new: list[dict] | None = None) -> str:
         "",
         f"{s['total']} models: {s['ok']} ok, {s['failed']} failed, {s['error']} "
         f"errors, {s['timeout']} timeouts, {s['crash']} crashes "
-        f"(frontend `{doc['frontend']}`)",
+        f"(frontend `{doc['frontend']}`"
+        + (
+            ", static prediction: no model code was run"
+            if doc.get("mode") == "static"
+            else ""
+        )
+        + ")",
         "",
     ]
     if new is not None:

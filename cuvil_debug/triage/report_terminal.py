@@ -37,7 +37,8 @@ def print_report(doc: dict, console: Console | None = None) -> None:
 
 
 def _table(doc: dict) -> Table:
-    t = Table(title=f"cuvil triage ({doc['frontend']})", title_justify="left")
+    static = ", static prediction" if doc.get("mode") == "static" else ""
+    t = Table(title=f"cuvil triage ({doc['frontend']}{static})", title_justify="left")
     for col in ("model", "status", "category", "root cause", "conf."):
         t.add_column(col)
     for r in doc["results"]:
