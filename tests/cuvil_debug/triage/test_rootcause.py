@@ -42,7 +42,7 @@ def graph(tmp_path):
 
 
 def lines(paths) -> set[int]:
-    return {line for _, line in paths}
+    return {key[1] for key in paths}  # a parameter's node is (file, line, name)
 
 
 def test_walk_back_crosses_locals_and_helper_returns(tmp_path):
