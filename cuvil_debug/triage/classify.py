@@ -94,7 +94,7 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     else:
         start = graph.key(start)
         paths = graph.walk_back(start)
-        signals |= {f"ast:{f}" for f in _facts_at(start)}
+        signals |= {f"ast:{f}" for f in _facts_at(start)} | _context_signals(start)
     signals |= {f"flow:{f}" for f in flow_facts(graph, paths)}
     return start, paths
 
@@ -296,6 +296,7 @@ def _failing(record, chain, user, files) -> tuple[str, int] | None:
         _from_where,
         _from_message_frames,
         _from_io,
+        _from_attribute,
         _from_target,
     ):
         found = finder(record, chain, user, files)
@@ -333,6 +334,28 @@ def _from_message_frames(record, chain, user, files):
         ]
         if frames:
             return frames[-1]["file"], frames[-1]["line"]
+    return None
+
+
+_ATTR_IN_MSG = re.compile(
+    r"(?:Constant|[Aa]ttribute|[Bb]uffer|[Pp]arameter) '?((?:\w+\.)*\w+)'? (?:is|was) mutated"
+)
+
+
+def _from_attribute(record, chain, user, files):
+    """`Constant layer.last_hidden is mutated`: the line writing self.last_hidden."""
+    for e in chain:
+        for path in _ATTR_IN_MSG.findall(message_head(e["message"])):
+            name = "self." + path.rsplit(".", 1)[-1]
+            hits = [
+                (ix.path, st.line, "inplace" in line_facts(st.node, _header(st.node)))
+                for ix in files
+                for st in ix.stmts.values()
+                if st.func and st.func.name != "__init__" and name in st.uses | st.defs
+            ]
+            if hits:
+                file, line, _ = max(hits, key=lambda h: h[2])
+                return file, line
     return None
 
 
@@ -385,6 +408,23 @@ def _forward(record, files):
             if fn.name == "forward" and fn.cls == model.get("class"):
                 return fn
     return None
+
+
+def _context_signals(key: tuple[str, int]) -> set[str]:
+    """Where the failing line sits: in a `try:` body (`ast:in-try`), or a `raise`
+    of the model's own (`raise:user-raise`)."""
+    ix = index_file(key[0])
+    stmt = ix.stmt_at(key[1]) if ix else None
+    if stmt is None:
+        return set()
+    out = {"raise:user-raise"} if isinstance(stmt.node, ast.Raise) else set()
+    for node in ast.walk(ix.tree):
+        if isinstance(node, ast.Try) and node.body and node.handlers:
+            end = getattr(node.body[-1], "end_lineno", node.body[-1].lineno)
+            if node.body[0].lineno <= key[1] <= end:
+                out.add("ast:in-try")
+                break
+    return out
 
 
 def _facts_at(key: tuple[str, int]) -> set[str]:

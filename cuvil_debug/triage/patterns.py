@@ -223,6 +223,21 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
         and n.func.value.id == "self"
     ),
     "torch-call": lambda s, n: _base(n) in {"torch", "F", "nn"},
+    # isinstance(x, torch.Tensor) / type(x) is torch.Tensor: false on a tracer's Proxy
+    "type-check": lambda s, n: (
+        _func_name(n) in {"isinstance", "issubclass"}
+        or (
+            isinstance(n, ast.Compare)
+            and any(_func_name(c) == "type" for c in [n.left, *n.comparators])
+        )
+    ),
+    # `self.head_dim = hidden // heads` in __init__: a size computed from arguments
+    "size-arith": lambda s, n: (
+        isinstance(s, ast.Assign)
+        and any(isinstance(t, ast.Attribute) for t in s.targets)
+        and isinstance(s.value, ast.BinOp)
+        and n is s
+    ),
 }
 
 
@@ -272,7 +287,14 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         ),
         (r"is not defined|has no attribute", "undefined"),
         (r"object has no attribute '\w+'", "no-attr"),
-        (r"unsupported op 'in-place|in-place", "inplace"),
+        (
+            r"unsupported op 'in-place|in-place|with out=|out= is not supported",
+            "inplace",
+        ),
+        (
+            r"unsupported op 'aten\.(item|_local_scalar_dense)|aten\._local_scalar_dense",
+            "item-op",
+        ),
         (r"unsupported op", "unsupported-op"),
         (
             r"scalar type|dtype|expected .*(Float|Long|Double|Half|Int)|Float but found|"
@@ -282,7 +304,9 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         (
             r"shapes cannot be multiplied|size of tensor a|must match the size|is invalid "
             r"for input of size|expected input\[.*\] to have|channels|Sizes of tensors must|"
-            r"shape '\[|dimension out of range|shape mismatch|mat1 and mat2",
+            r"shape '\[|dimension out of range|shape mismatch|mat1 and mat2|"
+            r"Expected size for|does not broadcast|normalized_shape|expected input with "
+            r"shape|size mismatch|must have the same (size|shape)",
             "shape",
         ),
         (r"__array|numpy|can't convert", "numpy"),
@@ -302,6 +326,16 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             "unsupported-arg-type",
         ),
         (r"'Proxy' object does not support item assignment", "proxy-setitem"),
+        # the model's own check saw a tracer's stand-in instead of a tensor
+        (
+            r"\bgot Proxy\b|\bProxy\b.*(expected|not|unsupported)|FakeTensor|FunctionalTensor",
+            "traced-type",
+        ),
+        (
+            r"unexpected keyword argument|missing \d+ required (positional|keyword)|"
+            r"takes \d+ positional arguments? but \d+ (were|was) given",
+            "call-signature",
+        ),
     ]
 ]
 
@@ -371,6 +405,8 @@ PATTERNS: list[Pattern] = [
     _p("dynamic-shape", "msg:unbacked-size", 4.0),
     _p("data-dependent-python-value", "msg:data-dependent flow:item", 4.0),
     _p("data-dependent-python-value", "msg:unsupported-op flow:item", 4.0),
+    _p("data-dependent-python-value", "msg:unsupported-op ast:item", 4.0),
+    _p("data-dependent-python-value", "msg:item-op", 4.0),
     _p("non-torch-call", "ast:numpy", 2.5, "eager:fail"),
     _p("non-torch-call", "msg:numpy", 2.5),
     _p("non-torch-call", "op:non-torch", 5.0),
@@ -378,6 +414,12 @@ PATTERNS: list[Pattern] = [
     _p("non-torch-call", "msg:proxy-as-value flow:numpy", 2.0),
     _p("unsupported-python-construct", "msg:format", 5.0),
     _p("unsupported-python-construct", "msg:proxy-as-value ast:format", 4.0),
+    # an `isinstance`/type check in the model raising on the tracer's stand-in value
+    _p(
+        "unsupported-python-construct", "msg:traced-type raise:user-raise eager:ok", 5.0
+    ),
+    # a try/except around traced code: the tracer follows one path and cannot recover
+    _p("unsupported-python-construct", "ast:in-try eager:ok", 3.0),
     _p("inplace-mutation", "msg:inplace", 5.0),
     _p("inplace-mutation", "msg:mutation", 3.0),
     # model bugs: eager fails too
@@ -388,11 +430,12 @@ PATTERNS: list[Pattern] = [
     _p("undefined-name", "exc:NameError", 6.0),
     _p("undefined-name", "exc:UnboundLocalError", 6.0),
     _p("undefined-name", "msg:no-attr eager:fail", 4.0, "msg:container-method"),
+    _p("undefined-name", "msg:call-signature eager:fail", 5.0),
     _p(
         "unsupported-op",
         "exc:UnsupportedOpError msg:unsupported-op",
         4.0,
-        "msg:inplace flow:item op:non-torch op:user-object",
+        "msg:inplace flow:item ast:item msg:item-op op:non-torch op:user-object",
     ),
     # inputs and outputs that are not tensors
     _p("unsupported-io-type", "msg:output-not-tensor", 5.0),
@@ -425,7 +468,7 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
     },
     "data-dependent-python-value": {"item": 4, "reduction": 0.5},
     "dynamic-shape": {"data-size": 4, "shape-read": 3, "range": 1},
-    "proxy-iteration": {"iterate": 4, "failing": 1},
+    "proxy-iteration": {"iterate": 4, "failing": 1, "type-check": 3},
     "non-tensor-argument": {
         "param": 4,
         "forward-param": 2,
@@ -435,11 +478,11 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
         "param-container": 2,
     },
     "unsupported-io-type": {"object-construct": 4, "failing": 3, "return": 2},
-    "shape-mismatch": {"module-init": 4, "reshape": 2, "failing": 1},
+    "shape-mismatch": {"module-init": 4, "size-arith": 4.5, "reshape": 2, "failing": 1},
     "dtype-mismatch": {"dtype-set": 4, "failing": 0.5},
-    "non-torch-call": {"numpy": 4, "failing": 1},
+    "non-torch-call": {"numpy": 4, "failing": 1, "type-check": 3},
     "inplace-mutation": {"inplace": 4, "failing": 2},
-    "unsupported-python-construct": {"format": 4, "failing": 2},
+    "unsupported-python-construct": {"format": 4, "failing": 2, "type-check": 4},
     "undefined-name": {"failing": 4},
     "unsupported-op": {"failing": 4, "torch-call": 1},
     "capture-limitation": {"failing": 4},

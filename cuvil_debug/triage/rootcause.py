@@ -49,6 +49,20 @@ class DefUseGraph:
             for var in stmt.uses:
                 for target, kind in self._defs_of(var, stmt, fn):
                     self.g.add_edge((stmt.file, stmt.line), target, kind=kind, var=var)
+            for line in stmt.guards:  # control dependence: the branch that let it run
+                guard = (
+                    self.files[fn.file].stmts.get(line)
+                    if fn.file in self.files
+                    else None
+                )
+                if guard is not None:
+                    self._node(guard.file, guard.line, guard)
+                    self.g.add_edge(
+                        (stmt.file, stmt.line),
+                        (guard.file, guard.line),
+                        kind="control",
+                        var="",
+                    )
             for callee in self._callees(stmt, fn):
                 for ret in callee.returns():
                     self._node(ret.file, ret.line, ret)

@@ -22,6 +22,9 @@ class Stmt:
     defs: set[str] = field(default_factory=set)
     uses: set[str] = field(default_factory=set)
     calls: set[str] = field(default_factory=set)  # called names: `helper`, `self.block`
+    # lines of the `if`/`while` headers deciding whether this statement runs (its
+    # enclosing branches, and an earlier `if ...: return` in the same block)
+    guards: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -191,6 +194,41 @@ def _annotate_params(a: ast.arguments) -> None:
         a.kwarg._cuvil_kind = "kwarg"
 
 
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _guards(fn: ast.FunctionDef) -> dict[int, set[int]]:
+    """line -> the branch headers it is control-dependent on (within `fn`)."""
+    out: dict[int, set[int]] = {}
+
+    def lines(stmts) -> set[int]:
+        return {n.lineno for b in stmts for n in ast.walk(b) if isinstance(n, ast.stmt)}
+
+    for block in _blocks(fn):
+        for i, node in enumerate(block):
+            if not isinstance(node, ast.If | ast.While):
+                continue
+            ruled = lines(node.body) | lines(node.orelse)
+            if (
+                isinstance(node, ast.If)
+                and not node.orelse
+                and isinstance(node.body[-1], _EXITS)
+            ):  # `if cond: return ...`: the rest of the block runs only when not cond
+                ruled |= lines(block[i + 1 :])
+            for line in ruled:
+                out.setdefault(line, set()).add(node.lineno)
+    return out
+
+
+def _blocks(fn: ast.FunctionDef):
+    """Every statement list in `fn` (bodies, else branches, handlers)."""
+    for node in ast.walk(fn):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+
+
 class _Indexer(ast.NodeVisitor):
     def __init__(self, index: FileIndex) -> None:
         self.index, self.cls, self.func = index, None, None
@@ -216,6 +254,9 @@ class _Indexer(ast.NodeVisitor):
         for child in node.body:
             self.visit(child)
         self.func = outer
+        guards = _guards(node)
+        for stmt in func.stmts:
+            stmt.guards = guards.get(stmt.line, set()) - {stmt.line}
 
     def generic_visit(self, node: ast.AST) -> None:
         if isinstance(node, ast.stmt) and not isinstance(

@@ -17,7 +17,9 @@ def all_records() -> dict:
     """Records of the corpus and the held-out set, collected by one worker pool."""
     from cuvil_debug.triage.corpus import collect_corpora
 
-    return collect_corpora([CORPUS, CORPUS / "heldout"], workers=2, timeout=120)
+    return collect_corpora(
+        [CORPUS, CORPUS / "heldout", CORPUS / "written"], workers=2, timeout=300
+    )
 
 
 @pytest.fixture(scope="session")
@@ -28,6 +30,11 @@ def corpus_records(all_records) -> dict:
 @pytest.fixture(scope="session")
 def heldout_records(all_records) -> dict:
     return all_records[CORPUS / "heldout"]
+
+
+@pytest.fixture(scope="session")
+def written_records(all_records) -> dict:
+    return all_records[CORPUS / "written"]
 
 
 @pytest.fixture(scope="session")
