@@ -333,8 +333,31 @@ def _numel(cx: LoweringContext, x):
     return cx.value(x).type.numel()
 
 
+def _result_fields() -> dict[str, int]:
+    """Field name -> index for the fields of torch.return_types (sort's `.values`,
+    max's `.indices`, aminmax's `.max`) that sit at the same index in every type."""
+    where: dict[str, set[int]] = {}
+    for name in dir(torch.return_types):
+        cls = getattr(torch.return_types, name)
+        n = getattr(cls, "n_sequence_fields", None)  # a structseq: fields by position
+        if not isinstance(cls, type) or not isinstance(n, int):
+            continue
+        probe = cls(tuple(range(n)))
+        for field in dir(cls):
+            if not field.startswith("_") and field not in ("count", "index"):
+                value = getattr(probe, field, None)
+                if isinstance(value, int) and not field.startswith("n_"):
+                    where.setdefault(field, set()).add(value)
+    return {f: next(iter(ix)) for f, ix in where.items() if len(ix) == 1}
+
+
+_RESULT_FIELDS = _result_fields()
+
+
 @lowers(getattr)
 def _getattr(cx: LoweringContext, obj, name: str, *default: Any):
+    if isinstance(obj, tuple) and name in _RESULT_FIELDS:  # torch.sort(x).values
+        return obj[_RESULT_FIELDS[name]]
     if not isinstance(obj, Value):
         return getattr(obj, name, *default)
     t = obj.type
