@@ -100,6 +100,12 @@ _ROWS = [
         "a bug in Cuvil",
         "this is a Cuvil bug, not a model problem: please report it with this model",
     ),
+    (
+        "unknown",
+        "no strong evidence for any category",
+        "read the error and the failing line shown; the best guess and the evidence are "
+        "listed; a new failure kind deserves a pattern (docs/TRIAGE.md)",
+    ),
 ]
 
 CATEGORIES: dict[str, Category] = {r[0]: Category(*r) for r in _ROWS}

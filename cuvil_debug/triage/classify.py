@@ -18,6 +18,8 @@ from .source import FileIndex, _header, index_file
 __all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
 
 TEMPERATURE = 1.3  # softmax temperature, checked by benchmarks/calibrate_triage.py
+UNKNOWN = "unknown"
+MIN_SCORE = 1.0  # below this no category is claimed: the result is `unknown`
 OTHER_MASS = 1.0  # weight of "none of the voted categories" (a score-0 alternative)
 _BUILTIN_INPUTS = {"dict", "list", "tuple", "NoneType", "bool", "int", "float", "str"}
 _LIB_MODEL_CODE = re.compile(
@@ -63,13 +65,30 @@ def classify(record: dict) -> Diagnosis:
     graph = DefUseGraph(_files(record, chain, user))
     graph.add_stack(code_stack(chain, user))
     start, paths = _locate(record, chain, user, graph, signals)
-    scores = _score(signals)
+    scores, evidence = _score(signals)
     probs = _softmax(scores)
-    category = max(scores, key=scores.get)
+    # ties go to the category with the more specific evidence (the pattern with more
+    # conditions, torch's structured fields over message words), not to table order
+    ranked = sorted(scores, key=lambda c: (scores[c], evidence[c]), reverse=True)
+    category = ranked[0] if scores[ranked[0]] >= MIN_SCORE else UNKNOWN
+    if category == UNKNOWN:  # nothing strong: say so, with the guesses and evidence
+        guess = _guess(signals, scores, ranked)
+        roots = _roots(record, graph, start, paths, guess)
+        alts = [(guess, round(probs.get(guess, 0.0), 3))]
+        return Diagnosis(UNKNOWN, 0.0, alts, start, roots, sorted(signals), scores)
     roots = _roots(record, graph, start, paths, category)
-    alts = sorted(probs.items(), key=lambda kv: kv[1], reverse=True)[1:3]
+    alts = [(c, probs[c]) for c in ranked[1:3] if scores[c] > 0]
     return Diagnosis(
         category, round(probs[category], 3), alts, start, roots, sorted(signals), scores
+    )
+
+
+def _guess(signals: set[str], scores: dict, ranked: list[str]) -> str:
+    """The best weak category, else where it raised: Cuvil's code or the tracer's."""
+    if scores[ranked[0]] > 0:
+        return ranked[0]
+    return (
+        "compiler-internal-error" if "raise:cuvil" in signals else "capture-limitation"
     )
 
 
@@ -434,19 +453,21 @@ def _facts_at(key: tuple[str, int]) -> set[str]:
 
 
 # ---- scoring ------------------------------------------------------------------------
-def _score(signals: set[str]) -> dict[str, float]:
-    scores = defaultdict(float, {c: 0.0 for c in CATEGORIES})
+_STRUCTURED = ("exc:", "err:", "gb:", "fake-op", "op:", "raise:")
+
+
+def _score(signals: set[str]) -> tuple[dict[str, float], dict[str, float]]:
+    """(pattern score, specificity of its best evidence) per category."""
+    scores = defaultdict(float, {c: 0.0 for c in CATEGORIES if c != UNKNOWN})
+    evidence = defaultdict(float)
     for p in PATTERNS:
         if p.signals <= signals and not (p.unless & signals):
             scores[p.category] += p.weight
-    if not any(scores.values()):
-        fallback = (
-            "compiler-internal-error"
-            if "raise:cuvil" in signals
-            else "capture-limitation"
-        )
-        scores[fallback] = 1.0
-    return dict(scores)
+            specific = len(p.signals) + 0.5 * sum(
+                s.startswith(_STRUCTURED) for s in p.signals
+            )
+            evidence[p.category] = max(evidence[p.category], specific)
+    return dict(scores), evidence
 
 
 def probabilities(scores: dict[str, float], temperature: float) -> dict[str, float]:

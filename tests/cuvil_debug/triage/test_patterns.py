@@ -56,8 +56,9 @@ def test_if_header_facts_ignore_the_body():
 
 
 def test_every_category_has_patterns_root_facts_and_a_hint():
-    assert {p.category for p in PATTERNS} == set(CATEGORIES)
-    assert set(ROOT_FACTS) == set(CATEGORIES)
+    # `unknown` is what no pattern gives: the result when nothing is strong
+    assert {p.category for p in PATTERNS} == set(CATEGORIES) - {"unknown"}
+    assert set(ROOT_FACTS) == set(CATEGORIES) - {"unknown"}
     assert all(c.hint and c.title for c in CATEGORIES.values())
 
 
@@ -80,3 +81,19 @@ def test_message_signals_read_only_the_messages_own_head():
     assert "Tensor min" not in message_head(overloads)
     quoted = 'boom\n  File "m.py", line 3, in forward\n    x = x.to(dtype=torch.half)'
     assert message_head(quoted) == "boom"
+
+
+def test_no_strong_evidence_is_unknown_with_the_best_guess(write_model):
+    from cuvil_debug.triage.classify import classify
+    from cuvil_debug.triage.collect import collect
+
+    path = write_model(
+        "odd.py",
+        "if torch.fx._symbolic_trace.is_fx_tracing():\n"
+        "    raise RuntimeError('the flux capacitor is not charged')\n"
+        "return self.fc(x)",
+    )
+    d = classify(collect(str(path), "fx"))
+    assert d.category == "unknown" and d.confidence == 0.0
+    assert d.alternatives[0][0] == "capture-limitation"  # the guess: eager runs
+    assert d.failing[1] == 12 and d.signals  # the evidence stays in the report
