@@ -29,7 +29,9 @@ _LIB_MODEL_CODE = re.compile(
 _PARAM_CATEGORIES = {"non-tensor-argument"}
 _WHERE = re.compile(r"^(.+\.py):(\d+)")
 _CAUSED_BY = re.compile(r"\(([^()\s]+\.py):(\d+) in (\w+)\)")
-_CLASS_IN_MSG = re.compile(r"<class '[\w.]*?(\w+)'>|is a (\w+), not a tensor")
+_CLASS_IN_MSG = re.compile(
+    r"<class '[\w.]*?(\w+)'>|is a (\w+), not a tensor|UserDefinedObjectVariable\((\w+)\)"
+)
 _TORCH_TARGETS = (
     "torch.",
     "aten.",
@@ -63,7 +65,7 @@ def classify(record: dict) -> Diagnosis:
     chain, user = _chain(record), _user_roots(record)
     signals = _record_signals(record, chain, user)
     graph = DefUseGraph(_files(record, chain, user))
-    graph.add_stack(code_stack(chain, user))
+    graph.add_stack(code_stack(chain, user) or code_stack(_drafted(record), user))
     start, paths = _locate(record, chain, user, graph, signals)
     scores, evidence = _score(signals)
     probs = _softmax(scores)
@@ -73,10 +75,10 @@ def classify(record: dict) -> Diagnosis:
     category = ranked[0] if scores[ranked[0]] >= MIN_SCORE else UNKNOWN
     if category == UNKNOWN:  # nothing strong: say so, with the guesses and evidence
         guess = _guess(signals, scores, ranked)
-        roots = _roots(record, graph, start, paths, guess)
+        roots = _roots(record, graph, start, paths, guess, signals)
         alts = [(guess, round(probs.get(guess, 0.0), 3))]
         return Diagnosis(UNKNOWN, 0.0, alts, start, roots, sorted(signals), scores)
-    roots = _roots(record, graph, start, paths, category)
+    roots = _roots(record, graph, start, paths, category, signals)
     alts = [(c, probs[c]) for c in ranked[1:3] if scores[c] > 0]
     return Diagnosis(
         category, round(probs[category], 3), alts, start, roots, sorted(signals), scores
@@ -115,17 +117,34 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
         paths = graph.walk_back(start)
         signals |= {f"ast:{f}" for f in _facts_at(start)} | _context_signals(start)
     signals |= {f"flow:{f}" for f in flow_facts(graph, paths)}
+    near = {k: p for k, p in paths.items() if len(p) == 2}  # the value's direct defs
+    signals |= {f"near:{f}" for f in flow_facts(graph, near)}
     return start, paths
 
 
-def _roots(record, graph: DefUseGraph, start, paths: dict, category: str):
+UNREACHED_PARAM = 2.0  # an unfed parameter the failing value does not come from
+DECORATOR = 2.0  # a decorator of the failing function, when torch.fx broke on it
+
+
+def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signals=()):
     if start is None:
         return []
+    extra = {}
     if category in _PARAM_CATEGORIES:  # the fix is in forward()'s signature
         cls = (record.get("model") or {}).get("class")
         unfed = graph.forward_params(cls)[len(record.get("inputs", [])) :]
-        paths = {**{k: [start, k] for k in unfed}, **paths}
-    return rank_roots(graph, start, paths, category)
+        # a wrapper's **kwargs Proxy (a decorator's, a library's) is forward()'s own
+        kwargs_broke = {"msg:proxy-setitem", "msg:proxy-iter"} & set(signals)
+        for k in unfed:
+            if k in paths:
+                continue
+            paths[k] = [start, k]
+            kwargs = "param-kwargs" in graph.facts(k)
+            extra[k] = 0.0 if kwargs and kwargs_broke else -UNREACHED_PARAM
+    for key in graph.decorators(start):  # `@can_return_tuple` over forward()
+        paths.setdefault(key, [start, key])
+        extra[key] = DECORATOR if category == "capture-limitation" else -DECORATOR
+    return rank_roots(graph, start, paths, category, extra=extra)
 
 
 # ---- evidence ----------------------------------------------------------------------
@@ -254,6 +273,13 @@ def _frames(exc: dict) -> list[dict]:
     return exc["frames"] + exc.get("user_stack", [])
 
 
+def _drafted(record: dict) -> list[dict]:
+    """draft_export's failures (collect._draft) as frame holders like exceptions."""
+    return [
+        {"frames": d["frames"], "message_frames": []} for d in record.get("draft") or []
+    ]
+
+
 def code_stack(chain: list[dict], user: tuple[str, ...]) -> list[tuple[str, int]]:
     """The code frames of the first exception that has any, outermost first."""
     for exc in chain:
@@ -298,7 +324,7 @@ def _raise_signals(chain: list[dict], user: tuple[str, ...]) -> set[str]:
 def _files(record: dict, chain: list[dict], user: tuple[str, ...]) -> list[FileIndex]:
     paths = {
         f["file"]
-        for e in chain
+        for e in chain + _drafted(record)
         for f in _frames(e) + e["message_frames"]
         if _is_code(f, user)
     }
@@ -312,6 +338,7 @@ def _files(record: dict, chain: list[dict], user: tuple[str, ...]) -> list[FileI
 def _failing(record, chain, user, files) -> tuple[str, int] | None:
     for finder in (
         _from_frames,
+        _from_draft,
         _from_where,
         _from_message_frames,
         _from_io,
@@ -331,6 +358,13 @@ def _forward_line(record) -> tuple[str, int] | None:
 
 def _from_frames(record, chain, user, files):
     stack = code_stack(chain, user)
+    return stack[-1] if stack else None
+
+
+def _from_draft(record, chain, user, files):
+    """Where torch.export.draft_export saw the guard (or data-dependent value) added:
+    the line a constraint violation's message does not name."""
+    stack = code_stack(_drafted(record), user)
     return stack[-1] if stack else None
 
 
@@ -382,7 +416,7 @@ def _from_target(record, chain, user, files):
     """An op or class named in the error -> the user line that calls it."""
     names = [e["target"].rsplit(".", 1)[-1] for e in chain if e.get("target")]
     for e in chain:
-        names += [a or b for a, b in _CLASS_IN_MSG.findall(e["message"])]
+        names += [next(g for g in m if g) for m in _CLASS_IN_MSG.findall(e["message"])]
     for name in names:
         for ix in files:
             for stmt in ix.stmts.values():

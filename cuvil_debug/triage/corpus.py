@@ -3,14 +3,23 @@ score the classifier against the labels (top-1 category, root line in the top 3)
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from .classify import Diagnosis, classify
 from .runner import Job, run_jobs
+from .source import _header, index_file
 
-__all__ = ["Outcome", "collect_corpora", "collect_corpus", "evaluate", "load_labels"]
+__all__ = [
+    "Outcome",
+    "collect_corpora",
+    "collect_corpus",
+    "evaluate",
+    "expected_roots",
+    "load_labels",
+]
 
 
 @dataclass(frozen=True)
@@ -19,8 +28,9 @@ class Outcome:
     expected: str
     got: str
     confidence: float
-    root_expected: int
-    roots: tuple[int, ...]
+    root_expected: tuple[tuple[str, int], ...]  # acceptable (path suffix, line)s
+    roots: tuple[tuple[str, int], ...]  # the top-3 candidates (file, line)
+    ends: tuple[int, ...] = ()  # each candidate statement's last line (its header's)
 
     @property
     def category_ok(self) -> bool:
@@ -28,7 +38,40 @@ class Outcome:
 
     @property
     def root_ok(self) -> bool:
-        return self.root_expected in self.roots
+        ends = self.ends or tuple(line for _, line in self.roots)
+        return any(  # a label may name any line of a multi-line statement
+            line <= want <= end and _same_file(file, path)
+            for (file, line), end in zip(self.roots, ends, strict=True)
+            for path, want in self.root_expected
+        )
+
+
+def _end(file: str, line: int) -> int:
+    """The last line of the statement at `line` (of its header, for if/for/def)."""
+    index = index_file(file)
+    stmt = index.stmts.get(line) if index else None
+    if stmt is None:
+        return line
+    parts = _header(stmt.node) or [stmt.node]
+    if isinstance(stmt.node, ast.FunctionDef | ast.ClassDef):
+        return line
+    return max(getattr(p, "end_lineno", line) or line for p in parts)
+
+
+def _same_file(file: str, path: str) -> bool:
+    """`path` is the sample's own name or a path below site-packages."""
+    return Path(file).as_posix().endswith("/" + path) or Path(file).name == path
+
+
+def expected_roots(name: str, label: dict) -> tuple[tuple[str, int], ...]:
+    """A label's root causes: `root_line` (a line of the sample) or `root`, a list of
+    `PATH:LINE` (PATH below site-packages, e.g. transformers/models/..., or the
+    sample's file name)."""
+    if "root_line" in label:
+        return ((name, int(label["root_line"])),)
+    return tuple(
+        (path, int(line)) for path, line in (r.rsplit(":", 1) for r in label["root"])
+    )
 
 
 def load_labels(folder: Path) -> dict[str, dict]:
@@ -66,14 +109,10 @@ def evaluate(labels: dict[str, dict], records: dict[str, dict]) -> list[Outcome]
 
 
 def _outcome(name: str, label: dict, record: dict) -> Outcome:
+    want = expected_roots(name, label)
     if record.get("status") != "failed":
         return Outcome(
-            name,
-            label["category"],
-            f"<{record.get('status')}>",
-            0.0,
-            label["root_line"],
-            (),
+            name, label["category"], f"<{record.get('status')}>", 0.0, want, ()
         )
     d: Diagnosis = classify(record)
     return Outcome(
@@ -81,6 +120,7 @@ def _outcome(name: str, label: dict, record: dict) -> Outcome:
         label["category"],
         d.category,
         d.confidence,
-        label["root_line"],
-        tuple(c.line for c in d.roots),
+        want,
+        tuple((c.file, c.line) for c in d.roots),
+        tuple(_end(c.file, c.line) for c in d.roots),
     )

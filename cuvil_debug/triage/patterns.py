@@ -306,7 +306,8 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"for input of size|expected input\[.*\] to have|channels|Sizes of tensors must|"
             r"shape '\[|dimension out of range|shape mismatch|mat1 and mat2|"
             r"Expected size for|does not broadcast|normalized_shape|expected input with "
-            r"shape|size mismatch|must have the same (size|shape)",
+            r"shape|should contain \d+ elements|to have \d+ channels|"
+            r"size mismatch|must have the same (size|shape)",
             "shape",
         ),
         (r"__array|numpy|can't convert", "numpy"),
@@ -322,10 +323,13 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         (r"Mutating|mutat|register_buffer", "mutation"),
         (r"ShapeProp error|failed to run on the example inputs", "shapeprop"),
         (
-            r"argument of type: <class|Found <class '[\w.]+'> in (output|input)",
+            r"argument of type: <class|Found <class '[\w.]+'> in (output|input)|"
+            r"unrecognized type \w+\(\w+\) at output",
             "unsupported-arg-type",
         ),
         (r"'Proxy' object does not support item assignment", "proxy-setitem"),
+        # torch.fx patches forward's code object; a *args/**kwargs wrapper breaks it
+        (r"co_varnames is too small|code object .* too small", "fx-code-patch"),
         # the model's own check saw a tracer's stand-in instead of a tensor
         (
             r"\bgot Proxy\b|\bProxy\b.*(expected|not|unsupported)|FakeTensor|FunctionalTensor",
@@ -445,6 +449,14 @@ PATTERNS: list[Pattern] = [
     _p("unsupported-io-type", "io:non-tensor-input", 3.0),
     # the tools, not the model
     _p("capture-limitation", "raise:lib eager:ok", 3.0),
+    _p("capture-limitation", "msg:fx-code-patch eager:ok", 6.0),
+    # a dynamo graph break in code that runs eagerly (strict export, torch.compile);
+    # its kind decides when it is a known one (gb: patterns)
+    _p("capture-limitation", "exc:Unsupported eager:ok", 2.0),
+    _p("data-dependent-control-flow", "gb:data-dependent-branching", 5.0),
+    _p("dynamic-shape", "gb:dynamic-shape-operator", 5.0),
+    # a branch on a size (x.shape unpacked into the tested name) under fx
+    _p("dynamic-shape", "msg:proxy-control-flow near:shape-read", 6.0, "near:item"),
     _p(
         "capture-limitation",
         "raise:lib eager:ok msg:proxy-control-flow",
@@ -472,10 +484,10 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
     "non-tensor-argument": {
         "param": 4,
         "forward-param": 2,
-        "param-flag": 2,
-        "param-optional": 2,
-        "param-kwargs": 2,
-        "param-container": 2,
+        "param-flag": 1,
+        "param-optional": 1,
+        "param-kwargs": 1,
+        "param-container": 1,
     },
     "unsupported-io-type": {"object-construct": 4, "failing": 3, "return": 2},
     "shape-mismatch": {"module-init": 4, "size-arith": 4.5, "reshape": 2, "failing": 1},
@@ -485,6 +497,6 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
     "unsupported-python-construct": {"format": 4, "failing": 2, "type-check": 4},
     "undefined-name": {"failing": 4},
     "unsupported-op": {"failing": 4, "torch-call": 1},
-    "capture-limitation": {"failing": 4},
+    "capture-limitation": {"failing": 4, "decorator": 2},
     "compiler-internal-error": {"failing": 4},
 }

@@ -188,6 +188,20 @@ class DefUseGraph:
             for p in fn.params[1:]
         ]
 
+    def decorators(self, key: tuple[str, int] | None) -> list[tuple[str, int]]:
+        """The decorator lines of the function whose `def` is at `key`."""
+        index = self.files.get(key[0]) if key else None
+        stmt = index.stmts.get(key[1]) if index else None
+        if stmt is None or not isinstance(stmt.node, ast.FunctionDef):
+            return []
+        out = []
+        for dec in stmt.node.decorator_list:
+            k = (key[0], dec.lineno)
+            if k not in self.g:
+                self.g.add_node(k, facts={"decorator"})
+            out.append(k)
+        return out
+
     def facts(self, key: tuple[str, int]) -> set[str]:
         if key not in self.g:
             return set()
@@ -250,15 +264,24 @@ def param_kinds(param: ast.arg) -> set[str]:
 
 
 def rank_roots(
-    graph: DefUseGraph, start: tuple[str, int], paths: dict, category: str, top: int = 3
+    graph: DefUseGraph,
+    start: tuple[str, int],
+    paths: dict,
+    category: str,
+    top: int = 3,
+    extra: dict | None = None,
 ) -> list[Candidate]:
-    """The `top` lines most likely to be the root cause, with softmax confidences."""
+    """The `top` lines most likely to be the root cause, with softmax confidences
+    (`extra`: a score added to some candidates, e.g. parameters the walk missed)."""
     weights = ROOT_FACTS.get(category, {"failing": 1})
+    extra = extra or {}
     scored = []
     for key, path in paths.items():
         facts = graph.facts(key) | ({"failing"} if key == start else set())
-        score = sum(weights.get(f, 0.0) for f in facts) - DEPTH_PENALTY * (
-            len(path) - 1
+        score = (
+            sum(weights.get(f, 0.0) for f in facts)
+            - DEPTH_PENALTY * (len(path) - 1)
+            + extra.get(key, 0.0)
         )
         scored.append((score, -len(path), key, path))
     scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
