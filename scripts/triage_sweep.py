@@ -113,7 +113,7 @@ HF = [
     ("gemma", "gemma", "GemmaConfig", "GemmaModel", dict(DECODER, head_dim=16), "text"),
     ("gemma2", "gemma", "Gemma2Config", "Gemma2Model", dict(DECODER, head_dim=16, sliding_window=4), "text"),
     ("phi", "phi", "PhiConfig", "PhiModel", DECODER, "text"),
-    ("phi3", "phi3", "Phi3Config", "Phi3Model", DECODER, "text"),
+    ("phi3", "phi3", "Phi3Config", "Phi3Model", dict(DECODER, pad_token_id=0), "text"),
     ("falcon", "falcon", "FalconConfig", "FalconModel", dict(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, vocab_size=V), "text"),
     ("codegen", "codegen", "CodeGenConfig", "CodeGenModel", dict(n_layer=1, n_embd=32, n_head=2, rotary_dim=8, n_positions=32, n_ctx=32, vocab_size=V), "text"),
     ("mpt", "mpt", "MptConfig", "MptModel", dict(n_layers=1, d_model=32, n_heads=2, max_seq_len=32, vocab_size=V), "text"),
@@ -185,6 +185,49 @@ HF = [
     ("ast", "vit", "ASTConfig", "ASTModel", dict(BERTLIKE, patch_size=8, num_mel_bins=16, max_length=32, frequency_stride=8, time_stride=8), "audio-spec"),
 ]
 
+HF_EXTRA = [
+    # ---- head classes and the configurations users switch to after a first failure
+    ("gpt2-seqcls", "gpt2", "GPT2Config", "GPT2ForSequenceClassification", dict(n_layer=1, n_embd=32, n_head=2, n_positions=32, vocab_size=V, pad_token_id=0), "text"),
+    ("gpt2-nocache", "gpt2", "GPT2Config", "GPT2Model", dict(n_layer=1, n_embd=32, n_head=2, n_positions=32, vocab_size=V, use_cache=False), "text"),
+    ("llama-nocache", "llama", "LlamaConfig", "LlamaModel", dict(DECODER, use_cache=False), "text"),
+    ("llama-seqcls", "llama", "LlamaConfig", "LlamaForSequenceClassification", dict(DECODER, pad_token_id=0, use_cache=False), "text"),
+    ("mistral-nocache", "llama", "MistralConfig", "MistralModel", dict(DECODER, use_cache=False, sliding_window=4), "text"),
+    ("gemma2-nocache", "gemma", "Gemma2Config", "Gemma2Model", dict(DECODER, head_dim=16, sliding_window=4, use_cache=False), "text"),
+    ("phi3-nocache", "phi3", "Phi3Config", "Phi3Model", dict(DECODER, pad_token_id=0, use_cache=False), "text"),
+    ("falcon-nocache", "falcon", "FalconConfig", "FalconModel", dict(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, vocab_size=V, use_cache=False), "text"),
+    ("bloom-nocache", "bloom", "BloomConfig", "BloomModel", dict(n_layer=1, hidden_size=32, n_head=2, vocab_size=V, use_cache=False), "text"),
+    ("opt-nocache", "opt", "OPTConfig", "OPTModel",
+     dict(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, ffn_dim=64, word_embed_proj_dim=32,
+          max_position_embeddings=32, vocab_size=V, use_cache=False), "text"),
+    ("gpt-neox-nocache", "gpt-neox", "GPTNeoXConfig", "GPTNeoXModel", dict(DECODER, use_cache=False), "text"),
+    ("mixtral-nocache", "mixtral", "MixtralConfig", "MixtralModel", dict(DECODER, num_local_experts=4, num_experts_per_tok=2, use_cache=False), "text"),
+    ("qwen2-moe-nocache", "qwen2-moe", "Qwen2MoeConfig", "Qwen2MoeModel",
+     dict(DECODER, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=32, use_cache=False), "text"),
+    ("codegen-nocache", "codegen", "CodeGenConfig", "CodeGenModel", dict(n_layer=1, n_embd=32, n_head=2, rotary_dim=8, n_positions=32, n_ctx=32, vocab_size=V, use_cache=False), "text"),
+    ("mpt-nocache", "mpt", "MptConfig", "MptModel", dict(n_layers=1, d_model=32, n_heads=2, max_seq_len=32, vocab_size=V, use_cache=False), "text"),
+    ("cohere-nocache", "cohere", "CohereConfig", "CohereModel", dict(DECODER, use_cache=False), "text"),
+    ("gptj-nocache", "gptj", "GPTJConfig", "GPTJModel", dict(n_layer=1, n_embd=32, n_head=2, rotary_dim=8, n_positions=32, vocab_size=V, use_cache=False), "text"),
+    ("xglm-nocache", "xglm", "XGLMConfig", "XGLMModel", dict(num_layers=1, d_model=32, attention_heads=2, ffn_dim=64, max_position_embeddings=32, vocab_size=V, use_cache=False), "text"),
+    ("bart-nocache", "bart", "BartConfig", "BartModel", dict(BARTLIKE, use_cache=False), "seq2seq"),
+    ("t5-nocache", "t5", "T5Config", "T5Model", dict(T5LIKE, use_cache=False), "seq2seq"),
+    ("t5-cg", "t5", "T5Config", "T5ForConditionalGeneration", dict(T5LIKE, use_cache=False), "seq2seq"),
+    ("bert-qa", "bert", "BertConfig", "BertForQuestionAnswering", BERTLIKE, "text"),
+    ("distilbert-cls", "distilbert", "DistilBertConfig", "DistilBertForSequenceClassification",
+     dict(n_layers=1, dim=32, n_heads=2, hidden_dim=64, max_position_embeddings=32, vocab_size=V), "text"),
+    ("whisper", "whisper", "WhisperConfig", "WhisperModel",
+     dict(encoder_layers=1, decoder_layers=1, d_model=32, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
+          decoder_ffn_dim=64, num_mel_bins=16, max_source_positions=16, max_target_positions=32, vocab_size=V, use_cache=False), "audio-seq2seq"),
+    ("vitmae", "vit", "ViTMAEConfig", "ViTMAEModel", VITLIKE, "image"),
+    ("wav2vec2-ctc", "wav2vec2", "Wav2Vec2Config", "Wav2Vec2ForCTC",
+     dict(BERTLIKE, conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2), "audio-wave"),
+    ("swin-cls", "swin", "SwinConfig", "SwinForImageClassification", dict(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=3), "image"),
+    ("segformer-seg", "segformer", "SegformerConfig", "SegformerForSemanticSegmentation",
+     dict(num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32], patch_sizes=[7, 3],
+          strides=[4, 2], num_attention_heads=[1, 2], mlp_ratios=[2, 2], decoder_hidden_size=32), "image"),
+    ("detr-det", "detr", "DetrConfig", "DetrForObjectDetection", dict(use_timm_backbone=False, backbone_config=dict(model_type="resnet", embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type="basic", out_features=["stage2"]), d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, num_queries=8, use_pretrained_backbone=False, num_labels=3), "image"),
+]
+HF += HF_EXTRA
+
 # (name, family, builder, builder kwargs, kind, image side)
 TV = [
     ("tv-resnet18", "tv-classification", "resnet18", dict(num_classes=10), "tv", 32),
@@ -248,6 +291,10 @@ def _input_lines(kind: str, size: int = 32) -> tuple[list[str], list[str], dict]
         return [g, "    pixel_values = torch.randn(2, 3, 32, 32, generator=g)"], ["pixel_values"], {"pixel_values": {0: B}}
     if kind == "audio-feat":
         return [g, "    input_features = torch.randn(2, 16, 32, generator=g)"], ["input_features"], {"input_features": {0: B}}
+    if kind == "audio-seq2seq":
+        return [g, "    input_features = torch.randn(2, 16, 32, generator=g)",
+                f"    decoder_input_ids = torch.randint(1, {V}, (2, 4), generator=g)"], \
+            ["input_features", "decoder_input_ids"], {"input_features": {0: B}, "decoder_input_ids": {0: B, 1: "DEC_SEQ"}}
     if kind == "audio-wave":
         return [g, "    input_values = torch.randn(2, 800, generator=g)"], ["input_values"], {"input_values": {0: B}}
     if kind == "audio-spec":
@@ -299,10 +346,15 @@ def render(name: str, mode: str, params: list[str] | None) -> str:
         title = f"torchvision {fn} ({family}), random init, no weights"
     lines, names, dims = _input_lines(kind, size)
     if params:  # positional, with None for skipped parameters
+        names = [n for n in names if n in params]  # e.g. FNet takes no attention_mask
+        if kind == "text":  # no None placeholders: stop at the first parameter not fed
+            idx = [params.index(n) for n in names]
+            names = [n for i, n in zip(idx, names) if i == idx[0] + names.index(n)]
         last = max(params.index(n) for n in names)
         args = [n if n in names else "None" for n in params[: last + 1]]
     else:
         args = names
+    lines = [ln for ln in lines if "attention_mask" not in ln or "attention_mask" in args]
     dyn = ""
     if mode == "dynamic":
         specs = [repr(dims.get(a)).replace("'", "") if a in dims else "None" for a in args]
