@@ -129,7 +129,7 @@ HF = [
     ("ctrl", "ctrl", "CTRLConfig", "CTRLModel", dict(n_layer=1, n_embd=32, n_head=2, dff=64, n_positions=32, vocab_size=V), "text"),
     ("xlnet", "xlnet", "XLNetConfig", "XLNetModel", dict(n_layer=1, d_model=32, n_head=2, d_inner=64, vocab_size=V), "text"),
     ("mamba", "mamba", "MambaConfig", "MambaModel", dict(num_hidden_layers=1, hidden_size=32, state_size=4, vocab_size=V), "text"),
-    ("rwkv", "rwkv", "RwkvConfig", "RwkvModel", dict(num_hidden_layers=1, hidden_size=32, attention_hidden_size=32, intermediate_size=64, context_length=32, vocab_size=V), "text"),
+    ("rwkv", "rwkv", "RwkvConfig", "RwkvModel", dict(num_hidden_layers=2, hidden_size=32, attention_hidden_size=32, intermediate_size=64, context_length=32, vocab_size=V), "text"),
     # ---- encoder-decoders
     ("t5", "t5", "T5Config", "T5Model", T5LIKE, "seq2seq"),
     ("t5-encoder", "t5", "T5Config", "T5EncoderModel", T5LIKE, "text"),
@@ -152,7 +152,7 @@ HF = [
     ("clip-vision", "clip", "CLIPVisionConfig", "CLIPVisionModel", VITLIKE, "image"),
     ("siglip-vision", "clip", "SiglipVisionConfig", "SiglipVisionModel", VITLIKE, "image"),
     ("dinov2", "dinov2", "Dinov2Config", "Dinov2Model", VITLIKE, "image"),
-    ("yolos", "yolos", "YolosConfig", "YolosModel", dict(VITLIKE, num_detection_tokens=4), "image"),
+    ("yolos", "yolos", "YolosConfig", "YolosModel", dict(VITLIKE, image_size=[32, 32], num_detection_tokens=4), "image"),
     ("swin", "swin", "SwinConfig", "SwinModel", dict(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=3), "image"),
     ("swinv2", "swin", "Swinv2Config", "Swinv2Model", dict(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4), "image"),
     ("convnext", "convnext", "ConvNextConfig", "ConvNextModel", dict(num_stages=2, hidden_sizes=[16, 32], depths=[1, 1]), "image"),
@@ -166,13 +166,13 @@ HF = [
           strides=[4, 2], num_attention_heads=[1, 2], mlp_ratios=[2, 2]), "image"),
     ("levit", "levit", "LevitConfig", "LevitModel",
      dict(image_size=32, hidden_sizes=[16, 32], num_attention_heads=[2, 2], depths=[1, 1], key_dim=[8, 8],
-          drop_path_rate=0.0, mlp_ratio=[2, 2], attention_ratio=[2, 2]), "image"),
+          drop_path_rate=[0.0, 0.0], mlp_ratio=[2, 2], attention_ratio=[2, 2], down_ops=[["Subsample", 8, 2, 2, 2, 2]]), "image"),
     ("poolformer", "poolformer", "PoolFormerConfig", "PoolFormerModel", dict(num_encoder_blocks=2, depths=[1, 1], hidden_sizes=[16, 32], patch_sizes=[7, 3], strides=[4, 2], padding=[2, 1]), "image"),
     ("cvt", "cvt", "CvtConfig", "CvtModel", dict(embed_dim=[16, 32], num_heads=[1, 2], depth=[1, 1], patch_sizes=[7, 3], patch_stride=[4, 2], patch_padding=[2, 1], mlp_ratio=[2.0, 2.0], attention_drop_rate=[0.0, 0.0], drop_rate=[0.0, 0.0], drop_path_rate=[0.0, 0.0], qkv_bias=[True, True], cls_token=[False, True], qkv_projection_method=["dw_bn", "dw_bn"], kernel_qkv=[3, 3], padding_kv=[1, 1], stride_kv=[2, 2], padding_q=[1, 1], stride_q=[1, 1]), "image"),
     ("dpt", "dpt", "DPTConfig", "DPTModel", dict(VITLIKE, num_hidden_layers=4, backbone_out_indices=[0, 1, 2, 3]), "image"),
     ("focalnet", "focalnet", "FocalNetConfig", "FocalNetModel", dict(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], focal_levels=[2, 2], focal_windows=[3, 3]), "image"),
     ("efficientnet", "efficientnet", "EfficientNetConfig", "EfficientNetModel", dict(image_size=32, width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=64), "image"),
-    ("bit", "bit", "BitConfig", "BitModel", dict(embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type="preactivation"), "image"),
+    ("bit", "bit", "BitConfig", "BitModel", dict(embedding_size=32, hidden_sizes=[32, 64], depths=[1, 1], layer_type="preactivation"), "image"),
     ("pvt", "pvt", "PvtConfig", "PvtModel", dict(image_size=32, num_encoder_blocks=2, depths=[1, 1], sequence_reduction_ratios=[2, 1], hidden_sizes=[16, 32], patch_sizes=[4, 2], strides=[4, 2], num_attention_heads=[1, 2], mlp_ratios=[2, 2]), "image"),
     ("detr", "detr", "DetrConfig", "DetrModel", dict(use_timm_backbone=False, backbone_config=dict(model_type="resnet", embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type="basic", out_features=["stage2"]), d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, num_queries=8, use_pretrained_backbone=False), "image"),
     # ---- audio
@@ -216,7 +216,7 @@ HF_EXTRA = [
      dict(n_layers=1, dim=32, n_heads=2, hidden_dim=64, max_position_embeddings=32, vocab_size=V), "text"),
     ("whisper", "whisper", "WhisperConfig", "WhisperModel",
      dict(encoder_layers=1, decoder_layers=1, d_model=32, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
-          decoder_ffn_dim=64, num_mel_bins=16, max_source_positions=16, max_target_positions=32, vocab_size=V, use_cache=False), "audio-seq2seq"),
+          decoder_ffn_dim=64, num_mel_bins=16, max_source_positions=16, max_target_positions=32, vocab_size=V, pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1, use_cache=False), "audio-seq2seq"),
     ("vitmae", "vit", "ViTMAEConfig", "ViTMAEModel", VITLIKE, "image"),
     ("wav2vec2-ctc", "wav2vec2", "Wav2Vec2Config", "Wav2Vec2ForCTC",
      dict(BERTLIKE, conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2), "audio-wave"),
@@ -241,7 +241,7 @@ TV = [
     ("tv-googlenet", "tv-classification", "googlenet", dict(num_classes=10, aux_logits=False, init_weights=False), "tv", 32),
     ("tv-inception_v3", "tv-classification", "inception_v3", dict(num_classes=10, aux_logits=False, init_weights=False), "tv", 80),
     ("tv-convnext_tiny", "tv-classification", "convnext_tiny", dict(num_classes=10), "tv", 32),
-    ("tv-vit_b_16", "tv-vit", "vit_b_16", dict(num_classes=10, image_size=32, num_layers=1), "tv", 32),
+    ("tv-vit_b_16", "tv-vit", "vit_b_16", dict(num_classes=10, image_size=32), "tv", 32),
     ("tv-swin_t", "tv-swin", "swin_t", dict(num_classes=10), "tv", 64),
     ("tv-maxvit_t", "tv-vit", "maxvit_t", dict(num_classes=10), "tv", 64),
     ("tv-fasterrcnn_mobilenet", "tv-detection", "detection.fasterrcnn_mobilenet_v3_large_320_fpn",
@@ -304,7 +304,8 @@ def _input_lines(kind: str, size: int = 32) -> tuple[list[str], list[str], dict]
     if kind == "tv-video":
         return [g, f"    x = torch.randn(2, 3, {8 if size < 100 else 16}, {size}, {size}, generator=g)"], ["x"], {"x": {0: B}}
     if kind == "tv-det":
-        return [g, f"    images = [torch.rand(3, {size}, {size}, generator=g) for _ in range(2)]"], ["images"], {}
+        return [g, f"    images = [torch.rand(3, {size}, {size}, generator=g) for _ in range(2)]"], ["images"], \
+            {"images": [{1: "HEIGHT", 2: "WIDTH"}, {1: "HEIGHT", 2: "WIDTH"}]}
     if kind == "tv-flow":
         return [g, f"    image1 = torch.randn(2, 3, {size}, {size}, generator=g)",
                 f"    image2 = torch.randn(2, 3, {size}, {size}, generator=g)"], ["image1", "image2"], {"image1": {0: B}, "image2": {0: B}}
@@ -358,9 +359,12 @@ def render(name: str, mode: str, params: list[str] | None) -> str:
     dyn = ""
     if mode == "dynamic":
         specs = [repr(dims.get(a)).replace("'", "") if a in dims else "None" for a in args]
-        dyn = ('\nBATCH = Dim("batch", min=1, max=64)\nSEQ = Dim("seq", min=2, max=32)\n'
-               'DEC_SEQ = Dim("dec_seq", min=2, max=32)\n'
-               f"DYNAMIC_SHAPES = ({', '.join(specs)},)\n")
+        dims_src = {"BATCH": 'Dim("batch", min=1, max=64)', "SEQ": 'Dim("seq", min=2, max=32)',
+                    "DEC_SEQ": 'Dim("dec_seq", min=2, max=32)',
+                    "HEIGHT": 'Dim("height", min=32, max=256)', "WIDTH": 'Dim("width", min=32, max=256)'}
+        used = "".join(specs)
+        dyn = "\n" + "".join(f"{k} = {v}\n" for k, v in dims_src.items() if re.search(rf"\b{k}\b", used))
+        dyn += f"DYNAMIC_SHAPES = ({', '.join(specs)},)\n"
     how = {"fx": "torch.fx.Tracer().trace (plain fx leaves) then cuvil.frontend.lower(frontend='fx', gm=...)",
            "export": "torch.export.export(strict=False)",
            "export-strict": "torch.export.export(strict=True)",
