@@ -263,7 +263,7 @@ TV = [
     ("tv-r3d_18", "tv-video", "video.r3d_18", dict(num_classes=10), "tv-video", 32),
     ("tv-s3d", "tv-video", "video.s3d", dict(num_classes=10), "tv-video", 32),
     ("tv-mvit_v2_s", "tv-video", "video.mvit_v2_s", dict(num_classes=10), "tv-video", 224),
-    ("tv-raft_small", "tv-optical-flow", "optical_flow.raft_small", dict(num_flow_updates=2), "tv-flow", 128),
+    ("tv-raft_small", "tv-optical-flow", "optical_flow.raft_small", dict(), "tv-flow", 128),
 ]
 
 # ---------------------------------------------------------------- model-file rendering
@@ -347,6 +347,8 @@ def render(name: str, mode: str, params: list[str] | None) -> str:
         title = f"torchvision {fn} ({family}), random init, no weights"
     lines, names, dims = _input_lines(kind, size)
     if params:  # positional, with None for skipped parameters
+        if not any(n in params for n in names):  # e.g. LRASPP.forward(input): positional anyway
+            params = names
         names = [n for n in names if n in params]  # e.g. FNet takes no attention_mask
         if kind == "text":  # no None placeholders: stop at the first parameter not fed
             idx = [params.index(n) for n in names]
@@ -584,6 +586,32 @@ def check(folder: Path, timeout: int) -> int:
     return 0 if n_same == len(rows) else 1
 
 
+def summary(files: list[Path]) -> None:
+    """Per-mode outcome counts over sweep results (a later file's (case, mode) replaces
+    an earlier one's: a rerun after fixing a recipe)."""
+    import collections
+
+    rows: dict = {}
+    for fn in files:
+        for ln in fn.read_text().splitlines():
+            if ln.strip():
+                r = json.loads(ln)
+                rows[(r["name"], r["mode"])] = r
+    names = {n for n, _ in rows}
+    broken = {n for (n, m), r in rows.items() if m in ("build", "?")}
+    swept = names - broken
+    print(f"{len(names)} cases, {len(swept)} built and captured, "
+          f"{len({find(n)[1][1] for n in swept})} families; not built: {', '.join(sorted(broken)) or '-'}")
+    print("| mode | ok | failed | timeout |\n|---|---|---|---|")
+    for mode in MODES:
+        c = collections.Counter(r["status"] for (n, m), r in rows.items() if m == mode and n in swept)
+        print(f"| {mode} | {c['ok']} | {c['failed']} | {c['timeout']} |")
+    eager = sorted({n for (n, m), r in rows.items() if r.get("eager", "ok") != "ok"})
+    print(f"eager also fails: {', '.join(eager) or '-'}")
+    sigs = {r["signature"] for r in rows.values() if r["status"] == "failed"}
+    print(f"distinct failure signatures: {len(sigs)}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("/tmp/triage_sweep"))
@@ -592,6 +620,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=120, help="seconds per capture")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--check", type=Path, help="re-capture the labelled samples in this folder")
+    ap.add_argument("--summary", type=Path, nargs="+", help="print counts of results.jsonl files")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--check-one", type=Path, help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -604,6 +633,9 @@ def main() -> int:
         import _shim  # noqa: F401
 
         print(json.dumps(run_case(a.check_one, modes[0], a.timeout)))
+        return 0
+    if a.summary:
+        summary(a.summary)
         return 0
     if a.check:
         return check(a.check, a.timeout)
