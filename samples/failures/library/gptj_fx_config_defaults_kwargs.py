@@ -16,6 +16,4 @@ def Model():
 def example_inputs():
     g = torch.Generator().manual_seed(1)
     input_ids = torch.randint(1, 64, (2, 8), generator=g)
-    attention_mask = torch.ones(2, 8, dtype=torch.long)
-    attention_mask[1, 5:] = 0  # the second row is padded
-    return (input_ids, None, attention_mask,)
+    return (input_ids,)
