@@ -101,6 +101,8 @@ def _record_signals(record: dict, chain: list[dict], user: tuple[str, ...]) -> s
     signals |= _signature_signals(record)
     signals |= _raise_signals(chain, user) | _op_signals(chain)
     signals.add("eager:ok" if record.get("eager", {}).get("ok") else "eager:fail")
+    frontend = record.get("frontend") or "fx"
+    signals.add("fe:" + ("export" if frontend.startswith("export") else frontend))
     return signals
 
 
@@ -152,8 +154,20 @@ def _chain(record: dict) -> list[dict]:
     """The exceptions to read frames from: eager's when the model fails eagerly."""
     eager = record.get("eager") or {}
     if not eager.get("ok") and eager.get("error"):
-        return eager["error"]["chain"] + record["error"]["chain"]
+        capture = record["error"]["chain"]
+        if _unrelated(eager["error"]["chain"], capture):  # e.g. a C++ op failing to
+            return capture + eager["error"]["chain"]  # load later in the eager run
+        return eager["error"]["chain"] + capture
     return (record.get("error") or {}).get("chain", [])
+
+
+def _unrelated(eager: list[dict], capture: list[dict]) -> bool:
+    """Eager failed with an error the capture never met, and the capture's own error
+    has frames in the model's code: then the capture's error is the one to read."""
+    heads = {message_head(e["message"]) for e in capture}
+    if any(message_head(e["message"]) in heads for e in eager):
+        return False
+    return any(f.get("user") or _is_code(f, ()) for e in capture for f in e["frames"])
 
 
 def _all_exceptions(record: dict) -> list[dict]:

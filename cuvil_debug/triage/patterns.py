@@ -306,7 +306,8 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"for input of size|expected input\[.*\] to have|channels|Sizes of tensors must|"
             r"shape '\[|dimension out of range|shape mismatch|mat1 and mat2|"
             r"Expected size for|does not broadcast|normalized_shape|expected input with "
-            r"shape|should contain \d+ elements|to have \d+ channels|"
+            r"shape|should contain \d+ elements|to have \d+ channels|smaller than kernel "
+            r"size|Output size is too small|"
             r"size mismatch|must have the same (size|shape)",
             "shape",
         ),
@@ -316,6 +317,7 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"input '\w+' is a (NoneType|bool|int|float|str|dict|list|tuple), not a tensor",
             "input-builtin",
         ),
+        (r"input '\w+' is a NoneType, not a tensor", "input-none"),
         (r"output \d+ is a \w+, not a tensor", "output-not-tensor"),
         (r"takes an argument '\**\w+' but only \d+ example inputs", "missing-input"),
         (r"'(list|dict|tuple|NoneType)' object has no attribute", "container-method"),
@@ -386,12 +388,17 @@ PATTERNS: list[Pattern] = [
     _p("non-tensor-argument", "msg:shapeprop eager:ok flow:param-kwargs", 5.0),
     _p("non-tensor-argument", "msg:proxy-as-value flow:param-flag", 5.0),
     _p("non-tensor-argument", "msg:container-method", 3.0),
-    _p("non-tensor-argument", "msg:input-builtin", 3.0),
-    _p("non-tensor-argument", "io:container-input", 2.0),
+    # fx traces a None / flag / container parameter as a Proxy; export passes the
+    # value itself, and Cuvil refusing it is an input of the wrong type
+    _p("non-tensor-argument", "msg:input-builtin", 3.0, "fe:export"),
+    _p("non-tensor-argument", "io:container-input", 2.0, "fe:export"),
+    _p("unsupported-io-type", "msg:input-none fe:export", 5.0),
+    _p("non-tensor-argument", "msg:input-builtin fe:export", 3.0, "msg:input-none"),
     _p("non-tensor-argument", "sig:defaults-traced eager:ok", 2.0),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-iter", 4.5),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-setitem", 3.0),
     _p("proxy-iteration", "msg:proxy-iter", 4.0),
+    _p("proxy-iteration", "msg:proxy-iter ast:iterate", 2.0),
     _p("proxy-iteration", "msg:proxy-control-flow ast:iterate", 1.0),
     # Python values taken out of tensors
     _p("data-dependent-python-value", "msg:proxy-as-value flow:item", 4.0),
@@ -407,6 +414,12 @@ PATTERNS: list[Pattern] = [
     _p("dynamic-shape", "exc:TypeError flow:shape-read", 2.5, "flow:item ast:numpy"),
     _p("dynamic-shape", "msg:specialize-int flow:data-size", 5.0),
     _p("dynamic-shape", "msg:unbacked-size", 4.0),
+    # a guard on an unbacked size (boxes.numel() after a boolean mask)
+    _p(
+        "dynamic-shape",
+        "exc:GuardOnDataDependentSymNode ast:shape-read msg:unbacked-size",
+        3.0,
+    ),
     _p("data-dependent-python-value", "msg:data-dependent flow:item", 4.0),
     _p("data-dependent-python-value", "msg:unsupported-op flow:item", 4.0),
     _p("data-dependent-python-value", "msg:unsupported-op ast:item", 4.0),
