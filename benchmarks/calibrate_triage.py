@@ -1,47 +1,62 @@
-"""Calibrates triage confidence: fits the softmax temperature (NLL over the labelled
-corpus and the held-out set) and prints the reliability table for docs/TRIAGE.md.
+"""Calibrates triage confidence and prints the reliability tables for docs/TRIAGE.md.
 
-    .venv/bin/python benchmarks/calibrate_triage.py [--temperature T]
+The confidence is a softmax over the pattern scores at temperature T, mixed with a
+uniform share SHRINK (what unseen failures leave to "something else"):
+`(1 - SHRINK) * softmax_T(scores) + SHRINK / K`. Both are fitted (least NLL) on the
+development part's *first-sight* scores (benchmarks/data/triage_first_sight.json,
+written by scripts/triage_first_sight.py): how triage scored those failures before it
+was tuned on them. The tuned development part is classified almost perfectly, so a fit
+on it would promise unseen failures too much. The held-out part is only measured.
+
+    .venv/bin/python benchmarks/calibrate_triage.py
 """
 
 from __future__ import annotations
 
-import argparse
+import json
 import math
 from pathlib import Path
 
-from cuvil_debug.triage.classify import TEMPERATURE, classify, probabilities
-from cuvil_debug.triage.corpus import collect_corpus, load_labels
+from cuvil_debug.triage.classify import (
+    MIN_SCORE,
+    SHRINK,
+    TEMPERATURE,
+    calibrated,
+    classify,
+)
+from cuvil_debug.triage.corpus import collect_corpora, load_labels
 
-ROOT = Path(__file__).resolve().parents[1] / "samples" / "failures"
-SETS = {"corpus": ROOT, "held-out": ROOT / "heldout"}
-GRID = [0.75 + 0.05 * i for i in range(46)]  # below 0.75 it only sharpens 0.99s
+ROOT = Path(__file__).resolve().parents[1]
+FAILURES = ROOT / "samples" / "failures"
+FIRST_SIGHT = ROOT / "benchmarks" / "data" / "triage_first_sight.json"
+FOLDERS = [FAILURES, FAILURES / "heldout", FAILURES / "written", FAILURES / "library"]
+T_GRID = [0.5 + 0.1 * i for i in range(46)]
+S_GRID = [0.01 * i for i in range(51)]
 BINS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 1.01)]
 
 
-def scored(folder: Path) -> list[tuple[dict, str]]:
-    """(pattern scores, true category) for every failing, labelled model."""
-    labels, records = load_labels(folder), collect_corpus(folder)
-    return [
-        (classify(records[n]).scores, labels[n]["category"])
-        for n in sorted(labels)
-        if records[n].get("status") == "failed"
-    ]
+def predict(scores: dict, t: float, s: float) -> tuple[str, float, dict]:
+    """(category or unknown, its confidence, the calibrated probabilities)."""
+    probs = calibrated(scores, t, s)
+    best = max(scores, key=scores.get)
+    if scores[best] < MIN_SCORE:
+        return "unknown", 0.0, probs
+    return best, probs[best], probs
 
 
-def nll(rows, t: float) -> float:
-    return -sum(math.log(max(probabilities(s, t)[y], 1e-9)) for s, y in rows) / len(
+def nll(rows, t: float, s: float) -> float:
+    return -sum(math.log(max(calibrated(sc, t, s)[y], 1e-9)) for sc, y in rows) / len(
         rows
     )
 
 
-def reliability(rows, t: float) -> list[str]:
+def reliability(rows, t: float, s: float) -> tuple[list[str], float, float]:
     preds = []
-    for s, y in rows:
-        p = probabilities(s, t)
-        best = max(p, key=p.get)
-        preds.append((p[best], best == y))
+    for scores, label in rows:
+        got, conf, _ = predict(scores, t, s)
+        preds.append((conf, got == label))
     out = ["| confidence | n | mean confidence | accuracy |", "|---|---|---|---|"]
+    ece = 0.0
     for lo, hi in BINS:
         b = [(c, ok) for c, ok in preds if lo <= c < hi]
         if b:
@@ -49,30 +64,44 @@ def reliability(rows, t: float) -> list[str]:
             out.append(
                 f"| {lo:.2f}–{min(hi, 1):.2f} | {len(b)} | {conf:.2f} | {acc:.2f} |"
             )
-    ece = sum(
-        abs(sum(c for c, _ in b) - sum(ok for _, ok in b))
-        for b in ([(c, ok) for c, ok in preds if lo <= c < hi] for lo, hi in BINS)
-    )
-    out.append(
-        f"\nexpected calibration error: {ece / len(preds):.3f} over {len(preds)}"
-    )
-    return out
+            ece += abs(conf - acc) * len(b)
+    accuracy = sum(ok for _, ok in preds) / len(preds)
+    return out, ece / len(preds), accuracy
+
+
+def current_rows() -> dict[str, list]:
+    """(scores, label) per part, classified by today's triage."""
+    records = collect_corpora(FOLDERS, workers=2, timeout=300)
+    parts: dict[str, list] = {"development": [], "held-out": []}
+    for folder in FOLDERS:
+        labels = load_labels(folder)
+        for name, label in sorted(labels.items()):
+            record = records[folder][name]
+            if record.get("status") != "failed":
+                scores = {label["category"]: 0.0}  # not a failure now: counted wrong
+            else:
+                scores = classify(record).scores
+            held = folder.name == "heldout" or label.get("split") == "heldout"
+            parts["held-out" if held else "development"].append(
+                (scores, label["category"])
+            )
+    return parts
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--temperature", type=float, default=TEMPERATURE)
-    args = ap.parse_args()
-    rows = {name: scored(folder) for name, folder in SETS.items()}
-    both = rows["corpus"] + rows["held-out"]
-    fitted = min(GRID, key=lambda t: nll(both, t))
+    first = [
+        (r["scores"], r["label"]) for r in json.loads(FIRST_SIGHT.read_text())["rows"]
+    ]
+    t, s = min(((t, s) for t in T_GRID for s in S_GRID), key=lambda ts: nll(first, *ts))
     print(
-        f"fitted temperature (min NLL over {len(both)} models): {fitted:.2f}; "
-        f"in use: {args.temperature:.2f}\n"
+        f"fitted on {len(first)} first-sight failures: temperature {t:.2f}, "
+        f"shrink {s:.2f}; in use: {TEMPERATURE:.2f}, {SHRINK:.2f}\n"
     )
-    for name, r in rows.items():
-        print(f"### {name} (temperature {args.temperature:.2f})\n")
-        print("\n".join(reliability(r, args.temperature)) + "\n")
+    parts = {"first sight (the fit)": first, **current_rows()}
+    for name, rows in parts.items():
+        table, ece, acc = reliability(rows, TEMPERATURE, SHRINK)
+        print(f"**{name}**: {len(rows)} failures, top-1 {acc:.1%}, ECE {ece:.3f}\n")
+        print("\n".join(table) + "\n")
 
 
 if __name__ == "__main__":

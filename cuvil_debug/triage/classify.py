@@ -17,7 +17,8 @@ from .source import FileIndex, _header, index_file
 
 __all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
 
-TEMPERATURE = 1.3  # softmax temperature, checked by benchmarks/calibrate_triage.py
+TEMPERATURE = 1.8  # softmax temperature, fitted by benchmarks/calibrate_triage.py
+SHRINK = 0.0  # uniform share of the confidence, fitted with TEMPERATURE
 UNKNOWN = "unknown"
 MIN_SCORE = 1.0  # below this no category is claimed: the result is `unknown`
 OTHER_MASS = 1.0  # weight of "none of the voted categories" (a score-0 alternative)
@@ -68,7 +69,7 @@ def classify(record: dict) -> Diagnosis:
     graph.add_stack(code_stack(chain, user) or code_stack(_drafted(record), user))
     start, paths = _locate(record, chain, user, graph, signals)
     scores, evidence = _score(signals)
-    probs = _softmax(scores)
+    probs = calibrated(scores)
     # ties go to the category with the more specific evidence (the pattern with more
     # conditions, torch's structured fields over message words), not to table order
     ranked = sorted(scores, key=lambda c: (scores[c], evidence[c]), reverse=True)
@@ -520,6 +521,20 @@ def _score(signals: set[str]) -> tuple[dict[str, float], dict[str, float]]:
 
 def probabilities(scores: dict[str, float], temperature: float) -> dict[str, float]:
     return _softmax(scores, temperature)
+
+
+def calibrated(
+    scores: dict[str, float],
+    temperature: float | None = None,
+    shrink: float | None = None,
+) -> dict[str, float]:
+    """The confidence triage states: the softmax mixed with a uniform share `shrink`
+    (what failures unlike the development part leave to another category). Both knobs
+    are fitted by benchmarks/calibrate_triage.py on first-sight scores."""
+    shrink = SHRINK if shrink is None else shrink
+    probs = _softmax(scores, temperature)
+    k = len(CATEGORIES) - 1  # every category but unknown
+    return {c: (1 - shrink) * p + shrink / k for c, p in probs.items()}
 
 
 def _softmax(scores: dict[str, float], temperature: float | None = None) -> dict:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
+    "LIBRARY_HINTS",
     "LINE_FACTS",
     "MESSAGE_SIGNALS",
     "PATTERNS",
@@ -513,3 +514,71 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
     "capture-limitation": {"failing": 4, "decorator": 2},
     "compiler-internal-error": {"failing": 4},
 }
+
+
+@dataclass(frozen=True)
+class LibraryHint:
+    """The concrete workaround when the root cause is in `package`'s code (`*`: any
+    library), for `categories` under `frontends` (prefixes: "export" covers strict)."""
+
+    package: str
+    categories: frozenset[str]
+    frontends: tuple[str, ...]
+    text: str
+
+
+def _h(package: str, categories: str, frontends: str, text: str) -> LibraryHint:
+    return LibraryHint(
+        package, frozenset(categories.split()), tuple(frontends.split()), text
+    )
+
+
+_HF_FX = (
+    "transformers' forward() takes Optional inputs and **kwargs that plain torch.fx turns "
+    "into Proxies: trace with transformers.utils.fx.symbolic_trace(model, input_names="
+    '["input_ids", "attention_mask"]) or capture with torch.export (--frontend export)'
+)
+LIBRARY_HINTS: list[LibraryHint] = [
+    _h(
+        "transformers",
+        "non-tensor-argument capture-limitation proxy-iteration",
+        "fx",
+        _HF_FX,
+    ),
+    _h(
+        "transformers",
+        "unsupported-io-type",
+        "export dynamo",
+        "build the model with use_cache=False (config.use_cache = False) so no Cache "
+        "object is returned, and return_dict=False to get a tuple of tensors",
+    ),
+    _h(
+        "transformers",
+        "dynamic-shape compiler-internal-error",
+        "export",
+        "the library's Python reads the symbolic size: export with static shapes (no "
+        "DYNAMIC_SHAPES), widen the Dim range the message names, or use Dim.AUTO",
+    ),
+    _h(
+        "torchvision",
+        "proxy-iteration non-tensor-argument data-dependent-control-flow",
+        "fx",
+        "torchvision's detection models take a list of images and branch on it: they are "
+        "not fx-traceable; capture model.backbone (a tensor in, tensors out) or use "
+        "torch.export",
+    ),
+    _h(
+        "torchvision",
+        "dynamic-shape data-dependent-python-value data-dependent-control-flow",
+        "export",
+        "detection post-processing (score thresholds, NMS) has data-dependent sizes: "
+        "export model.backbone and the heads, and run post-processing eagerly",
+    ),
+    _h(
+        "*",
+        "capture-limitation unsupported-python-construct",
+        "export-strict dynamo",
+        "dynamo cannot follow this library code: try non-strict export (--frontend "
+        "export, torch.export.export(..., strict=False)), which runs the Python as is",
+    ),
+]

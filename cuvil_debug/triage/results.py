@@ -10,6 +10,7 @@ from pathlib import Path
 from .categories import CATEGORIES
 from .classify import Diagnosis, classify
 from .collect import package_of
+from .patterns import LIBRARY_HINTS
 from .source import index_file
 
 __all__ = ["SCHEMA", "STATUSES", "to_result", "relpath", "where"]
@@ -56,12 +57,30 @@ def _diagnosed(record: dict, d: Diagnosis) -> dict:
             {"category": c, "confidence": round(p, 3)} for c, p in d.alternatives
         ],
         "message": _message(record),
-        "hint": d.hint,
+        "hint": _hint(d, record, roots),
         "location": roots[0]["location"] if roots else None,
         "failing": _loc(*d.failing) if d.failing else None,
         "root_causes": roots,
         "signals": d.signals,
     }
+
+
+def _hint(d: Diagnosis, record: dict, roots: list[dict]) -> str:
+    """The category's fix, or for a root cause in a library's code the concrete
+    workaround (LIBRARY_HINTS), saying whose line it is."""
+    loc = roots[0]["location"] if roots else {}
+    package = loc.get("package")
+    if not package:
+        return d.hint
+    frontend = record.get("frontend") or "fx"
+    for h in LIBRARY_HINTS:
+        if (
+            h.package in (package, "*")
+            and d.category in h.categories
+            and frontend.startswith(h.frontends)
+        ):
+            return f"the line is in {where(loc)}: {h.text}"
+    return f"the line is in {where(loc)}: {d.hint}"
 
 
 def _root(c) -> dict:

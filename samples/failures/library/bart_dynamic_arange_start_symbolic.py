@@ -10,12 +10,27 @@ from transformers import BartConfig, BartModel
 BATCH = Dim("batch", min=1, max=64)
 SEQ = Dim("seq", min=2, max=32)
 DEC_SEQ = Dim("dec_seq", min=2, max=32)
-DYNAMIC_SHAPES = ({0: BATCH, 1: SEQ}, {0: BATCH, 1: SEQ}, {0: BATCH, 1: DEC_SEQ},)
+DYNAMIC_SHAPES = (
+    {0: BATCH, 1: SEQ},
+    {0: BATCH, 1: SEQ},
+    {0: BATCH, 1: DEC_SEQ},
+)
 
 
 def Model():
     torch.manual_seed(0)
-    config = BartConfig(encoder_layers=1, decoder_layers=1, d_model=32, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=32, vocab_size=64, use_cache=False)
+    config = BartConfig(
+        encoder_layers=1,
+        decoder_layers=1,
+        d_model=32,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=32,
+        vocab_size=64,
+        use_cache=False,
+    )
     return BartModel(config).eval()
 
 
@@ -25,4 +40,8 @@ def example_inputs():
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
     decoder_input_ids = torch.randint(1, 64, (2, 4), generator=g)
-    return (input_ids, attention_mask, decoder_input_ids,)
+    return (
+        input_ids,
+        attention_mask,
+        decoder_input_ids,
+    )

@@ -9,7 +9,17 @@ from transformers import BartConfig, BartModel
 
 def Model():
     torch.manual_seed(0)
-    config = BartConfig(encoder_layers=1, decoder_layers=1, d_model=32, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=32, vocab_size=64)
+    config = BartConfig(
+        encoder_layers=1,
+        decoder_layers=1,
+        d_model=32,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=64,
+        decoder_ffn_dim=64,
+        max_position_embeddings=32,
+        vocab_size=64,
+    )
     return BartModel(config).eval()
 
 
@@ -19,4 +29,8 @@ def example_inputs():
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
     decoder_input_ids = torch.randint(1, 64, (2, 4), generator=g)
-    return (input_ids, attention_mask, decoder_input_ids,)
+    return (
+        input_ids,
+        attention_mask,
+        decoder_input_ids,
+    )

@@ -15,7 +15,15 @@ DYNAMIC_SHAPES = ({0: BATCH},)
 
 def Model():
     torch.manual_seed(0)
-    config = BeitConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64, image_size=32, patch_size=8, use_relative_position_bias=True)
+    config = BeitConfig(
+        num_hidden_layers=1,
+        hidden_size=32,
+        num_attention_heads=2,
+        intermediate_size=64,
+        image_size=32,
+        patch_size=8,
+        use_relative_position_bias=True,
+    )
     return BeitModel(config).eval()
 
 

@@ -9,7 +9,14 @@ from transformers import BertConfig, BertModel
 
 def Model():
     torch.manual_seed(0)
-    config = BertConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64, max_position_embeddings=32, vocab_size=64)
+    config = BertConfig(
+        num_hidden_layers=1,
+        hidden_size=32,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=32,
+        vocab_size=64,
+    )
     return BertModel(config).eval()
 
 
@@ -18,4 +25,7 @@ def example_inputs():
     input_ids = torch.randint(1, 64, (2, 8), generator=g)
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
-    return (input_ids, attention_mask,)
+    return (
+        input_ids,
+        attention_mask,
+    )

@@ -10,12 +10,26 @@ from transformers import CanineConfig, CanineModel
 BATCH = Dim("batch", min=1, max=64)
 SEQ = Dim("seq", min=2, max=32)
 DEC_SEQ = Dim("dec_seq", min=2, max=32)
-DYNAMIC_SHAPES = ({0: BATCH, 1: SEQ}, {0: BATCH, 1: SEQ},)
+DYNAMIC_SHAPES = (
+    {0: BATCH, 1: SEQ},
+    {0: BATCH, 1: SEQ},
+)
 
 
 def Model():
     torch.manual_seed(0)
-    config = CanineConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64, max_position_embeddings=32, vocab_size=64, num_hash_functions=2, num_hash_buckets=64, downsampling_rate=2, local_transformer_stride=4)
+    config = CanineConfig(
+        num_hidden_layers=1,
+        hidden_size=32,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=32,
+        vocab_size=64,
+        num_hash_functions=2,
+        num_hash_buckets=64,
+        downsampling_rate=2,
+        local_transformer_stride=4,
+    )
     return CanineModel(config).eval()
 
 
@@ -24,4 +38,7 @@ def example_inputs():
     input_ids = torch.randint(1, 64, (2, 8), generator=g)
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
-    return (input_ids, attention_mask,)
+    return (
+        input_ids,
+        attention_mask,
+    )

@@ -9,7 +9,9 @@ from transformers import CTRLConfig, CTRLModel
 
 def Model():
     torch.manual_seed(0)
-    config = CTRLConfig(n_layer=1, n_embd=32, n_head=2, dff=64, n_positions=32, vocab_size=64)
+    config = CTRLConfig(
+        n_layer=1, n_embd=32, n_head=2, dff=64, n_positions=32, vocab_size=64
+    )
     return CTRLModel(config).eval()
 
 

@@ -9,7 +9,9 @@ from transformers import EfficientNetConfig, EfficientNetModel
 
 def Model():
     torch.manual_seed(0)
-    config = EfficientNetConfig(image_size=32, width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=64)
+    config = EfficientNetConfig(
+        image_size=32, width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=64
+    )
     return EfficientNetModel(config).eval()
 
 

@@ -9,7 +9,16 @@ from transformers import EsmConfig, EsmModel
 
 def Model():
     torch.manual_seed(0)
-    config = EsmConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64, max_position_embeddings=32, vocab_size=64, pad_token_id=1, mask_token_id=2)
+    config = EsmConfig(
+        num_hidden_layers=1,
+        hidden_size=32,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=32,
+        vocab_size=64,
+        pad_token_id=1,
+        mask_token_id=2,
+    )
     return EsmModel(config).eval()
 
 
@@ -18,4 +27,7 @@ def example_inputs():
     input_ids = torch.randint(1, 64, (2, 8), generator=g)
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
-    return (input_ids, attention_mask,)
+    return (
+        input_ids,
+        attention_mask,
+    )

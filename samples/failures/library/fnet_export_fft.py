@@ -9,7 +9,15 @@ from transformers import FNetConfig, FNetModel
 
 def Model():
     torch.manual_seed(0)
-    config = FNetConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64, max_position_embeddings=32, vocab_size=64, use_tpu_fourier_optimizations=False)
+    config = FNetConfig(
+        num_hidden_layers=1,
+        hidden_size=32,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=32,
+        vocab_size=64,
+        use_tpu_fourier_optimizations=False,
+    )
     return FNetModel(config).eval()
 
 

@@ -9,7 +9,14 @@ from transformers import FocalNetConfig, FocalNetModel
 
 def Model():
     torch.manual_seed(0)
-    config = FocalNetConfig(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], focal_levels=[2, 2], focal_windows=[3, 3])
+    config = FocalNetConfig(
+        image_size=32,
+        patch_size=4,
+        embed_dim=16,
+        depths=[1, 1],
+        focal_levels=[2, 2],
+        focal_windows=[3, 3],
+    )
     return FocalNetModel(config).eval()
 
 

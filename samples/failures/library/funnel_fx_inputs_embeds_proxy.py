@@ -9,7 +9,15 @@ from transformers import FunnelConfig, FunnelModel
 
 def Model():
     torch.manual_seed(0)
-    config = FunnelConfig(block_sizes=[1, 1], num_decoder_layers=1, d_model=32, n_head=2, d_head=16, d_inner=64, vocab_size=64)
+    config = FunnelConfig(
+        block_sizes=[1, 1],
+        num_decoder_layers=1,
+        d_model=32,
+        n_head=2,
+        d_head=16,
+        d_inner=64,
+        vocab_size=64,
+    )
     return FunnelModel(config).eval()
 
 
@@ -18,4 +26,7 @@ def example_inputs():
     input_ids = torch.randint(1, 64, (2, 8), generator=g)
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
-    return (input_ids, attention_mask,)
+    return (
+        input_ids,
+        attention_mask,
+    )

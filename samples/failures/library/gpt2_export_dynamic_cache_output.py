@@ -18,4 +18,8 @@ def example_inputs():
     input_ids = torch.randint(1, 64, (2, 8), generator=g)
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
-    return (input_ids, None, attention_mask,)
+    return (
+        input_ids,
+        None,
+        attention_mask,
+    )

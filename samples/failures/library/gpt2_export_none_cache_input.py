@@ -9,7 +9,9 @@ from transformers import GPT2Config, GPT2Model
 
 def Model():
     torch.manual_seed(0)
-    config = GPT2Config(n_layer=1, n_embd=32, n_head=2, n_positions=32, vocab_size=64, use_cache=False)
+    config = GPT2Config(
+        n_layer=1, n_embd=32, n_head=2, n_positions=32, vocab_size=64, use_cache=False
+    )
     return GPT2Model(config).eval()
 
 
@@ -18,4 +20,8 @@ def example_inputs():
     input_ids = torch.randint(1, 64, (2, 8), generator=g)
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
-    return (input_ids, None, attention_mask,)
+    return (
+        input_ids,
+        None,
+        attention_mask,
+    )

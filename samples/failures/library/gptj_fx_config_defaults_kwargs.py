@@ -9,7 +9,15 @@ from transformers import GPTJConfig, GPTJModel
 
 def Model():
     torch.manual_seed(0)
-    config = GPTJConfig(n_layer=1, n_embd=32, n_head=2, rotary_dim=8, n_positions=32, vocab_size=64, use_cache=False)
+    config = GPTJConfig(
+        n_layer=1,
+        n_embd=32,
+        n_head=2,
+        rotary_dim=8,
+        n_positions=32,
+        vocab_size=64,
+        use_cache=False,
+    )
     return GPTJModel(config).eval()
 
 

@@ -9,7 +9,13 @@ from transformers import MobileViTConfig, MobileViTModel
 
 def Model():
     torch.manual_seed(0)
-    config = MobileViTConfig(image_size=32, hidden_sizes=[16, 16, 16], neck_hidden_sizes=[8, 8, 16, 16, 16, 16, 32], num_attention_heads=2, patch_size=2)
+    config = MobileViTConfig(
+        image_size=32,
+        hidden_sizes=[16, 16, 16],
+        neck_hidden_sizes=[8, 8, 16, 16, 16, 16, 32],
+        num_attention_heads=2,
+        patch_size=2,
+    )
     return MobileViTModel(config).eval()
 
 

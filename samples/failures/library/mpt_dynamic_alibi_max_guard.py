@@ -15,7 +15,14 @@ DYNAMIC_SHAPES = ({0: BATCH, 1: SEQ},)
 
 def Model():
     torch.manual_seed(0)
-    config = MptConfig(n_layers=1, d_model=32, n_heads=2, max_seq_len=32, vocab_size=64, use_cache=False)
+    config = MptConfig(
+        n_layers=1,
+        d_model=32,
+        n_heads=2,
+        max_seq_len=32,
+        vocab_size=64,
+        use_cache=False,
+    )
     return MptModel(config).eval()
 
 

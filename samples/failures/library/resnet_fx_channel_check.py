@@ -9,7 +9,9 @@ from transformers import ResNetConfig, ResNetModel
 
 def Model():
     torch.manual_seed(0)
-    config = ResNetConfig(embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type='basic')
+    config = ResNetConfig(
+        embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type="basic"
+    )
     return ResNetModel(config).eval()
 
 

@@ -15,7 +15,14 @@ DYNAMIC_SHAPES = ({0: BATCH},)
 
 def Model():
     torch.manual_seed(0)
-    config = SwinConfig(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=3)
+    config = SwinConfig(
+        image_size=32,
+        patch_size=4,
+        embed_dim=16,
+        depths=[1, 1],
+        num_heads=[2, 2],
+        window_size=3,
+    )
     return SwinModel(config).eval()
 
 

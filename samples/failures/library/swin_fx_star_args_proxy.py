@@ -9,7 +9,14 @@ from transformers import SwinConfig, SwinModel
 
 def Model():
     torch.manual_seed(0)
-    config = SwinConfig(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=3)
+    config = SwinConfig(
+        image_size=32,
+        patch_size=4,
+        embed_dim=16,
+        depths=[1, 1],
+        num_heads=[2, 2],
+        window_size=3,
+    )
     return SwinModel(config).eval()
 
 

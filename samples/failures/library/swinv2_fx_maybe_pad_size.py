@@ -9,7 +9,14 @@ from transformers import Swinv2Config, Swinv2Model
 
 def Model():
     torch.manual_seed(0)
-    config = Swinv2Config(image_size=32, patch_size=4, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4)
+    config = Swinv2Config(
+        image_size=32,
+        patch_size=4,
+        embed_dim=16,
+        depths=[1, 1],
+        num_heads=[2, 2],
+        window_size=4,
+    )
     return Swinv2Model(config).eval()
 
 

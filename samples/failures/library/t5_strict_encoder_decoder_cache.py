@@ -9,7 +9,15 @@ from transformers import T5Config, T5Model
 
 def Model():
     torch.manual_seed(0)
-    config = T5Config(num_layers=1, num_decoder_layers=1, d_model=32, num_heads=2, d_ff=64, d_kv=16, vocab_size=64)
+    config = T5Config(
+        num_layers=1,
+        num_decoder_layers=1,
+        d_model=32,
+        num_heads=2,
+        d_ff=64,
+        d_kv=16,
+        vocab_size=64,
+    )
     return T5Model(config).eval()
 
 
@@ -19,4 +27,8 @@ def example_inputs():
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
     decoder_input_ids = torch.randint(1, 64, (2, 4), generator=g)
-    return (input_ids, attention_mask, decoder_input_ids,)
+    return (
+        input_ids,
+        attention_mask,
+        decoder_input_ids,
+    )

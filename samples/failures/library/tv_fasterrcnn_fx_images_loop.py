@@ -9,7 +9,9 @@ from torchvision.models.detection import fasterrcnn_mobilenet_v3_large_320_fpn
 
 def Model():
     torch.manual_seed(0)
-    return fasterrcnn_mobilenet_v3_large_320_fpn(weights=None, num_classes=3, weights_backbone=None, min_size=64, max_size=64).eval()
+    return fasterrcnn_mobilenet_v3_large_320_fpn(
+        weights=None, num_classes=3, weights_backbone=None, min_size=64, max_size=64
+    ).eval()
 
 
 def example_inputs():

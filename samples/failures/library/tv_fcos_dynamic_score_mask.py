@@ -14,7 +14,9 @@ DYNAMIC_SHAPES = ([{1: HEIGHT, 2: WIDTH}, {1: HEIGHT, 2: WIDTH}],)
 
 def Model():
     torch.manual_seed(0)
-    return fcos_resnet50_fpn(weights=None, num_classes=3, weights_backbone=None, min_size=64, max_size=64).eval()
+    return fcos_resnet50_fpn(
+        weights=None, num_classes=3, weights_backbone=None, min_size=64, max_size=64
+    ).eval()
 
 
 def example_inputs():

@@ -9,11 +9,16 @@ from torchvision.models.optical_flow import raft_small
 
 def Model():
     torch.manual_seed(0)
-    return raft_small(weights=None, ).eval()
+    return raft_small(
+        weights=None,
+    ).eval()
 
 
 def example_inputs():
     g = torch.Generator().manual_seed(1)
     image1 = torch.randn(2, 3, 128, 128, generator=g)
     image2 = torch.randn(2, 3, 128, 128, generator=g)
-    return (image1, image2,)
+    return (
+        image1,
+        image2,
+    )

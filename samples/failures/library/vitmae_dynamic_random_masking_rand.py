@@ -15,7 +15,14 @@ DYNAMIC_SHAPES = ({0: BATCH},)
 
 def Model():
     torch.manual_seed(0)
-    config = ViTMAEConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64, image_size=32, patch_size=8)
+    config = ViTMAEConfig(
+        num_hidden_layers=1,
+        hidden_size=32,
+        num_attention_heads=2,
+        intermediate_size=64,
+        image_size=32,
+        patch_size=8,
+    )
     return ViTMAEModel(config).eval()
 
 

@@ -9,7 +9,9 @@ from transformers import XLMConfig, XLMModel
 
 def Model():
     torch.manual_seed(0)
-    config = XLMConfig(n_layers=1, emb_dim=32, n_heads=2, vocab_size=64, max_position_embeddings=32)
+    config = XLMConfig(
+        n_layers=1, emb_dim=32, n_heads=2, vocab_size=64, max_position_embeddings=32
+    )
     return XLMModel(config).eval()
 
 
@@ -18,4 +20,7 @@ def example_inputs():
     input_ids = torch.randint(1, 64, (2, 8), generator=g)
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
-    return (input_ids, attention_mask,)
+    return (
+        input_ids,
+        attention_mask,
+    )

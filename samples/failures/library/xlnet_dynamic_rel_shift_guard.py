@@ -10,7 +10,10 @@ from transformers import XLNetConfig, XLNetModel
 BATCH = Dim("batch", min=1, max=64)
 SEQ = Dim("seq", min=2, max=32)
 DEC_SEQ = Dim("dec_seq", min=2, max=32)
-DYNAMIC_SHAPES = ({0: BATCH, 1: SEQ}, {0: BATCH, 1: SEQ},)
+DYNAMIC_SHAPES = (
+    {0: BATCH, 1: SEQ},
+    {0: BATCH, 1: SEQ},
+)
 
 
 def Model():
@@ -24,4 +27,7 @@ def example_inputs():
     input_ids = torch.randint(1, 64, (2, 8), generator=g)
     attention_mask = torch.ones(2, 8, dtype=torch.long)
     attention_mask[1, 5:] = 0  # the second row is padded
-    return (input_ids, attention_mask,)
+    return (
+        input_ids,
+        attention_mask,
+    )

@@ -76,3 +76,53 @@ def test_written_failures_meet_the_acceptance_bar(written_records):
     top1 = sum(o.category_ok for o in outcomes) / len(outcomes)
     root3 = sum(o.root_ok for o in outcomes) / len(outcomes)
     assert top1 >= 0.95 and root3 >= 0.90, (top1, root3)
+
+
+# ---- samples/failures/library: real capture failures of transformers and torchvision
+# models (66, one per failure signature), split by architecture family into a
+# development part (tuned on) and a held-out part (only measured); README.md there ----
+LIBRARY = CORPUS / "library"
+LIBRARY_LABELS = json.loads((LIBRARY / "labels.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def library_outcomes():
+    pytest.importorskip("transformers")
+    pytest.importorskip("torchvision")
+    from cuvil_debug.triage.corpus import collect_corpus
+
+    records = collect_corpus(LIBRARY, workers=2, timeout=300)
+    assert not [n for n, r in records.items() if r["status"] == "timeout"]
+    return {o.file: o for o in evaluate(LIBRARY_LABELS, records)}
+
+
+def _part(outcomes: dict, split: str) -> tuple[float, float]:
+    part = [o for n, o in outcomes.items() if LIBRARY_LABELS[n]["split"] == split]
+    return (
+        sum(o.category_ok for o in part) / len(part),
+        sum(o.root_ok for o in part) / len(part),
+    )
+
+
+def test_library_split_is_by_family_and_decided_by_the_seed():
+    import hashlib
+
+    for label in LIBRARY_LABELS.values():
+        digest = hashlib.sha256(f"cuvil-triage-split-2026:{label['family']}".encode())
+        held = int(digest.hexdigest(), 16) % 5 < 2
+        assert label["split"] == ("heldout" if held else "dev"), label["family"]
+
+
+@pytest.mark.slow
+def test_library_development_part_is_triaged_to_its_labels(library_outcomes):
+    top1, root3 = _part(library_outcomes, "dev")
+    assert top1 >= 0.95 and root3 >= 0.80, (top1, root3)
+
+
+@pytest.mark.slow
+def test_library_heldout_part_does_not_regress(library_outcomes):
+    # measured 21/27 categories and 23/27 root lines (docs/TRIAGE.md); the goal
+    # of 90% top-1 on this part is not met yet: this floor only guards against a
+    # regression
+    top1, root3 = _part(library_outcomes, "heldout")
+    assert top1 >= 0.74 and root3 >= 0.80, (top1, root3)

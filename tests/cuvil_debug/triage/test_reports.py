@@ -122,6 +122,8 @@ def test_a_library_root_cause_names_its_package(hf_doc):
     assert loc["package"] == "transformers" and loc["version"]
     assert loc["path"].startswith("transformers/models/bert/modeling_bert.py")
     assert "(not your code)" in to_markdown(hf_doc)
+    # the fix is how to capture a transformers model, not an edit of the library
+    assert "transformers.utils.fx.symbolic_trace" in r["hint"]
 
 
 def test_sarif_for_a_library_root_cause_is_valid_and_points_into_the_repo(

@@ -1,0 +1,103 @@
+"""Records how triage scored each development-part failure *before* it was tuned on it
+(its "first sight"), for benchmarks/calibrate_triage.py: the development part itself is
+classified almost perfectly after tuning, so fitting confidence on it would promise
+more than unseen failures get.
+
+For each labelled folder below, the folder's records are captured with today's
+collector, then classified by the classifier as it was at the commit given (checked out
+into a temporary git worktree, run in a subprocess); the pattern scores and the label go
+to benchmarks/data/triage_first_sight.json.
+
+    .venv/bin/python scripts/triage_first_sight.py
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FAILURES = ROOT / "samples" / "failures"
+OUT = ROOT / "benchmarks" / "data" / "triage_first_sight.json"
+# folder -> the last commit before any pattern was tuned on that folder
+FIRST_SIGHT = {
+    "written": "d3f39ab",  # merge of samples/failures/written, before 9ad16d4 tuned on it
+    "library": "ae38b9a",  # before d9e41fc, the first change made looking at it
+}
+CLASSIFY = """
+import json, pickle, sys
+sys.path.insert(0, sys.argv[1])
+from cuvil_debug.triage.classify import classify
+records = pickle.load(open(sys.argv[2], "rb"))
+print(json.dumps({n: classify(r).scores for n, r in records.items()}))
+"""
+
+
+def main() -> None:
+    from cuvil_debug.triage.corpus import collect_corpora, load_labels
+
+    folders = [FAILURES / name for name in FIRST_SIGHT]
+    records = collect_corpora(folders, workers=2, timeout=300)
+    rows = []
+    for folder in folders:
+        labels = load_labels(folder)
+        dev = {
+            n: r
+            for n, r in records[folder].items()
+            if labels[n].get("split", "dev") == "dev" and r.get("status") == "failed"
+        }
+        scores = _classify_at(FIRST_SIGHT[folder.name], dev)
+        rows += [
+            {
+                "set": folder.name,
+                "model": n,
+                "label": labels[n]["category"],
+                "scores": s,
+            }
+            for n, s in sorted(scores.items())
+        ]
+    OUT.write_text(json.dumps({"commits": FIRST_SIGHT, "rows": rows}, indent=1) + "\n")
+    print(f"wrote {len(rows)} first-sight scores to {OUT.relative_to(ROOT)}")
+
+
+def _classify_at(commit: str, records: dict) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(
+            [
+                "git",
+                "-C",
+                str(ROOT),
+                "worktree",
+                "add",
+                "-q",
+                "--detach",
+                str(tree),
+                commit,
+            ],
+            check=True,
+        )
+        try:
+            data = Path(tmp) / "records.pkl"
+            data.write_bytes(pickle.dumps(records))
+            out = subprocess.run(
+                [sys.executable, "-c", CLASSIFY, str(tree), str(data)],
+                check=True,
+                capture_output=True,
+                text=True,
+                cwd=tmp,
+            )
+            return json.loads(out.stdout.strip().splitlines()[-1])
+        finally:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                check=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
