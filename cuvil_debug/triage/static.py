@@ -1124,14 +1124,48 @@ class StaticError(Exception):
     pass
 
 
+_SELF_RETURNING = {
+    "eval",
+    "train",
+    "to",
+    "float",
+    "double",
+    "half",
+    "cpu",
+    "requires_grad_",
+}
+
+
+def _built(factory: ast.FunctionDef, value: ast.AST | None) -> ast.Call | None:
+    """The constructor call a factory returns: `Cls(...)`, `Cls(...).eval()`, or a
+    local name assigned from one (`model = Cls(cfg); return model`)."""
+    if isinstance(value, ast.Name):
+        assigned = [
+            n.value
+            for n in ast.walk(factory)
+            if isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == value.id for t in n.targets)
+        ]
+        value = assigned[-1] if assigned else None
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in _SELF_RETURNING
+        and isinstance(value.func.value, ast.Call)
+    ):
+        value = value.func.value
+    return value if isinstance(value, ast.Call) else None
+
+
 def _entry_class(prog: Program, index: FileIndex, entry: str) -> ClassRef:
     for node in index.tree.body:
         if isinstance(node, ast.ClassDef) and node.name == entry:
             return ClassRef(index, node)
         if isinstance(node, ast.FunctionDef) and node.name == entry:
             for sub in ast.walk(node):
-                if isinstance(sub, ast.Return) and isinstance(sub.value, ast.Call):
-                    ref = prog.resolve_class(index, sub.value.func)
+                call = _built(node, sub.value) if isinstance(sub, ast.Return) else None
+                if call is not None:
+                    ref = prog.resolve_class(index, call.func)
                     if isinstance(ref, ClassRef):
                         return ref
             raise StaticError(
