@@ -1,7 +1,7 @@
 """Triage speed: wall time to triage 100 failing models (the corpus, repeated) with
 worker processes, and classification time per model (records already collected).
 
-    .venv/bin/python benchmarks/bench_triage.py [--models 100] [--jobs 2]
+    .venv/bin/python benchmarks/bench_triage.py [--models 100] [--jobs 2] [--folder F]
 
 Targets (issue #6): under 60 s for 100 models; under 50 ms to classify one model.
 """
@@ -22,12 +22,17 @@ from cuvil_debug.triage.source import index_file
 CORPUS = Path(__file__).resolve().parents[1] / "samples" / "failures"
 
 
-def jobs(n: int) -> list[Job]:
-    labels = json.loads((CORPUS / "labels.json").read_text())
+def jobs(n: int, folder: Path = CORPUS) -> list[Job]:
+    labels = json.loads((folder / "labels.json").read_text())
     names = sorted(labels)
     picks = [names[i % len(names)] for i in range(n)]
     return [
-        Job(i, str(CORPUS / p), labels[p].get("frontend", "fx"))
+        Job(
+            i,
+            str(folder / p),
+            labels[p].get("frontend", "fx"),
+            cuvil_leaves=labels[p].get("leaves") == "cuvil",
+        )
         for i, p in enumerate(picks)
     ]
 
@@ -36,9 +41,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument(
+        "--folder",
+        type=Path,
+        default=CORPUS,
+        help="a labelled folder (samples/failures/library: real library models)",
+    )
     args = ap.parse_args()
     start = time.perf_counter()
-    records = run_jobs(jobs(args.models), workers=args.jobs, timeout=120)
+    records = run_jobs(jobs(args.models, args.folder), workers=args.jobs, timeout=300)
     results = [to_result(r) for r in records]
     total = time.perf_counter() - start
     failed = sum(r["status"] == "failed" for r in results)
