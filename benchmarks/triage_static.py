@@ -19,23 +19,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from cuvil_debug.triage.corpus import expected_roots  # noqa: E402
 from cuvil_debug.triage.static import static_result  # noqa: E402
 
 DEFAULT = [ROOT / "samples" / "failures", ROOT / "samples" / "failures" / "heldout"]
 
 
-def expected_roots(name: str, label: dict) -> set[tuple[str, int]]:
-    """(path suffix, line) pairs any of which counts as the root cause."""
-    if "root_line" in label:
-        return {(name, int(label["root_line"]))}
-    out = set()
-    for item in label.get("root", []):
-        path, _, line = item.rpartition(":")
-        out.add((path, int(line)))
-    return out
-
-
-def root_hit(result: dict, want: set[tuple[str, int]]) -> bool:
+def root_hit(result: dict, want: tuple[tuple[str, int], ...]) -> bool:
     for cause in result.get("root_causes", [])[:3]:
         loc = cause["location"]
         file = Path(loc["file"]).resolve().as_posix()
