@@ -4,34 +4,28 @@ its traceback frames, the forward signature and the kinds of the inputs."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
-import os
 import re
 import sys
-import sysconfig
 import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .draft import _draft, _guard_failure
+from .frames import _frame
 from .load import LoadError, load
 
-__all__ = ["FRONTENDS", "STAGES", "Capture", "collect", "error_info", "is_user_file"]
+__all__ = ["FRONTENDS", "STAGES", "Capture", "collect", "error_info"]
 
-_LIB_DIRS = tuple(
-    str(Path(p).resolve())
-    for p in {
-        sysconfig.get_paths()["stdlib"],
-        sysconfig.get_paths()["purelib"],
-        sysconfig.get_paths()["platlib"],
-    }
-)
+
 _STACK_LINE = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 
 
 STAGES = ("lower", "compile")
+
+
 # how the model is captured: torch.fx symbolic tracing (plain fx leaves: every torch.nn
 # module but Sequential, as torch.fx.symbolic_trace does), torch.export non-strict and
 # strict, and torch.compile(fullgraph=True) with Cuvil as dynamo's backend
@@ -102,68 +96,6 @@ def _capture(loaded, capture: Capture) -> dict:
     }
     if capture.frontend.startswith("export") and _guard_failure(error):
         out["draft"] = _draft(loaded, capture)
-    return out
-
-
-_GUARD_FAILURES = ("ConstraintViolationError", "GuardOnDataDependentSymNode")
-
-
-def _guard_failure(error: dict) -> bool:
-    """A constraint violation or a data-dependent guard: export's own error names no
-    line, but draft_export reports where each guard was added."""
-    return any(
-        e["type"] in _GUARD_FAILURES
-        or set(e.get("bases", [])) & set(_GUARD_FAILURES)
-        or (e.get("fields") or {}).get("error_type") == "CONSTRAINT_VIOLATION"
-        for e in error["chain"]
-    )
-
-
-def _draft(loaded, capture: Capture) -> list[dict]:
-    """torch.export.draft_export's report: each guard it had to add (or data-dependent
-    error), with the user frames that added it, innermost last."""
-    import logging
-
-    import torch
-
-    quiet = logging.getLogger("torch.export._draft_export")
-    level, quiet.level = quiet.level, logging.ERROR
-    try:
-        with capture.grad_mode():
-            ep = torch.export.draft_export(
-                loaded.model,
-                tuple(loaded.inputs),
-                dynamic_shapes=loaded.dynamic_shapes,
-                strict=False,
-            )
-        report = ep._report
-    except Exception:  # noqa: BLE001 - the report is extra evidence, not required
-        return []
-    finally:
-        quiet.level = level
-    table = getattr(report, "str_to_filename", None) or {}
-    names = {**{v: k for k, v in table.items()}, **table}  # index -> file name
-    out = []
-    for failure in report.failures[:20]:
-        data = failure.data if isinstance(failure.data, dict) else {}
-        frames = [
-            _frame(
-                names.get(f.get("filename"), str(f.get("filename"))),
-                f["line"],
-                f["name"],
-            )
-            for f in data.get("user_stack") or data.get("stack") or []
-            if isinstance(f, dict) and "line" in f
-        ]
-        out.append(
-            {
-                "type": getattr(
-                    failure.failure_type, "name", str(failure.failure_type)
-                ),
-                "expr": str(data.get("expr", ""))[:200],
-                "frames": frames,
-            }
-        )
     return out
 
 
@@ -349,6 +281,8 @@ def error_info(exc: BaseException) -> dict:
 # its graph-break type, the op a fake-tensor error names, the guard a data-dependent
 # error could not decide
 _FIELDS = ("error_type", "case_name", "gb_type", "func", "cond")
+
+
 _BASES_SKIPPED = {"object", "BaseException", "Exception"}
 
 
@@ -385,64 +319,6 @@ def _field(value: Any) -> str | None:
     if value is None or value == "":
         return None
     return getattr(value, "name", None) or str(value)[:200]  # an enum by its name
-
-
-def _frame(file: str, line: int | None, func: str) -> dict:
-    return {
-        "file": _resolve(file),
-        "line": line or 0,
-        "func": func,
-        "user": is_user_file(file),
-        "cuvil": _in_cuvil(file),
-        "package": package_of(file),
-    }
-
-
-def package_of(file: str) -> str | None:
-    """The installed distribution's top-level package a file belongs to (`torch`,
-    `transformers`, `torchvision`), None for user code, the stdlib and Cuvil."""
-    if file.startswith("<"):
-        return None
-    path = _resolve(file)
-    for root in _LIB_DIRS:
-        if path.startswith(root + os.sep) and "site-packages" in root:
-            rel = path[len(root) + 1 :]
-            return (
-                rel.split(os.sep, 1)[0].removesuffix(".py") if os.sep in rel else None
-            )
-    if "/site-packages/" in path:
-        return path.split("/site-packages/", 1)[1].split("/", 1)[0]
-    return None
-
-
-def _resolve(file: str) -> str:
-    return file if file.startswith("<") else str(Path(file).resolve())
-
-
-def is_user_file(file: str) -> bool:
-    """True for the model author's code: not the stdlib, site-packages or Cuvil."""
-    if file.startswith("<") or not file.endswith(".py"):
-        return False
-    path = _resolve(file)
-    return (
-        not path.startswith(_LIB_DIRS)
-        and not _in_cuvil(path)
-        and "/site-packages/" not in path
-    )
-
-
-def _in_cuvil(file: str) -> bool:
-    return not file.startswith("<") and _resolve(file).startswith(_cuvil_dirs())
-
-
-@functools.cache
-def _cuvil_dirs() -> tuple[str, ...]:
-    import cuvil
-    import cuvil_debug
-
-    return tuple(
-        str(Path(m.__file__).resolve().parent) + os.sep for m in (cuvil, cuvil_debug)
-    )
 
 
 if __name__ == "__main__":  # pragma: no cover - manual debugging aid

@@ -7,19 +7,17 @@ Nothing here decides anything; classify.py and rootcause.py interpret these tabl
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
-    "LIBRARY_HINTS",
     "LINE_FACTS",
-    "MESSAGE_SIGNALS",
     "PATTERNS",
     "ROOT_FACTS",
     "Pattern",
     "line_facts",
 ]
+
 
 _REDUCTIONS = {
     "sum",
@@ -39,6 +37,8 @@ _REDUCTIONS = {
     "amin",
     "logsumexp",
 }
+
+
 _DATA_SIZE = {
     "nonzero",
     "masked_select",
@@ -48,6 +48,8 @@ _DATA_SIZE = {
     "argwhere",
     "nonzero_static",
 }
+
+
 _DTYPE = {
     "long",
     "int",
@@ -60,7 +62,11 @@ _DTYPE = {
     "byte",
     "type",
 }
+
+
 _SHAPE = {"shape", "size", "dim", "numel", "ndim"}
+
+
 _RESHAPE = {
     "view",
     "reshape",
@@ -74,8 +80,14 @@ _RESHAPE = {
     "chunk",
     "narrow",
 }
+
+
 _NON_TORCH = {"np", "numpy", "math", "scipy", "random", "statistics"}
+
+
 _ITEM = {"item", "tolist"}
+
+
 _CASTS = {"int", "float", "bool", "complex"}
 
 
@@ -259,94 +271,6 @@ def _safe(pred, stmt, node) -> bool:
         return False
 
 
-# message regex -> signal; matched against every message in the exception chain.
-MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
-    (re.compile(p, re.I | re.S), s)
-    for p, s in [
-        (r"cannot be used as inputs to control flow", "proxy-control-flow"),
-        (
-            r"Proxy object cannot be iterated|'Proxy' object is not iterable|"
-            r"'len' is not supported in symbolic tracing|"
-            r"object of type 'Proxy' has no len",
-            "proxy-iter",
-        ),
-        (
-            r"cannot be interpreted as an integer|must be tuple of ints, but found element "
-            r"of type Proxy|not 'Proxy'|must be real number, not Proxy",
-            "proxy-as-value",
-        ),
-        (r"unsupported format string|__format__", "format"),
-        (
-            r"Could not guard on data-dependent|data-dependent expression",
-            "data-dependent",
-        ),
-        (r"Could not extract specialized integer", "specialize-int"),
-        (r"Size-like symbols: u\d", "unbacked-size"),
-        (
-            r"Constraints violated|Not all values of|specialized|dynamic_shapes",
-            "constraint",
-        ),
-        (r"is not defined|has no attribute", "undefined"),
-        (r"object has no attribute '\w+'", "no-attr"),
-        (
-            r"unsupported op 'in-place|in-place|with out=|out= is not supported",
-            "inplace",
-        ),
-        (
-            r"unsupported op 'aten\.(item|_local_scalar_dense)|aten\._local_scalar_dense",
-            "item-op",
-        ),
-        (r"unsupported op", "unsupported-op"),
-        (
-            r"scalar type|dtype|expected .*(Float|Long|Double|Half|Int)|Float but found|"
-            r"Long but found|same dtype",
-            "dtype",
-        ),
-        (
-            r"shapes cannot be multiplied|size of tensor a|must match the size|is invalid "
-            r"for input of size|expected input\[.*\] to have|channels|Sizes of tensors must|"
-            r"shape '\[|dimension out of range|shape mismatch|mat1 and mat2|"
-            r"Expected size for|does not broadcast|normalized_shape|expected input with "
-            r"shape|should contain \d+ elements|to have \d+ channels|smaller than kernel "
-            r"size|Output size is too small|"
-            r"size mismatch|must have the same (size|shape)",
-            "shape",
-        ),
-        (r"__array|numpy|can't convert", "numpy"),
-        (r"input '\w+' is a (?!Tensor)\w+, not a tensor", "input-not-tensor"),
-        (
-            r"input '\w+' is a (NoneType|bool|int|float|str|dict|list|tuple), not a tensor",
-            "input-builtin",
-        ),
-        (r"input '\w+' is a NoneType, not a tensor", "input-none"),
-        (r"output \d+ is a \w+, not a tensor", "output-not-tensor"),
-        (r"takes an argument '\**\w+' but only \d+ example inputs", "missing-input"),
-        (r"'(list|dict|tuple|NoneType)' object has no attribute", "container-method"),
-        (r"but torch computes|frontend bug|Cuvil bug|cannot lower", "cuvil-bug"),
-        (r"Mutating|mutat|register_buffer", "mutation"),
-        (r"ShapeProp error|failed to run on the example inputs", "shapeprop"),
-        (
-            r"argument of type: <class|Found <class '[\w.]+'> in (output|input)|"
-            r"unrecognized type \w+\(\w+\) at output",
-            "unsupported-arg-type",
-        ),
-        (r"'Proxy' object does not support item assignment", "proxy-setitem"),
-        # torch.fx patches forward's code object; a *args/**kwargs wrapper breaks it
-        (r"co_varnames is too small|code object .* too small", "fx-code-patch"),
-        # the model's own check saw a tracer's stand-in instead of a tensor
-        (
-            r"\bgot Proxy\b|\bProxy\b.*(expected|not|unsupported)|FakeTensor|FunctionalTensor",
-            "traced-type",
-        ),
-        (
-            r"unexpected keyword argument|missing \d+ required (positional|keyword)|"
-            r"takes \d+ positional arguments? but \d+ (were|was) given",
-            "call-signature",
-        ),
-    ]
-]
-
-
 @dataclass(frozen=True)
 class Pattern:
     """Votes `weight` for `category` when all `signals` are present (and none of
@@ -484,6 +408,7 @@ PATTERNS: list[Pattern] = [
     _p("compiler-internal-error", "msg:cuvil-bug eager:ok", 4.0),
 ]
 
+
 # category -> facts of a candidate line that mark it as the root cause (and weights).
 # `failing` marks the line where the error surfaced in user code.
 ROOT_FACTS: dict[str, dict[str, float]] = {
@@ -514,71 +439,3 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
     "capture-limitation": {"failing": 4, "decorator": 2},
     "compiler-internal-error": {"failing": 4},
 }
-
-
-@dataclass(frozen=True)
-class LibraryHint:
-    """The concrete workaround when the root cause is in `package`'s code (`*`: any
-    library), for `categories` under `frontends` (prefixes: "export" covers strict)."""
-
-    package: str
-    categories: frozenset[str]
-    frontends: tuple[str, ...]
-    text: str
-
-
-def _h(package: str, categories: str, frontends: str, text: str) -> LibraryHint:
-    return LibraryHint(
-        package, frozenset(categories.split()), tuple(frontends.split()), text
-    )
-
-
-_HF_FX = (
-    "transformers' forward() takes Optional inputs and **kwargs that plain torch.fx turns "
-    "into Proxies: trace with transformers.utils.fx.symbolic_trace(model, input_names="
-    '["input_ids", "attention_mask"]) or capture with torch.export (--frontend export)'
-)
-LIBRARY_HINTS: list[LibraryHint] = [
-    _h(
-        "transformers",
-        "non-tensor-argument capture-limitation proxy-iteration",
-        "fx",
-        _HF_FX,
-    ),
-    _h(
-        "transformers",
-        "unsupported-io-type",
-        "export dynamo",
-        "build the model with use_cache=False (config.use_cache = False) so no Cache "
-        "object is returned, and return_dict=False to get a tuple of tensors",
-    ),
-    _h(
-        "transformers",
-        "dynamic-shape compiler-internal-error",
-        "export",
-        "the library's Python reads the symbolic size: export with static shapes (no "
-        "DYNAMIC_SHAPES), widen the Dim range the message names, or use Dim.AUTO",
-    ),
-    _h(
-        "torchvision",
-        "proxy-iteration non-tensor-argument data-dependent-control-flow",
-        "fx",
-        "torchvision's detection models take a list of images and branch on it: they are "
-        "not fx-traceable; capture model.backbone (a tensor in, tensors out) or use "
-        "torch.export",
-    ),
-    _h(
-        "torchvision",
-        "dynamic-shape data-dependent-python-value data-dependent-control-flow",
-        "export",
-        "detection post-processing (score thresholds, NMS) has data-dependent sizes: "
-        "export model.backbone and the heads, and run post-processing eagerly",
-    ),
-    _h(
-        "*",
-        "capture-limitation unsupported-python-construct",
-        "export-strict dynamo",
-        "dynamo cannot follow this library code: try non-strict export (--frontend "
-        "export, torch.export.export(..., strict=False)), which runs the Python as is",
-    ),
-]

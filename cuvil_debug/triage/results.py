@@ -9,8 +9,8 @@ from pathlib import Path
 
 from .categories import CATEGORIES
 from .classify import Diagnosis, classify
-from .collect import package_of
-from .patterns import LIBRARY_HINTS
+from .frames import package_of
+from .messages import LIBRARY_HINTS
 from .source import index_file
 
 __all__ = ["SCHEMA", "STATUSES", "to_result", "relpath", "where"]

@@ -284,7 +284,8 @@ def rank_roots(
             + extra.get(key, 0.0)
         )
         scored.append((score, -len(path), key, path))
-    scored.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    # best score, then the shorter chain, then the earlier line (a stable order)
+    scored.sort(key=lambda t: (-t[0], -t[1], str(t[2][0]), t[2][1]))
     best, lines = [], set()
     for item in scored:  # one candidate per line (parameters share their line)
         if item[2][:2] not in lines and len(best) < top:

@@ -70,7 +70,7 @@ def test_every_category_is_documented_with_example_and_fix():
 
 
 def test_message_signals_read_only_the_messages_own_head():
-    from cuvil_debug.triage.classify import message_head
+    from cuvil_debug.triage.evidence import message_head
 
     overloads = (
         "clip() received an invalid combination of arguments - got (float, float, "

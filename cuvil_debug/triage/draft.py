@@ -1,0 +1,74 @@
+"""torch.export.draft_export as evidence: when export fails on a guard (a constraint
+violation, a data-dependent guard) and names no line, its report says where each guard
+was added."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .frames import _frame
+
+if TYPE_CHECKING:
+    from .collect import Capture
+
+
+_GUARD_FAILURES = ("ConstraintViolationError", "GuardOnDataDependentSymNode")
+
+
+def _guard_failure(error: dict) -> bool:
+    """A constraint violation or a data-dependent guard: export's own error names no
+    line, but draft_export reports where each guard was added."""
+    return any(
+        e["type"] in _GUARD_FAILURES
+        or set(e.get("bases", [])) & set(_GUARD_FAILURES)
+        or (e.get("fields") or {}).get("error_type") == "CONSTRAINT_VIOLATION"
+        for e in error["chain"]
+    )
+
+
+def _draft(loaded, capture: Capture) -> list[dict]:
+    """torch.export.draft_export's report: each guard it had to add (or data-dependent
+    error), with the user frames that added it, innermost last."""
+    import logging
+
+    import torch
+
+    quiet = logging.getLogger("torch.export._draft_export")
+    level, quiet.level = quiet.level, logging.ERROR
+    try:
+        with capture.grad_mode():
+            ep = torch.export.draft_export(
+                loaded.model,
+                tuple(loaded.inputs),
+                dynamic_shapes=loaded.dynamic_shapes,
+                strict=False,
+            )
+        report = ep._report
+    except Exception:  # noqa: BLE001 - the report is extra evidence, not required
+        return []
+    finally:
+        quiet.level = level
+    table = getattr(report, "str_to_filename", None) or {}
+    names = {**{v: k for k, v in table.items()}, **table}  # index -> file name
+    out = []
+    for failure in report.failures[:20]:
+        data = failure.data if isinstance(failure.data, dict) else {}
+        frames = [
+            _frame(
+                names.get(f.get("filename"), str(f.get("filename"))),
+                f["line"],
+                f["name"],
+            )
+            for f in data.get("user_stack") or data.get("stack") or []
+            if isinstance(f, dict) and "line" in f
+        ]
+        out.append(
+            {
+                "type": getattr(
+                    failure.failure_type, "name", str(failure.failure_type)
+                ),
+                "expr": str(data.get("expr", ""))[:200],
+                "frames": frames,
+            }
+        )
+    return out

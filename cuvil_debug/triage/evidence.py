@@ -1,0 +1,247 @@
+"""The evidence in a triage record: which exceptions and frames to read, the
+signals of messages, exception types and torch's structured fields, inputs, the
+forward() signature, and which frames are code (the user's or a model library's)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .messages import MESSAGE_SIGNALS
+from .source import FileIndex, index_file
+
+_BUILTIN_INPUTS = {"dict", "list", "tuple", "NoneType", "bool", "int", "float", "str"}
+
+
+_LIB_MODEL_CODE = re.compile(
+    r"/(torch/nn/(?!modules/module\.py)|torch/utils/|"
+    r"torch/distributions/|site-packages/(?!torch/))"
+)
+
+
+_TORCH_TARGETS = (
+    "torch.",
+    "aten.",
+    "Tensor.",
+    "in-place",
+    "slicing",
+    "tensor ",
+    "_operator.",
+    "operator.",
+)
+
+
+_NON_TORCH_TARGETS = ("math.", "numpy.", "np.", "random.", "scipy.")
+
+
+def _record_signals(record: dict, chain: list[dict], user: tuple[str, ...]) -> set[str]:
+    signals = (
+        _message_signals(record) | _exception_signals(record) | _io_signals(record)
+    )
+    signals |= _signature_signals(record)
+    signals |= _raise_signals(chain, user) | _op_signals(chain)
+    signals.add("eager:ok" if record.get("eager", {}).get("ok") else "eager:fail")
+    frontend = record.get("frontend") or "fx"
+    signals.add("fe:" + ("export" if frontend.startswith("export") else frontend))
+    return signals
+
+
+# ---- evidence ----------------------------------------------------------------------
+def _chain(record: dict) -> list[dict]:
+    """The exceptions to read frames from: eager's when the model fails eagerly."""
+    eager = record.get("eager") or {}
+    if not eager.get("ok") and eager.get("error"):
+        capture = record["error"]["chain"]
+        if _unrelated(eager["error"]["chain"], capture):  # e.g. a C++ op failing to
+            return capture + eager["error"]["chain"]  # load later in the eager run
+        return eager["error"]["chain"] + capture
+    return (record.get("error") or {}).get("chain", [])
+
+
+def _unrelated(eager: list[dict], capture: list[dict]) -> bool:
+    """Eager failed with an error the capture never met, and the capture's own error
+    has frames in the model's code: then the capture's error is the one to read."""
+    heads = {message_head(e["message"]) for e in capture}
+    if any(message_head(e["message"]) in heads for e in eager):
+        return False
+    return any(f.get("user") or _is_code(f, ()) for e in capture for f in e["frames"])
+
+
+def _all_exceptions(record: dict) -> list[dict]:
+    eager = (record.get("eager") or {}).get("error") or {}
+    return (record.get("error") or {}).get("chain", []) + eager.get("chain", [])
+
+
+def _message_signals(record: dict) -> set[str]:
+    """Regexes over each message's own head (message_head), never over the source
+    lines, overload listings or graph dumps torch appends below it."""
+    heads = [message_head(e["message"]) for e in _all_exceptions(record)]
+    return {f"msg:{s}" for rx, s in MESSAGE_SIGNALS if any(rx.search(h) for h in heads)}
+
+
+_HEAD_LINES = 2
+
+
+_NOT_HEAD = re.compile(
+    r"^\s*(\*|File \"|\^|~|While executing|Original traceback|Traceback|from user "
+    r"code|graph\(|%\w+ :|For more information|Set TORCH|Explanation:|Hint:|"
+    r"Developer debug context|For C\+\+ stack|Exception raised from)"
+)
+
+
+def message_head(message: str) -> str:
+    """The first lines of a message that are its own words: up to the first overload
+    listing (` * (Tensor ...)`), quoted source or stack line, or graph dump."""
+    head = []
+    for line in message.strip().splitlines():
+        if _NOT_HEAD.match(line) or len(head) == _HEAD_LINES:
+            break
+        if line.strip():
+            head.append(line.strip())
+    return "\n".join(head)
+
+
+def _exception_signals(record: dict) -> set[str]:
+    """The exception types (with their bases: a GuardOnDataDependentSymNode is a
+    RuntimeError too) and torch's own structured fields: dynamo's UserError kind
+    (`err:DYNAMIC_CONTROL_FLOW`), its graph-break type (`gb:data-dependent-branching`)
+    and the op a fake-tensor error names (`fake-op`)."""
+    out = set()
+    for e in _all_exceptions(record):
+        out |= {f"exc:{t}" for t in [e["type"], *e.get("bases", [])]}
+        fields = e.get("fields") or {}
+        if fields.get("error_type"):
+            out.add(f"err:{fields['error_type']}")
+        if fields.get("gb_type"):
+            out.add(
+                "gb:" + re.sub(r"[^a-z0-9]+", "-", fields["gb_type"].lower()).strip("-")
+            )
+        if fields.get("func"):
+            out.add("fake-op")
+    return out
+
+
+def _io_signals(record: dict) -> set[str]:
+    kinds = {i["type"] for i in record.get("inputs", [])} - {"Tensor"}
+    out = {"io:container-input"} if kinds & _BUILTIN_INPUTS else set()
+    return out | ({"io:non-tensor-input"} if kinds - _BUILTIN_INPUTS else set())
+
+
+def _signature_signals(record: dict) -> set[str]:
+    """torch.fx turns every forward() parameter into a Proxy, fed or not."""
+    if record.get("frontend") != "fx":
+        return set()
+    params = ((record.get("model") or {}).get("forward") or {}).get("params", [])
+    unfed = params[len(record.get("inputs", [])) :]
+    out = (
+        {"sig:kwargs-traced"}
+        if any(p["kind"] == "VAR_KEYWORD" for p in params)
+        else set()
+    )
+    if any(p["default"] is not None or p["kind"] == "VAR_KEYWORD" for p in unfed):
+        out.add("sig:defaults-traced")
+    return out
+
+
+def _user_roots(record: dict) -> tuple[str, ...]:
+    """The model file's folder, and the top-level package of the model class (so a
+    model in an installed package, e.g. transformers, counts as user code)."""
+    files = (record.get("file"), (record.get("model") or {}).get("file"))
+    return tuple({str(_package_root(Path(f))) + "/" for f in files if f})
+
+
+def _package_root(file: Path) -> Path:
+    folder = file.parent
+    while (folder / "__init__.py").exists() and (
+        folder.parent / "__init__.py"
+    ).exists():
+        folder = folder.parent
+    return folder
+
+
+def _is_user(frame: dict, user: tuple[str, ...]) -> bool:
+    return bool(frame.get("user")) or (
+        not frame.get("cuvil") and frame["file"].startswith(user)
+    )
+
+
+# installed packages that are the machinery, not model code: a frame in any other
+# package (transformers, torchvision, timm...) is read like the user's own code
+INFRA_PACKAGES = frozenset(
+    "torch functorch torchgen sympy numpy typing_extensions cuvil cuvil_debug "
+    "_pytest pluggy networkx llvmlite optree filelock fsspec jinja2 packaging "
+    "safetensors huggingface_hub tqdm regex".split()
+)
+
+
+def _is_code(frame: dict, user: tuple[str, ...]) -> bool:
+    """The user's code or a model library's (the lines a root cause can be on)."""
+    package = frame.get("package")
+    return _is_user(frame, user) or bool(package and package not in INFRA_PACKAGES)
+
+
+def _frames(exc: dict) -> list[dict]:
+    """The traceback's frames, then the traced code's own (dynamo's real_stack: under
+    strict export and dynamo the traceback holds only torch's frames)."""
+    return exc["frames"] + exc.get("user_stack", [])
+
+
+def _drafted(record: dict) -> list[dict]:
+    """draft_export's failures (collect._draft) as frame holders like exceptions."""
+    return [
+        {"frames": d["frames"], "message_frames": []} for d in record.get("draft") or []
+    ]
+
+
+def code_stack(chain: list[dict], user: tuple[str, ...]) -> list[tuple[str, int]]:
+    """The code frames of the first exception that has any, outermost first."""
+    for exc in chain:
+        frames = [(f["file"], f["line"]) for f in _frames(exc) if _is_code(f, user)]
+        if frames:
+            return frames
+    return []
+
+
+def _op_signals(chain: list[dict]) -> set[str]:
+    """What the unsupported op is: a torch op, a numpy/math call, or a user object."""
+    targets = [e["target"] for e in chain if e.get("target")]
+    if not targets:
+        return set()
+    t = targets[0]
+    if t.startswith(_NON_TORCH_TARGETS):
+        return {"op:non-torch"}
+    last = t.rsplit(".", 1)[-1]
+    if not t.startswith(_TORCH_TARGETS) and last[:1].isupper() and "torch" not in t:
+        return {"op:user-object"}
+    return {"op:torch"}
+
+
+def _raise_signals(chain: list[dict], user: tuple[str, ...]) -> set[str]:
+    if not chain:
+        return set()
+    frames = chain[-1]["frames"]
+    last_user = max((i for i, f in enumerate(frames) if _is_user(f, user)), default=-1)
+    below = frames[last_user + 1 :]
+    out = set()
+    if last_user >= 0 and any(_LIB_MODEL_CODE.search(f["file"]) for f in below):
+        out.add("raise:lib")
+    if (
+        frames
+        and frames[-1].get("cuvil")
+        and not chain[-1]["module"].startswith("cuvil")
+    ):
+        out.add("raise:cuvil")
+    return out
+
+
+def _files(record: dict, chain: list[dict], user: tuple[str, ...]) -> list[FileIndex]:
+    paths = {
+        f["file"]
+        for e in chain + _drafted(record)
+        for f in _frames(e) + e["message_frames"]
+        if _is_code(f, user)
+    }
+    paths |= {
+        p for p in (record.get("file"), (record.get("model") or {}).get("file")) if p
+    }
+    return [ix for ix in map(index_file, sorted(paths)) if ix is not None]
