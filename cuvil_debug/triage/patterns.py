@@ -1,5 +1,6 @@
-"""The triage knowledge as data: AST facts a line can have, signals in error messages,
-the evidence patterns that vote for a category, and the facts that mark a root cause.
+"""The triage knowledge as data: AST facts a line can have, the evidence patterns that
+vote for a category, and the facts that mark a root cause (the signals read from
+messages and the library hints are in messages.py).
 
 Nothing here decides anything; classify.py and rootcause.py interpret these tables.
 """
