@@ -64,7 +64,7 @@ def _unrelated(eager: list[dict], capture: list[dict]) -> bool:
     heads = {message_head(e["message"]) for e in capture}
     if any(message_head(e["message"]) in heads for e in eager):
         return False
-    return any(f.get("user") or _is_code(f, ()) for e in capture for f in e["frames"])
+    return any(_is_code(f, ()) for e in capture for f in e["frames"])
 
 
 def _all_exceptions(record: dict) -> list[dict]:
