@@ -95,9 +95,11 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
         start = graph.key(start)
         paths = graph.walk_back(start)
         signals |= {f"ast:{f}" for f in _facts_at(start)} | _context_signals(start)
-    signals |= {f"flow:{f}" for f in flow_facts(graph, paths)}
+    cls = (record.get("model") or {}).get("class")
+    tensors = graph.tensor_params(cls, record.get("inputs") or [])
+    signals |= {f"flow:{f}" for f in flow_facts(graph, paths, tensors)}
     near = {k: p for k, p in paths.items() if len(p) == 2}  # the value's direct defs
-    signals |= {f"near:{f}" for f in flow_facts(graph, near)}
+    signals |= {f"near:{f}" for f in flow_facts(graph, near, tensors)}
     return start, paths
 
 

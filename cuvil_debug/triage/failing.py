@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from .evidence import _drafted, _is_code, code_stack, message_head
-from .patterns import line_facts
+from .linefacts import line_facts
 from .source import _header, index_file
 
 _WHERE = re.compile(r"^(.+\.py):(\d+)")

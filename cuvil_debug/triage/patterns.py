@@ -1,15 +1,15 @@
-"""The triage knowledge as data: AST facts a line can have, the evidence patterns that
-vote for a category, and the facts that mark a root cause (the signals read from
-messages and the library hints are in messages.py).
+"""The triage knowledge as data: the evidence patterns that vote for a category and
+the facts that mark a root cause (the AST facts of a line are in linefacts.py, the
+signals read from messages and the library hints in messages.py).
 
 Nothing here decides anything; classify.py and rootcause.py interpret these tables.
 """
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable
 from dataclasses import dataclass
+
+from .linefacts import LINE_FACTS, line_facts
 
 __all__ = [
     "LINE_FACTS",
@@ -18,258 +18,6 @@ __all__ = [
     "Pattern",
     "line_facts",
 ]
-
-
-_REDUCTIONS = {
-    "sum",
-    "mean",
-    "max",
-    "min",
-    "any",
-    "all",
-    "norm",
-    "argmax",
-    "argmin",
-    "std",
-    "var",
-    "prod",
-    "count_nonzero",
-    "amax",
-    "amin",
-    "logsumexp",
-}
-
-
-_DATA_SIZE = {
-    "nonzero",
-    "masked_select",
-    "unique",
-    "unique_consecutive",
-    "repeat_interleave",
-    "argwhere",
-    "nonzero_static",
-}
-
-
-_DTYPE = {
-    "long",
-    "int",
-    "float",
-    "double",
-    "half",
-    "bool",
-    "bfloat16",
-    "short",
-    "byte",
-    "type",
-}
-
-
-_SHAPE = {"shape", "size", "dim", "numel", "ndim"}
-
-
-_RESHAPE = {
-    "view",
-    "reshape",
-    "expand",
-    "repeat",
-    "permute",
-    "transpose",
-    "flatten",
-    "unflatten",
-    "split",
-    "chunk",
-    "narrow",
-}
-
-
-_NON_TORCH = {"np", "numpy", "math", "scipy", "random", "statistics"}
-
-
-_ITEM = {"item", "tolist"}
-
-
-_CASTS = {"int", "float", "bool", "complex"}
-
-
-def _attr(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr
-    return None
-
-
-def _func_name(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        return node.func.id
-    return None
-
-
-def _base(node: ast.AST) -> str | None:
-    """`np` in `np.sqrt(x)` and `np.linalg.norm(x)`."""
-    if not isinstance(node, ast.Call):
-        return None
-    f = node.func
-    while isinstance(f, ast.Attribute):
-        f = f.value
-    return f.id if isinstance(f, ast.Name) and f is not node.func else None
-
-
-def _has_dtype_kw(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and any(k.arg == "dtype" for k in node.keywords)
-
-
-def _is_to_dtype(node: ast.AST) -> bool:
-    return _attr(node) == "to" and any(
-        isinstance(a, ast.Attribute)
-        and isinstance(a.value, ast.Name)
-        and a.value.id == "torch"
-        for a in node.args
-    )
-
-
-def _bool_mask(node: ast.AST) -> bool:
-    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Compare)
-
-
-def _unpack(stmt: ast.AST) -> bool:
-    return (
-        isinstance(stmt, ast.Assign)
-        and any(isinstance(t, ast.Tuple | ast.List) for t in stmt.targets)
-        and not isinstance(stmt.value, ast.Tuple | ast.List)
-    )
-
-
-def _starred_call(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and any(
-        isinstance(a, ast.Starred) for a in node.args
-    )
-
-
-def _format(node: ast.AST) -> bool:
-    if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
-        return True
-    return (
-        isinstance(node, ast.BinOp)
-        and isinstance(node.op, ast.Mod)
-        and isinstance(node.left, ast.Constant)
-        and isinstance(node.left.value, str)
-    )
-
-
-def _module_init(stmt: ast.AST) -> bool:
-    return (
-        isinstance(stmt, ast.Assign)
-        and isinstance(stmt.value, ast.Call)
-        and any(isinstance(t, ast.Attribute) for t in stmt.targets)
-        and any(
-            isinstance(a, ast.Constant | ast.Name | ast.BinOp | ast.Attribute)
-            for a in stmt.value.args
-        )
-    )
-
-
-def _object_construct(node: ast.AST) -> bool:
-    name = _func_name(node)
-    return bool(name) and name[0].isupper() and name not in {"Tensor"}
-
-
-def _inplace(stmt: ast.AST, node: ast.AST) -> bool:
-    attr = _attr(node)
-    if attr and attr.endswith("_") and not attr.endswith("__"):
-        return True
-    if isinstance(node, ast.Call) and any(k.arg == "out" for k in node.keywords):
-        return True
-    return isinstance(stmt, ast.AugAssign | ast.Assign) and isinstance(
-        getattr(stmt, "target", None)
-        or (stmt.targets[0] if getattr(stmt, "targets", None) else None),
-        ast.Subscript,
-    )
-
-
-# fact name -> predicate(statement, sub-node of its header); a fact holds when any
-# sub-node matches.
-LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
-    "branch": lambda s, n: (
-        isinstance(s, ast.If | ast.While | ast.Assert) or isinstance(n, ast.IfExp)
-    ),
-    "reduction": lambda s, n: _attr(n) in _REDUCTIONS,
-    "tensor-compare": lambda s, n: (
-        isinstance(n, ast.Compare)
-        and not any(
-            isinstance(o, ast.Is | ast.IsNot | ast.In | ast.NotIn) for o in n.ops
-        )
-    ),
-    "is-none-test": lambda s, n: (
-        isinstance(n, ast.Compare)
-        and any(isinstance(o, ast.Is | ast.IsNot) for o in n.ops)
-    ),
-    "item": lambda s, n: (
-        _attr(n) in _ITEM
-        or (
-            _func_name(n) in _CASTS
-            and bool(n.args)
-            and not isinstance(n.args[0], ast.Constant)
-        )
-    ),
-    "shape-read": lambda s, n: (
-        (isinstance(n, ast.Attribute) and n.attr in _SHAPE) or _func_name(n) == "len"
-    ),
-    "range": lambda s, n: _func_name(n) == "range",
-    "data-size": lambda s, n: _attr(n) in _DATA_SIZE or _bool_mask(n),
-    "dtype-set": lambda s, n: _attr(n) in _DTYPE or _has_dtype_kw(n) or _is_to_dtype(n),
-    "reshape": lambda s, n: _attr(n) in _RESHAPE,
-    "iterate": lambda s, n: (
-        (isinstance(s, ast.For) and _func_name(s.iter) != "range")
-        or isinstance(n, ast.comprehension)
-        or _unpack(s)
-        or _starred_call(n)
-    ),
-    "numpy": lambda s, n: _base(n) in _NON_TORCH or _attr(n) == "numpy",
-    "inplace": _inplace,
-    "format": lambda s, n: _format(n) or _attr(n) == "format",
-    "module-init": lambda s, n: _module_init(s),
-    "object-construct": lambda s, n: _object_construct(n),
-    "return": lambda s, n: isinstance(s, ast.Return),
-    "self-call": lambda s, n: (
-        isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and isinstance(n.func.value, ast.Name)
-        and n.func.value.id == "self"
-    ),
-    "torch-call": lambda s, n: _base(n) in {"torch", "F", "nn"},
-    # isinstance(x, torch.Tensor) / type(x) is torch.Tensor: false on a tracer's Proxy
-    "type-check": lambda s, n: (
-        _func_name(n) in {"isinstance", "issubclass"}
-        or (
-            isinstance(n, ast.Compare)
-            and any(_func_name(c) == "type" for c in [n.left, *n.comparators])
-        )
-    ),
-    # `self.head_dim = hidden // heads` in __init__: a size computed from arguments
-    "size-arith": lambda s, n: (
-        isinstance(s, ast.Assign)
-        and any(isinstance(t, ast.Attribute) for t in s.targets)
-        and isinstance(s.value, ast.BinOp)
-        and n is s
-    ),
-}
-
-
-def line_facts(stmt: ast.AST, parts: list[ast.AST]) -> set[str]:
-    """Every LINE_FACTS name that holds for the statement's header `parts`."""
-    nodes = [n for p in parts for n in ast.walk(p)] or [stmt]
-    return {
-        name
-        for name, pred in LINE_FACTS.items()
-        if any(_safe(pred, stmt, n) for n in nodes)
-    }
-
-
-def _safe(pred, stmt, node) -> bool:
-    try:
-        return bool(pred(stmt, node))
-    except (AttributeError, IndexError, TypeError):
-        return False
 
 
 @dataclass(frozen=True)
@@ -295,6 +43,20 @@ PATTERNS: list[Pattern] = [
     # control flow on a tensor's value vs on its size vs on a forward() flag
     _p("data-dependent-control-flow", "msg:proxy-control-flow", 2.0),
     _p("data-dependent-control-flow", "msg:data-dependent ast:branch", 2.0),
+    # export fails at the `if` / `while` on a value .item() took out of a tensor: the
+    # branch is the problem (torch.where / torch.cond), not the number itself
+    _p(
+        "data-dependent-control-flow",
+        "msg:data-dependent ast:branch flow:item",
+        5.0,
+        "msg:unbacked-size flow:data-size",
+    ),
+    _p(
+        "data-dependent-control-flow",
+        "msg:data-dependent ast:branch ast:item",
+        5.0,
+        "msg:unbacked-size flow:data-size",
+    ),
     _p("data-dependent-control-flow", "msg:proxy-control-flow flow:reduction", 1.5),
     _p(
         "data-dependent-control-flow", "msg:proxy-control-flow flow:tensor-compare", 1.0
@@ -305,10 +67,11 @@ PATTERNS: list[Pattern] = [
     _p("dynamic-shape", "msg:constraint", 4.0),
     _p("dynamic-shape", "msg:data-dependent flow:data-size", 4.0),
     _p("dynamic-shape", "exc:UserError", 1.0),
+    # only fx traces a parameter as a Proxy: export and dynamo see the value itself
     _p("non-tensor-argument", "msg:proxy-control-flow flow:param-flag", 5.0),
     _p("non-tensor-argument", "msg:proxy-control-flow flow:param-optional", 5.0),
-    _p("non-tensor-argument", "flow:param-kwargs", 4.0),
-    _p("non-tensor-argument", "flow:param-container", 4.0),
+    _p("non-tensor-argument", "flow:param-kwargs", 4.0, "fe:export fe:dynamo"),
+    _p("non-tensor-argument", "flow:param-container", 4.0, "fe:export fe:dynamo"),
     _p("non-tensor-argument", "msg:missing-input", 5.0),
     _p("non-tensor-argument", "msg:shapeprop eager:ok flow:param-optional", 5.0),
     _p("non-tensor-argument", "msg:shapeprop eager:ok flow:param-kwargs", 5.0),
@@ -320,7 +83,12 @@ PATTERNS: list[Pattern] = [
     _p("non-tensor-argument", "io:container-input", 2.0, "fe:export"),
     _p("unsupported-io-type", "msg:input-none fe:export", 5.0),
     _p("non-tensor-argument", "msg:input-builtin fe:export", 3.0, "msg:input-none"),
-    _p("non-tensor-argument", "sig:defaults-traced eager:ok", 2.0),
+    _p(
+        "non-tensor-argument",
+        "sig:defaults-traced eager:ok",
+        2.0,
+        "fe:export fe:dynamo",
+    ),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-iter", 4.5),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-setitem", 3.0),
     _p("proxy-iteration", "msg:proxy-iter", 4.0),

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from .patterns import ROOT_FACTS, line_facts
+from .linefacts import line_facts
+from .patterns import ROOT_FACTS
 from .source import FileIndex, Func, Stmt, _header
 
 __all__ = ["Candidate", "DefUseGraph", "rank_roots"]
@@ -180,6 +181,22 @@ class DefUseGraph:
                     paths[key] = [key]
         return paths
 
+    def tensor_params(self, cls: str | None, inputs: list[dict]) -> set:
+        """forward() parameters that hold a tensor: the root's fed ones (`inputs`
+        describes what the user passed) and, when the root is known, those of other
+        modules' forward(), which get what their caller passes."""
+        root = self.forward_params(cls)
+        if not root:
+            return set()
+        fed = {k for k, i in zip(root, inputs) if i.get("type") == "Tensor"}
+        subs = {
+            self._param_node(fn, p)
+            for fn in self.funcs
+            if fn.name == "forward" and fn.cls != cls
+            for p in fn.params[1:]
+        }
+        return fed | subs
+
     def forward_params(self, cls: str | None) -> list[tuple[str, int]]:
         return [
             self._param_node(fn, p)
@@ -216,19 +233,21 @@ class DefUseGraph:
         return self.g.nodes[key].get("param") if key in self.g else None
 
 
-def flow_facts(graph: DefUseGraph, paths: dict) -> set[str]:
-    """Facts of the lines the failing value came from (the failing line excluded)."""
+def flow_facts(graph: DefUseGraph, paths: dict, tensors=frozenset()) -> set[str]:
+    """Facts of the lines the failing value came from (the failing line excluded).
+    A forward() parameter's kind (flag, Optional...) counts unless it is in `tensors`:
+    parameters the user fed a tensor, and a library submodule's parameters, whose
+    `Optional[Tensor]` annotation says nothing about what its caller passed."""
     out = set()
     for key, path in paths.items():
         if len(path) > 1:
-            out |= graph.facts(key)
-            p = graph.param(key)
-            out |= (
-                param_kinds(p)
-                if p is not None and "forward-param" in graph.facts(key)
-                else set()
-            )
+            out |= graph.facts(key) - (PARAM_KINDS if key in tensors else set())
     return out
+
+
+PARAM_KINDS = frozenset(
+    {"param-flag", "param-optional", "param-container", "param-kwargs"}
+)
 
 
 def param_kinds(param: ast.arg) -> set[str]:

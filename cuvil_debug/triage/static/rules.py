@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..patterns import _DATA_SIZE, _ITEM, _NON_TORCH, _RESHAPE, _base
+from ..linefacts import _DATA_SIZE, _ITEM, _NON_TORCH, _RESHAPE, _base
 
 ALL = frozenset({"fx", "export", "auto"})
 FX = frozenset({"fx"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from ..patterns import _ITEM, _base
+from ..linefacts import _ITEM, _base
 from ..source import FileIndex, Func, _header, index_file
 from .names import _attrs_of, _known_names
 from .program import ClassRef, Program, _class_in

@@ -97,3 +97,40 @@ def test_no_strong_evidence_is_unknown_with_the_best_guess(write_model):
     assert d.category == "unknown" and d.confidence == 0.0
     assert d.alternatives[0][0] == "capture-limitation"  # the guess: eager runs
     assert d.failing[1] == 12 and d.signals  # the evidence stays in the report
+
+
+@pytest.mark.parametrize(
+    "signals, category",
+    [
+        # a dynamo graph break in a **kwargs forward: export passes kwargs' values
+        # themselves, so the parameter is no Proxy and this is no non-tensor-argument
+        (
+            "fe:export exc:Unsupported eager:ok flow:param-kwargs flow:param-container",
+            "capture-limitation",
+        ),
+        ("fe:fx msg:proxy-setitem flow:param-kwargs", "non-tensor-argument"),
+        # export fails at the branch on an .item() value: the branch is the problem
+        (
+            "fe:export exc:GuardOnDataDependentSymNode msg:data-dependent ast:branch "
+            "flow:item",
+            "data-dependent-control-flow",
+        ),
+        # ... but a guard on a size a boolean mask made is a dynamic shape
+        (
+            "fe:export exc:GuardOnDataDependentSymNode msg:data-dependent ast:branch "
+            "flow:item msg:unbacked-size ast:shape-read",
+            "dynamic-shape",
+        ),
+        # ... and an .item() value used as a size is the number itself
+        (
+            "fe:export exc:GuardOnDataDependentSymNode msg:data-dependent "
+            "msg:specialize-int ast:item",
+            "data-dependent-python-value",
+        ),
+    ],
+)
+def test_the_frontend_and_the_failing_statement_decide(signals, category):
+    from cuvil_debug.triage.classify import _score
+
+    scores, _ = _score(set(signals.split()))
+    assert max(scores, key=scores.get) == category
