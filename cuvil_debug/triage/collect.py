@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .draft import _draft, _guard_failure
+from .evidence import _user_roots, code_stack
 from .frames import _frame
 from .load import LoadError, load
 
@@ -75,6 +76,8 @@ def collect(
     else:
         record.update(_describe(loaded))
         record.update(_capture(loaded, capture))
+        if _needs_draft(record, capture):
+            record["draft"] = _draft(loaded, capture)
     record["duration_s"] = round(time.perf_counter() - start, 4)
     return record
 
@@ -94,9 +97,16 @@ def _capture(loaded, capture: Capture) -> dict:
         "error": error,
         "eager": _run_eager(loaded, capture),
     }
-    if capture.frontend.startswith("export") and _guard_failure(error):
-        out["draft"] = _draft(loaded, capture)
     return out
+
+
+def _needs_draft(record: dict, capture: Capture) -> bool:
+    """Export failed on a guard and its traceback names no line of the model's code
+    (a constraint violation): draft_export (a second, slower export) says where."""
+    error = record.get("error")
+    if not (capture.frontend.startswith("export") and error and _guard_failure(error)):
+        return False
+    return not code_stack(error["chain"], _user_roots(record))
 
 
 def _compile(loaded, capture: Capture) -> None:
