@@ -187,10 +187,37 @@ def _frames(exc: dict) -> list[dict]:
 
 
 def _drafted(record: dict) -> list[dict]:
-    """draft_export's failures (collect._draft) as frame holders like exceptions."""
-    return [
-        {"frames": d["frames"], "message_frames": []} for d in record.get("draft") or []
-    ]
+    """draft_export's failures (collect._draft) as frame holders like exceptions, the
+    ones most like the guard export's error names first (report order breaks ties)."""
+    wanted = guard_tokens(" ".join(e["message"] for e in _all_exceptions(record)))
+    drafts = record.get("draft") or []
+    ranked = sorted(
+        range(len(drafts)),
+        key=lambda i: -len(guard_tokens(drafts[i]["expr"]) & wanted),
+    )
+    return [{"frames": drafts[i]["frames"], "message_frames": []} for i in ranked]
+
+
+# a guard as export prints it (`L['x'].size()[1] % ... != 0`, "specialized it to be a
+# constant (8)") and as draft_export does (sympy: `Ne(Mod(2*s53 - 1, s53), 0)`)
+_SIZE_SYMBOL = re.compile(r"L\[[^\]]*\](?:\.size\(\)\[\d+\])?|\b[suz]\d+\b")
+_GUARD_PARTS = re.compile(r"\d+|%|Mod|==|Eq|!=|Ne|//|floor|<=|>=|Max|Min|<|>")
+_GUARD_WORDS = {"%": "Mod", "==": "Eq", "!=": "Ne", "//": "floor", "specialized": "Eq"}
+
+
+def guard_tokens(text: str) -> set[str]:
+    """The numbers and operators of the guard expressions in `text`; `S=N` for a size
+    specialised to a constant."""
+    guards = re.findall(r"generated guard (.+?)\.?$|constant \((\d+)\)", text, re.M)
+    if text.startswith(("Eq(", "Ne(", "Mod(")) or not guards:
+        guards = [(text, "")]
+    out = set()
+    for expr, const in guards:
+        expr = _SIZE_SYMBOL.sub("S", expr)
+        out |= {f"S={const}"} if const else set()
+        out |= {f"S={n}" for n in re.findall(r"^Eq\(S, (\d+)\)$", expr)}
+        out |= {_GUARD_WORDS.get(p, p) for p in _GUARD_PARTS.findall(expr)}
+    return out
 
 
 def code_stack(chain: list[dict], user: tuple[str, ...]) -> list[tuple[str, int]]:

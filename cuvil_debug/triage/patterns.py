@@ -187,7 +187,7 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
         "failing": 0.5,
     },
     "data-dependent-python-value": {"item": 4, "reduction": 0.5},
-    "dynamic-shape": {"data-size": 4, "shape-read": 3, "range": 1},
+    "dynamic-shape": {"data-size": 4, "shape-read": 3, "range": 1, "failing": 2},
     "proxy-iteration": {"iterate": 4, "failing": 1, "type-check": 3},
     "non-tensor-argument": {
         "param": 4,

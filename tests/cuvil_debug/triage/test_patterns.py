@@ -134,3 +134,36 @@ def test_the_frontend_and_the_failing_statement_decide(signals, category):
 
     scores, _ = _score(set(signals.split()))
     assert max(scores, key=scores.get) == category
+
+
+def test_the_draft_guard_export_names_comes_first():
+    """A constraint violation names its guard only as an expression; of
+    draft_export's guards the one with the same numbers and operators is the line."""
+    from cuvil_debug.triage.evidence import _drafted
+
+    message = (
+        "Constraints violated (seq)!\n  - Not all values of seq = "
+        "L['input_ids'].size()[1] in the specified range seq <= 32 satisfy the "
+        "generated guard (((-1) + 2*L['input_ids'].size()[1]) % "
+        "L['input_ids'].size()[1]) != 0.\n"
+    )
+    drafts = [
+        {"expr": expr, "frames": [{"file": "m.py", "line": line}]}
+        for expr, line in [
+            ("Eq(s53, s70)", 10),
+            ("Eq(((s53**2)//s53), 8)", 20),
+            ("Ne(Mod(2*s53 - 1, s53), 0)", 30),
+        ]
+    ]
+    record = {"error": {"chain": [{"message": message}]}, "draft": drafts}
+    assert [d["frames"][0]["line"] for d in _drafted(record)] == [30, 20, 10]
+    # a size specialised to a constant is an Eq of a lone symbol
+    record["error"]["chain"][0]["message"] = (
+        "  - You marked seq as dynamic but your code specialized it to be a "
+        "constant (8)."
+    )
+    record["draft"] = [
+        {"expr": "Eq(8*s43, 8*s72)", "frames": [{"line": 1}]},
+        {"expr": "Eq(s70, 8)", "frames": [{"line": 2}]},
+    ]
+    assert _drafted(record)[0]["frames"][0]["line"] == 2
