@@ -121,8 +121,8 @@ def test_library_development_part_is_triaged_to_its_labels(library_outcomes):
 
 @pytest.mark.slow
 def test_library_heldout_part_does_not_regress(library_outcomes):
-    # measured 21/27 categories and 23/27 root lines (docs/TRIAGE.md); the goal
-    # of 90% top-1 on this part is not met yet: this floor only guards against a
-    # regression
+    # first measured 21/27 categories and 23/27 root lines; 24/27 and 24/27 since the
+    # rules its misses pointed at (so it is no longer unseen: samples/failures/timm is
+    # the held-out measurement now, docs/TRIAGE.md). This floor guards a regression.
     top1, root3 = _part(library_outcomes, "heldout")
-    assert top1 >= 0.74 and root3 >= 0.80, (top1, root3)
+    assert top1 >= 0.85 and root3 >= 0.85, (top1, root3)
