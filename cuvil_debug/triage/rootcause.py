@@ -40,6 +40,7 @@ class DefUseGraph:
         self.files = {f.path: f for f in files}
         self.funcs = [fn for f in files for fn in f.funcs]
         self.g = nx.DiGraph()
+        self._sites: dict[frozenset, list[Stmt]] = {}  # _call_sites, per name set
         for fn in self.funcs:
             self._add_function(fn)
 
@@ -76,11 +77,13 @@ class DefUseGraph:
 
     def _node(self, file: str, line: int, stmt: Stmt | None, extra: set | None = None):
         key = (file, line)
-        if key not in self.g:
-            facts = line_facts(stmt.node, _header(stmt.node)) if stmt else set()
-            self.g.add_node(key, facts=facts | (extra or set()))
+        if key not in self.g:  # facts are computed when first asked (facts())
+            self.g.add_node(key, stmt=stmt, extra=set(extra or ()))
         elif extra:
-            self.g.nodes[key]["facts"] = self.facts(key) | extra
+            node = self.g.nodes[key]
+            node["extra"] = node.get("extra", set()) | extra
+            if "facts" in node:
+                node["facts"] = node["facts"] | extra
         return key
 
     def _defs_of(self, var: str, use: Stmt, fn: Func):
@@ -138,7 +141,14 @@ class DefUseGraph:
         names = {fn.name, f"self.{fn.name}"} if fn.name != "forward" else set()
         if fn.name == "__init__" and fn.cls:
             names = {fn.cls}
-        return [s for f in self.funcs for s in f.stmts if s.calls & names]
+        if not names:
+            return []
+        key = frozenset(names)
+        if key not in self._sites:
+            self._sites[key] = [
+                s for f in self.funcs for s in f.stmts if s.calls & names
+            ]
+        return self._sites[key]
 
     def add_stack(self, stack: list[tuple[str, int]]) -> None:
         """Edges from each frame's line to its caller's (the stack, outermost first):
@@ -223,10 +233,13 @@ class DefUseGraph:
         if key not in self.g:
             return set()
         node = self.g.nodes[key]
-        if "facts" not in node:  # added as an edge target before its own function
-            index = self.files.get(key[0])
-            stmt = index.stmt_at(key[1]) if index else None
-            node["facts"] = line_facts(stmt.node, _header(stmt.node)) if stmt else set()
+        if "facts" not in node:
+            stmt = node.get("stmt")
+            if stmt is None:  # added as an edge target before its own function
+                index = self.files.get(key[0])
+                stmt = index.stmt_at(key[1]) if index else None
+            facts = line_facts(stmt.node, _header(stmt.node)) if stmt else set()
+            node["facts"] = facts | node.get("extra", set())
         return node["facts"]
 
     def param(self, key: tuple[str, int]) -> ast.arg | None:
