@@ -32,6 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHIM = ROOT / "samples" / "failures" / "library" / "_shim.py"
 MODES = ("fx", "export", "export-strict", "dynamic")
+# the library frames a signature names (scripts/triage_sweep_timm.py sets its own)
+LIB_PREFIXES = ("transformers/", "torchvision/")
 
 # --------------------------------------------------------------------------- recipes
 V = 64  # vocab
@@ -1636,7 +1638,7 @@ def _rel(path: str) -> str:
 
 def _is_lib(path: str) -> bool:
     p = _rel(path)
-    return p.startswith(("transformers/", "torchvision/"))
+    return p.startswith(LIB_PREFIXES)
 
 
 def describe(exc: BaseException) -> dict:
@@ -1769,7 +1771,17 @@ def family(name: str) -> str:
     return find(name)[1][1]
 
 
-def sweep(names: list[str], modes: list[str], out: Path, timeout: int) -> None:
+def sweep(
+    names: list[str],
+    modes: list[str],
+    out: Path,
+    timeout: int,
+    script: Path | None = None,
+    family_of=None,
+) -> None:
+    """`script` runs each `--worker` (default: this file); `family_of(name)` names a
+    case's family (default: `family`)."""
+    script, family_of = script or Path(__file__), family_of or family
     out.mkdir(parents=True, exist_ok=True)
     results = out / "results.jsonl"
     done = set()
@@ -1785,7 +1797,7 @@ def sweep(names: list[str], modes: list[str], out: Path, timeout: int) -> None:
         t = time.time()
         cmd = [
             sys.executable,
-            __file__,
+            str(script),
             "--worker",
             name,
             "--out",
@@ -1823,7 +1835,7 @@ def sweep(names: list[str], modes: list[str], out: Path, timeout: int) -> None:
         with results.open("a") as f:
             for ln in lines:
                 r = json.loads(ln)
-                r["family"] = family(name)
+                r["family"] = family_of(name)
                 f.write(json.dumps(r) + "\n")
                 print(
                     f"{name:24} {r['mode']:14} {r['status']:11} {r.get('signature', '')[:150]}",
@@ -1832,15 +1844,16 @@ def sweep(names: list[str], modes: list[str], out: Path, timeout: int) -> None:
         print(f"  ({time.time() - t:.0f}s)", flush=True)
 
 
-def check(folder: Path, timeout: int) -> int:
-    """Re-capture every labelled sample under its recorded mode; confirm the signature."""
+def check(folder: Path, timeout: int, script: Path | None = None) -> int:
+    """Re-capture every labelled sample under its recorded mode; confirm the signature
+    (`script --check-one` captures each one: default this file)."""
     labels = json.loads((folder / "labels.json").read_text())
     rows = []
     for fname, lab in sorted(labels.items()):
         mode = "dynamic" if lab.get("dynamic") else lab["frontend"]
         cmd = [
             sys.executable,
-            __file__,
+            str(script or Path(__file__)),
             "--check-one",
             str(folder / fname),
             "--modes",
@@ -1868,10 +1881,12 @@ def check(folder: Path, timeout: int) -> int:
     return 0 if n_same == len(rows) else 1
 
 
-def summary(files: list[Path]) -> None:
+def summary(files: list[Path], family_of=None, modes=MODES) -> None:
     """Per-mode outcome counts over sweep results (a case in a later file replaces its
     rows in earlier ones: a rerun after fixing a recipe or the harness)."""
     import collections
+
+    family_of = family_of or family
 
     rows: dict = {}
     for fn in files:  # a case rerun in a later file replaces all its earlier rows
@@ -1884,10 +1899,10 @@ def summary(files: list[Path]) -> None:
     swept = names - broken
     print(
         f"{len(names)} cases, {len(swept)} built and captured, "
-        f"{len({find(n)[1][1] for n in swept})} families; not built: {', '.join(sorted(broken)) or '-'}"
+        f"{len({family_of(n) for n in swept})} families; not built: {', '.join(sorted(broken)) or '-'}"
     )
     print("| mode | ok | failed | timeout |\n|---|---|---|---|")
-    for mode in MODES:
+    for mode in modes:
         c = collections.Counter(
             r["status"] for (n, m), r in rows.items() if m == mode and n in swept
         )
