@@ -126,3 +126,41 @@ def test_library_heldout_part_does_not_regress(library_outcomes):
     # the held-out measurement now, docs/TRIAGE.md). This floor guards a regression.
     top1, root3 = _part(library_outcomes, "heldout")
     assert top1 >= 0.85 and root3 >= 0.85, (top1, root3)
+
+
+TIMM = CORPUS / "timm"
+TIMM_LABELS = json.loads((TIMM / "labels.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def timm_outcomes():
+    pytest.importorskip("timm")
+    from cuvil_debug.triage.corpus import collect_corpus
+
+    records = collect_corpus(TIMM, workers=2, timeout=300)
+    assert not [n for n, r in records.items() if r["status"] == "timeout"]
+    return list(evaluate(TIMM_LABELS, records))
+
+
+def _ece(outcomes) -> float:
+    """Expected calibration error over benchmarks/calibrate_triage.py's bins."""
+    bins = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 1.01)]
+    total = 0.0
+    for lo, hi in bins:
+        b = [o for o in outcomes if lo <= o.confidence < hi]
+        if b:
+            conf = sum(o.confidence for o in b) / len(b)
+            total += abs(conf - sum(o.category_ok for o in b) / len(b)) * len(b)
+    return total / len(outcomes)
+
+
+@pytest.mark.slow
+def test_timm_corpus_never_tuned_on(timm_outcomes):
+    # samples/failures/timm: 35 timm failures swept and labelled by someone who never
+    # ran triage on them; measured once, at first sight: top-1 28/35, root line 32/35,
+    # ECE 0.058 (docs/TRIAGE.md). The issue's top-1 goal (90%) is not met: these are
+    # floors against a regression, and the ECE goal is the issue's own.
+    top1 = sum(o.category_ok for o in timm_outcomes) / len(timm_outcomes)
+    root3 = sum(o.root_ok for o in timm_outcomes) / len(timm_outcomes)
+    assert top1 >= 0.77 and root3 >= 0.88, (top1, root3)
+    assert _ece(timm_outcomes) <= 0.08
