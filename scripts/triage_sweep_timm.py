@@ -319,7 +319,7 @@ def worker(name: str, modes: list[str], out: Path, timeout: int) -> None:
 
     cases = out / "cases"
     cases.mkdir(parents=True, exist_ok=True)
-    (cases / "_shim.py").write_text(SHIM.read_text())
+    (cases / "_shim.py").write_text(ts.SHIM.read_text())  # the library shim itself
     try:
         ts.load_file(_write(cases, name, "export")).Model()
     except Exception as e:  # noqa: BLE001
