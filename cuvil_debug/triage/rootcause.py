@@ -16,7 +16,7 @@ import networkx as nx
 
 from .linefacts import line_facts
 from .patterns import ROOT_FACTS
-from .source import FileIndex, Func, Stmt, _header
+from .source import FileIndex, Func, Stmt, _header, bound_args, names_in
 
 __all__ = ["Candidate", "DefUseGraph", "rank_roots"]
 
@@ -94,9 +94,12 @@ class DefUseGraph:
             and s.line < use.line
             and not isinstance(s.node, ast.FunctionDef)
         ]
-        if local:
-            yield (use.file, max(s.line for s in local)), "def"
-            return
+        # the latest def, and those before it (or the parameter) while it sits in
+        # a branch that may not have run
+        for s in sorted(local, key=lambda s: s.line, reverse=True):
+            yield (use.file, s.line), "def"
+            if not s.guards:
+                return
         param = next((p for p in fn.params if p.arg == var), None)
         if param is not None:
             yield self._param_node(fn, param), "param"
@@ -114,8 +117,33 @@ class DefUseGraph:
             self.g.add_node(key, facts=set(facts))
         self.g.nodes[key]["param"] = param
         for site in self._call_sites(fn):
-            self.g.add_edge(key, (site.file, site.line), kind="call-site", var=fn.name)
+            self._bind(key, site, fn, param)
         return key
+
+    def _bind(self, key, site: Stmt, fn: Func, param: ast.arg) -> None:
+        """An edge from a parameter to the call site that passes it: to a node for
+        just the argument bound to it (so `x` does not take the facts of `mask=None`
+        beside it in `self.f(x, mask=mask)`), or to the whole line when the binding
+        is unclear (a `*args` splat)."""
+        args = bound_args(site.node, fn, param)
+        if args is None:
+            self.g.add_edge(key, (site.file, site.line), kind="call-site", var=fn.name)
+        elif args:  # else never passed here: the parameter holds its default
+            arg = self._arg_node(site, fn, param, args)
+            self.g.add_edge(key, arg, kind="call-site", var=fn.name)
+
+    def _arg_node(self, site: Stmt, fn: Func, param: ast.arg, args) -> tuple:
+        """The call site's line, as far as the arguments bound to `param` go."""
+        arg = (site.file, site.line, f"{fn.name}:{param.arg}")
+        if arg not in self.g:
+            self.g.add_node(arg, stmt=site, extra=set())
+            for var in set().union(*map(names_in, args)):
+                for target, kind in self._defs_of(var, site, site.func):
+                    self.g.add_edge(arg, target, kind=kind, var=var)
+            for line in site.guards:
+                if (site.file, line) in self.g:
+                    self.g.add_edge(arg, (site.file, line), kind="control", var="")
+        return arg
 
     def _attr_defs(self, var: str, fn: Func):
         for other in self.funcs:
@@ -153,11 +181,62 @@ class DefUseGraph:
     def add_stack(self, stack: list[tuple[str, int]]) -> None:
         """Edges from each frame's line to its caller's (the stack, outermost first):
         a value that broke in a library function came through the call that reached
-        it, in the user's code or the library's own forward."""
+        it, in the user's code or the library's own forward(); through the arguments
+        bound to the parameters the value came from, when those are known."""
         keys = [self.key(k) for k in stack if k[0] in self.files]
         for caller, callee in zip(keys, keys[1:]):
             if caller != callee:
-                self.g.add_edge(callee, caller, kind="caller", var="")
+                for target in self._stack_args(caller, callee) or [caller]:
+                    self.g.add_edge(callee, target, kind="caller", var="")
+
+    def _stack_args(self, caller, callee) -> list | None:
+        """The caller's argument nodes for the callee's parameters the value at
+        `callee` came from (None: unknown). Each parameter of the callee also gets
+        an edge to its argument here: a module's forward() has no call site by name."""
+        fn = self._func_at(callee)
+        index = self.files.get(caller[0])
+        site = index.stmts.get(caller[1]) if index else None
+        if fn is None or site is None or site.func is None:
+            return None
+        bound = {}
+        for param in fn.params:
+            args = bound_args(site.node, fn, param, any_call=fn.name == "forward")
+            bound[param.arg] = args
+            if args:
+                arg = self._arg_node(site, fn, param, args)
+                self.g.add_edge(self._param_node(fn, param), arg, kind="caller", var="")
+        out = []
+        for param in self._reached_params(callee, fn):
+            if bound[param.arg] is None:
+                return None
+            if bound[param.arg]:
+                out.append(self._arg_node(site, fn, param, bound[param.arg]))
+        return out or None
+
+    def _func_at(self, key) -> Func | None:
+        inside = [
+            fn
+            for fn in self.funcs
+            if fn.file == key[0]
+            and fn.node.lineno <= key[1] <= (fn.node.end_lineno or fn.node.lineno)
+        ]
+        return max(inside, key=lambda fn: fn.node.lineno, default=None)
+
+    def _reached_params(self, start, fn: Func) -> list[ast.arg]:
+        """`fn`'s parameters that the value at `start` comes from, inside `fn`."""
+        end = fn.node.end_lineno or fn.node.lineno
+        seen, todo, found = {start}, [start], []
+        while todo:
+            for t in self.g.successors(todo.pop()):
+                if t in seen or t[0] != fn.file or not fn.node.lineno <= t[1] <= end:
+                    continue
+                seen.add(t)
+                param = self.g.nodes[t].get("param")
+                if param is not None and param in fn.params:
+                    found.append(param)
+                elif len(t) == 2:
+                    todo.append(t)
+        return found
 
     def key(self, loc: tuple[str, int]) -> tuple[str, int]:
         """The node of the statement spanning `loc` (a traceback may name any line
@@ -192,20 +271,22 @@ class DefUseGraph:
         return paths
 
     def tensor_params(self, cls: str | None, inputs: list[dict]) -> set:
-        """forward() parameters that hold a tensor: the root's fed ones (`inputs`
-        describes what the user passed) and, when the root is known, those of other
-        modules' forward(), which get what their caller passes."""
+        """Parameters whose kind (flag, Optional...) says nothing about a Proxy: the
+        root forward()'s fed ones (`inputs` describes what the user passed) and, when
+        the root is known, those of every other function (another module's forward(),
+        a helper), which get what their caller passes; only the root's unfed
+        parameters are the tracer's stand-ins."""
         root = self.forward_params(cls)
         if not root:
             return set()
         fed = {k for k, i in zip(root, inputs) if i.get("type") == "Tensor"}
-        subs = {
+        others = {
             self._param_node(fn, p)
             for fn in self.funcs
-            if fn.name == "forward" and fn.cls != cls
-            for p in fn.params[1:]
+            if not (fn.name == "forward" and fn.cls == cls)
+            for p in fn.params
         }
-        return fed | subs
+        return fed | others
 
     def forward_params(self, cls: str | None) -> list[tuple[str, int]]:
         return [

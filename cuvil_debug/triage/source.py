@@ -293,3 +293,42 @@ class _Indexer(ast.NodeVisitor):
         self.index.stmts.setdefault(node.lineno, stmt)
         if self.func is not None:
             self.func.stmts.append(stmt)
+
+
+def bound_args(
+    stmt: ast.AST, fn: Func, param: ast.arg, any_call: bool = False
+) -> list[ast.AST] | None:
+    """The argument expressions `stmt`'s calls of `fn` bind to `param` (empty: none
+    passes it), or None when a splat makes the binding unclear. `any_call`: every
+    call of the line may be it (a module's forward(), called as `self.block(x)`)."""
+    names = {fn.cls} if fn.name == "__init__" else {fn.name}
+    kind = getattr(param, "_cuvil_kind", "")
+    if kind in ("vararg", "kwarg"):
+        return None
+    positional = fn.node.args.posonlyargs + fn.node.args.args
+    bound = fn.cls is not None and positional[:1] and positional[0].arg in _BOUND
+    index = positional.index(param) - bool(bound) if param in positional else -1
+    out = []
+    calls = [n for part in _header(stmt) for n in ast.walk(part)]
+    for call in calls:
+        if not isinstance(call, ast.Call) or not (
+            any_call or _callee_name(call.func) in names
+        ):
+            continue
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords
+        ):
+            return None
+        out += [k.value for k in call.keywords if k.arg == param.arg]
+        if 0 <= index < len(call.args):
+            out.append(call.args[index])
+    return out
+
+
+_BOUND = ("self", "cls")
+
+
+def _callee_name(func: ast.AST) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None

@@ -77,3 +77,33 @@ def test_ranking_prefers_the_dtype_line_for_dtype_mismatch(tmp_path):
     g, f = graph(tmp_path)
     paths = g.walk_back((f, 21))
     assert rank_roots(g, (f, 21), paths, "dtype-mismatch")[0].line == 12
+
+
+CALLS = """\
+def pad(size, k, flag=False):
+    return max(size - k, 0)
+
+
+class Model:
+    def feats(self, x, mask=None, causal=False):
+        return pad(x.shape[-1], 3)
+
+    def forward(self, x, mask=None, causal=False):
+        h = x * 2
+        return self.feats(h, mask=mask, causal=causal)
+"""
+
+
+def test_a_parameter_leads_only_to_the_argument_bound_to_it(tmp_path):
+    """`feats(h, mask=mask)`: walking back from feats' `x` reaches `h`'s line, not
+    forward()'s `mask`; `pad`'s never-passed `flag` has no call-site edge at all."""
+    path = tmp_path / "m.py"
+    path.write_text(CALLS)
+    g = DefUseGraph([index_file(str(path))])
+    f = str(path)
+    reached = g.walk_back((f, 7))
+    assert 10 in lines(reached)  # h = x * 2, through the argument bound to x
+    params = {k[2] for k in reached if len(k) == 3 and k[1] == 9}
+    assert params == {"x"}  # forward()'s x, but not its mask / causal
+    pad = next(fn for fn in g.funcs if fn.name == "pad")
+    assert not list(g.g.successors(g._param_node(pad, pad.params[2])))
