@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .draft import GUARD_SOLVE
 from .messages import MESSAGE_SIGNALS
 from .source import FileIndex, index_file
 
@@ -258,6 +259,8 @@ def _raise_signals(chain: list[dict], user: tuple[str, ...]) -> set[str]:
         and not chain[-1]["module"].startswith("cuvil")
     ):
         out.add("raise:cuvil")
+    if any(f.get("func") in GUARD_SOLVE for f in frames):
+        out.add("raise:guard-solve")
     return out
 
 
