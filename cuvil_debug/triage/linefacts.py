@@ -82,6 +82,10 @@ _ITEM = {"item", "tolist"}
 _CASTS = {"int", "float", "bool", "complex"}
 
 
+# a tensor's metadata that fx cannot read from its Proxy (it records an attribute node)
+_TENSOR_META = {"device", "dtype", "is_cuda", "layout", "requires_grad", "is_sparse"}
+
+
 def _attr(node: ast.AST) -> str | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         return node.func.attr
@@ -205,6 +209,12 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
         (isinstance(n, ast.Attribute) and n.attr in _SHAPE) or _func_name(n) == "len"
     ),
     "range": lambda s, n: _func_name(n) == "range",
+    # `if v.device.type != "meta"` / `if x.dtype == torch.half`: a branch on metadata
+    "tensor-meta": lambda s, n: (
+        isinstance(n, ast.Attribute)
+        and n.attr in _TENSOR_META
+        and not (isinstance(n.value, ast.Name) and n.value.id == "torch")
+    ),
     "data-size": lambda s, n: _attr(n) in _DATA_SIZE or _bool_mask(n),
     "dtype-set": lambda s, n: _attr(n) in _DTYPE or _has_dtype_kw(n) or _is_to_dtype(n),
     "reshape": lambda s, n: _attr(n) in _RESHAPE,

@@ -64,6 +64,13 @@ PATTERNS: list[Pattern] = [
     _p("dynamic-shape", "msg:proxy-control-flow flow:shape-read", 3.5, "flow:item"),
     _p("dynamic-shape", "msg:proxy-as-value flow:shape-read", 3.5, "flow:item"),
     _p("dynamic-shape", "msg:proxy-as-value ast:range", 2.0),
+    # int(math.sqrt(T)) on a T unpacked from x.shape: size arithmetic, not a value
+    _p(
+        "dynamic-shape",
+        "msg:proxy-as-value near:shape-read",
+        4.0,
+        "near:item near:reduction near:numpy",
+    ),
     _p("dynamic-shape", "msg:constraint", 4.0),
     _p("dynamic-shape", "msg:data-dependent flow:data-size", 4.0),
     _p("dynamic-shape", "exc:UserError", 1.0),
@@ -76,6 +83,14 @@ PATTERNS: list[Pattern] = [
     _p("non-tensor-argument", "msg:shapeprop eager:ok flow:param-optional", 5.0),
     _p("non-tensor-argument", "msg:shapeprop eager:ok flow:param-kwargs", 5.0),
     _p("non-tensor-argument", "msg:proxy-as-value flow:param-flag", 5.0),
+    # `if mask is not None` on an unfed Optional parameter: under fx the None is a
+    # Proxy, so the branch for a real mask runs and whatever it calls fails
+    _p(
+        "non-tensor-argument",
+        "flow:param-optional flow:is-none-test eager:ok",
+        4.0,
+        "fe:export fe:dynamo",
+    ),
     _p("non-tensor-argument", "msg:container-method", 3.0),
     # fx traces a None / flag / container parameter as a Proxy; export passes the
     # value itself, and Cuvil refusing it is an input of the wrong type
@@ -95,7 +110,12 @@ PATTERNS: list[Pattern] = [
     _p("proxy-iteration", "msg:proxy-iter ast:iterate", 2.0),
     _p("proxy-iteration", "msg:proxy-control-flow ast:iterate", 1.0),
     # Python values taken out of tensors
-    _p("data-dependent-python-value", "msg:proxy-as-value flow:item", 4.0),
+    _p(
+        "data-dependent-python-value",
+        "msg:proxy-as-value flow:item",
+        4.0,
+        "near:shape-read",
+    ),
     _p("data-dependent-python-value", "msg:proxy-as-value ast:item", 3.0, "ast:numpy"),
     _p(
         "data-dependent-python-value",
@@ -121,8 +141,8 @@ PATTERNS: list[Pattern] = [
     _p("non-torch-call", "ast:numpy", 2.5, "eager:fail"),
     _p("non-torch-call", "msg:numpy", 2.5),
     _p("non-torch-call", "op:non-torch", 5.0),
-    _p("non-torch-call", "ast:numpy msg:proxy-as-value", 4.0),
-    _p("non-torch-call", "msg:proxy-as-value flow:numpy", 2.0),
+    _p("non-torch-call", "ast:numpy msg:proxy-as-value", 4.0, "near:shape-read"),
+    _p("non-torch-call", "msg:proxy-as-value flow:numpy", 2.0, "near:shape-read"),
     _p("unsupported-python-construct", "msg:format", 5.0),
     _p("unsupported-python-construct", "msg:proxy-as-value ast:format", 4.0),
     # an `isinstance`/type check in the model raising on the tracer's stand-in value
@@ -157,6 +177,15 @@ PATTERNS: list[Pattern] = [
     # the tools, not the model
     _p("capture-limitation", "raise:lib eager:ok", 3.0),
     _p("capture-limitation", "msg:fx-code-patch eager:ok", 6.0),
+    # `if v.device.type != "meta"` under fx: the device is a Proxy attribute
+    _p(
+        "capture-limitation",
+        "msg:proxy-control-flow ast:branch ast:tensor-meta eager:ok",
+        6.0,
+    ),
+    # torch failed inside its own check of the dynamic shapes' constraints (its
+    # suggested-fix printer asserting): a dynamic Dim the model does not allow
+    _p("dynamic-shape", "raise:guard-solve", 5.0, "msg:constraint"),
     # a dynamo graph break in code that runs eagerly (strict export, torch.compile);
     # its kind decides when it is a known one (gb: patterns)
     _p("capture-limitation", "exc:Unsupported eager:ok", 2.0),

@@ -41,6 +41,8 @@ def facts(code: str) -> set[str]:
         ("z = torch.zeros(3, dtype=torch.float64)", "dtype-set"),
         ("self.fc = nn.Linear(4, 8)", "module-init"),
         ("c = KVCache(k, v)", "object-construct"),
+        ("if v.device.type != 'meta':\n    pass", "tensor-meta"),
+        ("if x.dtype == torch.float16:\n    pass", "tensor-meta"),
     ],
 )
 def test_line_facts_recognise_the_pattern(code, fact):
@@ -127,6 +129,37 @@ def test_no_strong_evidence_is_unknown_with_the_best_guess(write_model):
             "msg:specialize-int ast:item",
             "data-dependent-python-value",
         ),
+        # fx: int(math.sqrt(T)) on a T unpacked from x.shape is size arithmetic
+        (
+            "fe:fx exc:TypeError msg:proxy-as-value ast:item ast:numpy flow:item "
+            "near:shape-read near:iterate flow:shape-read",
+            "dynamic-shape",
+        ),
+        # ... while math.exp of a reduction is a non-torch call
+        (
+            "fe:fx exc:TypeError msg:proxy-as-value ast:numpy near:reduction",
+            "non-torch-call",
+        ),
+        # fx: `if mask is not None` on an unfed Optional parameter took the real-mask
+        # path; what failed inside it (a len()) is a consequence
+        (
+            "fe:fx msg:proxy-iter eager:ok flow:param-optional flow:is-none-test "
+            "sig:defaults-traced",
+            "non-tensor-argument",
+        ),
+        # ... under export the None is a None, and the iteration is the failure
+        (
+            "fe:export msg:proxy-iter eager:ok flow:param-optional flow:is-none-test",
+            "proxy-iteration",
+        ),
+        # fx: a branch on a Proxy's device / dtype is what fx cannot capture
+        (
+            "fe:fx msg:proxy-control-flow eager:ok ast:branch ast:tensor-meta "
+            "ast:tensor-compare flow:shape-read",
+            "capture-limitation",
+        ),
+        # torch's own assertion while it checked a dynamic Dim's constraints
+        ("fe:export exc:AssertionError eager:ok raise:guard-solve", "dynamic-shape"),
     ],
 )
 def test_the_frontend_and_the_failing_statement_decide(signals, category):
