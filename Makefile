@@ -32,6 +32,7 @@ $(VENV)/bin/python:
 python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install -q -e '.[dev]'
 	$(VENV)/bin/python -m pip install -q --no-deps torchvision==0.28.0 timm==1.0.31
+	$(VENV)/bin/python -m pip install -q --no-deps diffusers==0.42.1 monai==1.6.1 einops==0.8.2 requests==2.34.2 urllib3==2.8.0 certifi==2026.10.19.post1
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # `make test`: the suite without the slow tier (under 15 minutes on 2 idle cores);

@@ -1614,9 +1614,8 @@ _QUOTED_TENSOR = re.compile(r"\b(?:p|b|c|arg|l|L|s|u)_?[\w.]*?_\d+\b")
 
 def normalise(msg: str) -> str:
     first = next((ln.strip() for ln in str(msg).splitlines() if ln.strip()), "")
-    first = re.sub(
-        r"/\S*?/site-packages/", "", first
-    )  # absolute paths -> site-relative
+    # absolute paths, and Cuvil's cwd-relative ones (.venv/lib/...), -> site-relative
+    first = re.sub(r"[\w./+-]*?/site-packages/", "", first)
     first = re.sub(r"/\S*?/compiler/", "cuvil/", first)
     first = re.sub(r"0x[0-9a-fA-F]+", "ADDR", first)
     first = re.sub(r"\b[suc]\d+\b", "SYM", first)  # symbolic sizes s0, u3
