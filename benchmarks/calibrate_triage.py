@@ -29,7 +29,14 @@ from cuvil_debug.triage.corpus import collect_corpora, load_labels
 ROOT = Path(__file__).resolve().parents[1]
 FAILURES = ROOT / "samples" / "failures"
 FIRST_SIGHT = ROOT / "benchmarks" / "data" / "triage_first_sight.json"
-FOLDERS = [FAILURES, FAILURES / "heldout", FAILURES / "written", FAILURES / "library"]
+FOLDERS = [
+    FAILURES,
+    FAILURES / "heldout",
+    FAILURES / "written",
+    FAILURES / "library",
+    FAILURES / "timm",
+    FAILURES / "zoo",
+]
 T_GRID = [0.5 + 0.1 * i for i in range(46)]
 S_GRID = [0.01 * i for i in range(51)]
 BINS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 1.01)]
@@ -72,7 +79,7 @@ def reliability(rows, t: float, s: float) -> tuple[list[str], float, float]:
 def current_rows() -> dict[str, list]:
     """(scores, label) per part, classified by today's triage."""
     records = collect_corpora(FOLDERS, workers=2, timeout=300)
-    parts: dict[str, list] = {"development": [], "held-out": []}
+    parts: dict[str, list] = {"development": [], "held-out": [], "held-out, zoo": []}
     for folder in FOLDERS:
         labels = load_labels(folder)
         for name, label in sorted(labels.items()):
@@ -82,7 +89,8 @@ def current_rows() -> dict[str, list]:
             else:
                 scores = classify(record).scores
             held = folder.name == "heldout" or label.get("split") == "heldout"
-            parts["held-out" if held else "development"].append(
+            part = "development" if not held else "held-out"
+            parts["held-out, zoo" if folder.name == "zoo" else part].append(
                 (scores, label["category"])
             )
     return parts
