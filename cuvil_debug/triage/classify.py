@@ -16,10 +16,10 @@ from .rootcause import Candidate, DefUseGraph, flow_facts, rank_roots
 __all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
 
 
-TEMPERATURE = 1.9  # softmax temperature, fitted by benchmarks/calibrate_triage.py
+TEMPERATURE = 2.2  # softmax temperature, fitted by benchmarks/calibrate_triage.py
 
 
-SHRINK = 0.02  # uniform share of the confidence, fitted with TEMPERATURE
+SHRINK = 0.03  # uniform share of the confidence, fitted with TEMPERATURE
 
 
 UNKNOWN = "unknown"

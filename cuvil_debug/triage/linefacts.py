@@ -92,6 +92,27 @@ def _attr(node: ast.AST) -> str | None:
     return None
 
 
+def _shape_expr(node: ast.AST) -> bool:
+    """`x.shape`, `x.size()`, and slices or indexes of them."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Call):
+        node = node.func
+    return isinstance(node, ast.Attribute) and node.attr in {"shape", "size"}
+
+
+def _shape_iterate(stmt: ast.AST, node: ast.AST) -> bool:
+    if isinstance(stmt, ast.For | ast.AsyncFor) and _shape_expr(stmt.iter):
+        return True
+    if isinstance(node, ast.comprehension) and _shape_expr(node.iter):
+        return True
+    if isinstance(node, ast.Call) and (_func_name(node) == "len" or _base(node)):
+        return any(_shape_expr(a) for a in node.args) and (
+            _func_name(node) == "len" or _base(node) in _NON_TORCH
+        )
+    return False
+
+
 def _func_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         return node.func.id
@@ -208,6 +229,13 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
     "shape-read": lambda s, n: (
         (isinstance(n, ast.Attribute) and n.attr in _SHAPE) or _func_name(n) == "len"
     ),
+    # Python walking a size: `for d in x.shape[2:]`, `len(t.shape)`,
+    # `b, c = x.shape`, `np.array(x.shape[2:])` (not `len(x)`: that is the tensor)
+    "shape-iterate": lambda s, n: _shape_iterate(s, n),
+    # `x.shape` / `x.size(...)` itself (`shape-read` also counts `len(x)`)
+    "shape-attr": lambda s, n: (
+        (isinstance(n, ast.Attribute) and n.attr == "shape") or _attr(n) == "size"
+    ),
     "range": lambda s, n: _func_name(n) == "range",
     # `if v.device.type != "meta"` / `if x.dtype == torch.half`: a branch on metadata
     "tensor-meta": lambda s, n: (
@@ -240,6 +268,7 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
     # isinstance(x, torch.Tensor) / type(x) is torch.Tensor: false on a tracer's Proxy
     "type-check": lambda s, n: (
         _func_name(n) in {"isinstance", "issubclass"}
+        or _attr(n) == "isinstance"  # torch.jit.isinstance(x, dict[str, Tensor])
         or (
             isinstance(n, ast.Compare)
             and any(_func_name(c) == "type" for c in [n.left, *n.comparators])

@@ -72,6 +72,8 @@ PATTERNS: list[Pattern] = [
         "near:item near:reduction near:numpy",
     ),
     _p("dynamic-shape", "msg:constraint", 4.0),
+    # an op whose output size depends on the data (nonzero): the size is the problem
+    _p("dynamic-shape", "msg:dynamic-output-shape", 5.0),
     _p("dynamic-shape", "msg:data-dependent flow:data-size", 4.0),
     _p("dynamic-shape", "exc:UserError", 1.0),
     # only fx traces a parameter as a Proxy: export and dynamo see the value itself
@@ -106,6 +108,28 @@ PATTERNS: list[Pattern] = [
     ),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-iter", 4.5),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-setitem", 3.0),
+    # Python logic over a traced size under fx — `for d in x.shape[2:]`,
+    # `len(t.shape)`, `np.array(x.shape)`, `assert x.shape[1] == c` — fails with the
+    # tracer's iteration / numpy / control-flow words; the failing line reading the
+    # shape is what makes it a size question
+    _p(
+        "dynamic-shape",
+        "msg:proxy-iter ast:shape-iterate",
+        7.0,
+        "ast:item near:item flow:param-optional",
+    ),
+    _p(
+        "dynamic-shape",
+        "msg:numpy near:shape-read",
+        6.0,
+        "ast:item near:item near:reduction flow:param-optional",
+    ),
+    _p(
+        "dynamic-shape",
+        "msg:proxy-control-flow ast:shape-attr",
+        6.0,
+        "ast:item ast:reduction near:item flow:param-optional",
+    ),
     _p("proxy-iteration", "msg:proxy-iter", 4.0),
     _p("proxy-iteration", "msg:proxy-iter ast:iterate", 2.0),
     _p("proxy-iteration", "msg:proxy-control-flow ast:iterate", 1.0),
@@ -135,7 +159,6 @@ PATTERNS: list[Pattern] = [
         3.0,
     ),
     _p("data-dependent-python-value", "msg:data-dependent flow:item", 4.0),
-    _p("data-dependent-python-value", "msg:unsupported-op flow:item", 4.0),
     _p("data-dependent-python-value", "msg:unsupported-op ast:item", 4.0),
     _p("data-dependent-python-value", "msg:item-op", 4.0),
     _p("non-torch-call", "ast:numpy", 2.5, "eager:fail"),
@@ -148,6 +171,14 @@ PATTERNS: list[Pattern] = [
     # an `isinstance`/type check in the model raising on the tracer's stand-in value
     _p(
         "unsupported-python-construct", "msg:traced-type raise:user-raise eager:ok", 5.0
+    ),
+    # `torch.jit.isinstance(x, dict[str, Tensor])` on a Proxy: the check itself
+    # branches on the traced value
+    _p(
+        "unsupported-python-construct",
+        "msg:proxy-control-flow ast:type-check eager:ok",
+        5.0,
+        "ast:reduction ast:item ast:shape-read",
     ),
     # a try/except around traced code: the tracer follows one path and cannot recover
     _p("unsupported-python-construct", "ast:in-try eager:ok", 3.0),
@@ -166,7 +197,7 @@ PATTERNS: list[Pattern] = [
         "unsupported-op",
         "exc:UnsupportedOpError msg:unsupported-op",
         4.0,
-        "msg:inplace flow:item ast:item msg:item-op op:non-torch op:user-object",
+        "msg:inplace ast:item msg:item-op op:non-torch op:user-object",
     ),
     # inputs and outputs that are not tensors
     _p("unsupported-io-type", "msg:output-not-tensor", 5.0),

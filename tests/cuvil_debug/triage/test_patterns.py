@@ -160,6 +160,48 @@ def test_no_strong_evidence_is_unknown_with_the_best_guess(write_model):
         ),
         # torch's own assertion while it checked a dynamic Dim's constraints
         ("fe:export exc:AssertionError eager:ok raise:guard-solve", "dynamic-shape"),
+        # fx: walking a size (`for d in x.shape[2:]`, `len(t.shape)`) is size logic,
+        # not iteration of a tensor ...
+        (
+            "fe:fx exc:TraceError msg:proxy-iter ast:iterate ast:shape-read "
+            "ast:shape-iterate eager:ok",
+            "dynamic-shape",
+        ),
+        # ... but `len(x)` of the tensor itself is
+        (
+            "fe:fx exc:TraceError msg:proxy-iter ast:shape-read eager:ok",
+            "proxy-iteration",
+        ),
+        # ... and a size of an unfed Optional parameter is that parameter's problem
+        (
+            "fe:fx msg:proxy-iter ast:shape-iterate eager:ok flow:param-optional "
+            "flow:is-none-test sig:defaults-traced",
+            "non-tensor-argument",
+        ),
+        # fx: `assert x.shape[1] == c` branches on a size
+        (
+            "fe:fx msg:proxy-control-flow ast:branch ast:shape-attr flow:tensor-compare",
+            "dynamic-shape",
+        ),
+        # numpy on a traced size (np.array(x.shape[2:]))
+        ("fe:fx exc:ValueError msg:numpy ast:numpy near:shape-read", "dynamic-shape"),
+        # torch.jit.isinstance on a Proxy branches on the traced value
+        (
+            "fe:fx msg:proxy-control-flow ast:branch ast:type-check eager:ok "
+            "flow:tensor-compare",
+            "unsupported-python-construct",
+        ),
+        # nonzero's data-dependent size, refused by Cuvil under export
+        (
+            "fe:export exc:UnsupportedOpError msg:unsupported-op "
+            "msg:dynamic-output-shape op:torch",
+            "dynamic-shape",
+        ),
+        # an unsupported op is that op even when an .item() is somewhere upstream
+        (
+            "fe:export exc:UnsupportedOpError msg:unsupported-op op:torch flow:item",
+            "unsupported-op",
+        ),
     ],
 )
 def test_the_frontend_and_the_failing_statement_decide(signals, category):
