@@ -185,7 +185,7 @@ def build_context(root: Path, **save_kw) -> tuple[Path, dict]:
     marker = root / "constructor-ran"
     ctor = constructor_library(root / "ctor.so", marker)
     ctx = {
-        "other": save_tiny(root / "other", act="tanh"),
+        "other": save_tiny(root / "other", act="tanh", seed=1),
         "wide": save_tiny(root / "wide", hidden=32),
         "small": save_tiny(root / "small", hidden=4, seed=3),
         "ctor": ctor,

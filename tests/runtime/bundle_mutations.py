@@ -351,6 +351,14 @@ def _remove(name: str) -> Callable[[Path], None]:
     return apply
 
 
+def _as_fifo(name: str) -> Callable[[Path], None]:
+    def apply(bundle: Path) -> None:
+        (bundle / name).unlink()
+        os.mkfifo(bundle / name)
+
+    return apply
+
+
 def _as_dir(name: str) -> Callable[[Path], None]:
     def apply(bundle: Path) -> None:
         (bundle / name).unlink()
@@ -366,8 +374,30 @@ def _missing_mutations() -> list[Mutation]:
         ("model.json missing", _remove("model.json")),
         ("model.so is a directory", _as_dir("model.so")),
         ("params.pt is a directory", _as_dir("params.pt")),
+        ("model.so is a FIFO", _as_fifo("model.so")),
+        ("params.pt is a FIFO", _as_fifo("params.pt")),
+        ("model.json is a FIFO", _as_fifo("model.json")),
     ]
     return [(name, apply, True) for name, apply in rows]
+
+
+def whole_swaps(ctx: dict) -> list[Mutation]:
+    """Every file replaced by another bundle's, consistently: a different model that is
+    a valid bundle, so only a signature tells it apart (unsigned, it loads as the other
+    model). `must_refuse` is for the signed run."""
+
+    def take(names: tuple[str, ...]):
+        def apply(bundle: Path) -> None:
+            for name in names:
+                (bundle / name).unlink()
+                shutil.copy(ctx["other"] / name, bundle / name)
+
+        return apply
+
+    every = ("model.so", "model.json", "params.pt", "model.so-gdb.py")
+    return [
+        ("model.so + model.json + params.pt of another bundle", take(every), True),
+    ]
 
 
 def mutations(ctx: dict) -> list[Mutation]:
