@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 import cuvil
+from cuvil.runtime import bundle_fs
 
 PROBE_TIMEOUT_S = 120  # a hang is an outcome too, but only after this long
 
@@ -132,6 +133,7 @@ def _child(fd: int, bundle: Path, expected, load_kw) -> None:
     except BaseException:  # noqa: BLE001
         code = 1
     finally:
+        bundle_fs._remove_private(os.getpid())  # atexit does not run after _exit
         os._exit(code)
 
 

@@ -321,7 +321,11 @@ def _replacement_mutations(ctx: dict) -> list[Mutation]:
         ("constructor lib with copied ABI", _replace("model.so", ctor_with_abi), 1),
         ("model.so <-> params.pt +digest", _swap_files, 1),
         ("params zeroed +digest", _params_file(_zeroed), 0),
-        ("params one dropped +digest", _params_file(lambda p: dict(list(p.items())[1:])), 0),
+        (
+            "params one dropped +digest",
+            _params_file(lambda p: dict(list(p.items())[1:])),
+            0,
+        ),
         ("params one reshaped +digest", _params_file(_reshaped), 0),
         ("params one f64 +digest", _params_file(_as_f64), 0),
         ("params list +digest", _params_file(lambda p: list(p.values())), 0),
