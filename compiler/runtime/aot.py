@@ -50,7 +50,9 @@ from .bundle_abi import (
 from .bundle_fs import (
     check_target,
     confined_name,
+    drop_private_copy,
     install,
+    link_beside,
     private_copy,
     read_file,
     staging_dir,
@@ -65,7 +67,6 @@ from .bundle_meta import (
     check_digest,
     file_entry,
     read_metadata,
-    stem,
     stripped_hint,
     verify_signature,
 )
@@ -336,16 +337,17 @@ def load(path: str | os.PathLike, *, trusted_keys=None) -> LoadedModule:
     data = read_file(root, lib_name, "library")
     signing.check_signed(signed, lib_name, data, root)
     check_digest(data, root / lib_name, meta["library"], "library", stripped_hint(meta))
-    copy, data = private_copy(data, stem(meta))
+    copy, data = private_copy(data, LIBRARY)
     try:
         signing.check_signed(signed, lib_name, data, root)  # what dlopen gets
         check_digest(data, root / lib_name, meta["library"], "library")
         abi = read_abi(data, str(root / lib_name))
         check_metadata(meta, abi, where)
         params = _read_params(root, params_name, abi, signed)
+        link_beside(copy, root / GDB_AUTOLOAD)
         lib = _dlopen(copy, root / lib_name)
     except BaseException:
-        copy.unlink(missing_ok=True)  # refused: its private copy goes now
+        drop_private_copy(copy)  # refused: its private copy goes now
         raise
     try:
         return LoadedModule(root, meta, lib, params)

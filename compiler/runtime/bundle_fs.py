@@ -6,9 +6,9 @@ no ``..``, not absolute); the file is opened with ``O_NOFOLLOW`` and must be a r
 file, so a symlink in a bundle is refused, wherever it points. The bytes read are the
 bytes checked and used (no second open between check and use).
 
-Loading a library: its bytes go to a new file in a private folder (``mkdtemp``: mode
-0700, made once per process, removed at exit) under a unique ``mkstemp`` name, and
-``dlopen`` gets that copy, after the caller checked the copy's bytes. A file replaced
+Loading a library: its bytes go to a new file (``O_EXCL``) in a new folder with a unique
+``mkdtemp`` name inside a private folder (mode 0700, made once per process, removed at
+exit), and ``dlopen`` gets that copy, after the caller checked the copy's bytes. A file replaced
 in the bundle after the check is never the one loaded, and a second bundle saved at the
 same path gets a new name, so the dynamic loader cannot hand back an old handle.
 
@@ -35,6 +35,8 @@ __all__ = [
     "confined_name",
     "read_file",
     "private_copy",
+    "drop_private_copy",
+    "link_beside",
     "check_target",
     "staging_dir",
     "install",
@@ -114,14 +116,29 @@ def _remove_private(pid: int) -> None:
         shutil.rmtree(_PRIVATE.pop(pid), ignore_errors=True)
 
 
-def private_copy(data: bytes, stem: str) -> tuple[Path, bytes]:
-    """(path, bytes read back) of a new file holding `data` in the private folder."""
-    fd, name = tempfile.mkstemp(prefix=f"{stem}-", suffix=".so", dir=_private_dir())
+def private_copy(data: bytes, name: str) -> tuple[Path, bytes]:
+    """(path, bytes read back) of a new file `name` holding `data`, alone in a new
+    folder (a unique ``mkdtemp`` name) of the private folder."""
+    folder = Path(tempfile.mkdtemp(prefix="load-", dir=_private_dir()))
+    path = folder / name
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o700)
     with os.fdopen(fd, "wb") as f:
         f.write(data)
-    os.chmod(name, 0o500)
-    with open(name, "rb") as f:
-        return Path(name), f.read()
+    os.chmod(path, 0o500)
+    with open(path, "rb") as f:
+        return path, f.read()
+
+
+def drop_private_copy(path: Path) -> None:
+    shutil.rmtree(path.parent, ignore_errors=True)
+
+
+def link_beside(copy: Path, original: Path) -> None:
+    """A link beside the private `copy` to the regular file `original` (GDB looks for
+    ``model.so-gdb.py`` beside the library it loaded, and runs it only where the user
+    trusts the link's real place: the bundle)."""
+    if original.is_file() and not original.is_symlink():
+        os.symlink(original.resolve(), copy.parent / original.name)
 
 
 def check_target(out: Path, overwrite: bool) -> None:

@@ -29,7 +29,6 @@ __all__ = [
     "stripped_hint",
     "file_entry",
     "verify_signature",
-    "stem",
 ]
 
 FORMAT = "cuvil-aot-1"
@@ -49,12 +48,6 @@ def verify_signature(root: Path, trusted_keys) -> dict[str, str] | None:
         )
     sig = read_file(root, signing.SIGNATURE, "signature")
     return signing.verify_bundle(root, sig, keys)
-
-
-def stem(meta: dict[str, Any]) -> str:
-    key = meta.get("debug_key")
-    ok = isinstance(key, str) and key[:16].isalnum() and key[:16].isascii()
-    return f"model-{key[:16]}" if ok else "model"
 
 
 def file_entry(meta: dict[str, Any], field: str, where: str) -> dict[str, Any]:
