@@ -8,12 +8,19 @@ A bundle is a directory::
                     model.so then lacks (it names this file in its .gnu_debuglink)
     model.json      metadata: debug key, IR fingerprint, target, options, versions,
                     SHA-256 of model.so, params.pt (and model.debug), input/output
-                    types, param names
+                    types, param names and layout
     params.pt       the param tensors (``torch.save`` of a name -> tensor dict)
+    model.sig       only with ``save(..., signing_key=)``: an Ed25519 signature over
+                    every other file's SHA-256 (signing.py)
+
+model.so also carries its own ABI (the section ``.cuvil.abi``, bundle_abi.py): what
+``load`` checks model.json and params.pt against before any of the library's code runs,
+then the library is loaded from a private copy (bundle_fs.py). Threat model:
+docs/RELIABILITY.md, "AOT bundles".
 
 The debug key (debugkey.py) is the library's build-id and is also stored in an ELF note
 ``.note.cuvil.debugkey``, which survives ``strip``. A split bundle is the same format
-(``cuvil-aot-1``, with an optional ``debug`` entry); ``load`` does not need model.debug,
+(``cuvil-aot-2``, with an optional ``debug`` entry); ``load`` does not need model.debug,
 so a bundle shipped without it loads. The debug file goes to a symbol store with
 ``cuvil-debug symbols add BUNDLE`` (or at save time, when the compile had
 ``keep_symbols`` or ``$CUVIL_SYMBOL_STORE`` is set).

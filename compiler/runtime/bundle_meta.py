@@ -31,7 +31,7 @@ __all__ = [
     "verify_signature",
 ]
 
-FORMAT = "cuvil-aot-1"
+FORMAT = "cuvil-aot-2"  # 2: the library embeds its ABI (bundle_abi.py)
 LIBRARY, DEBUG, METADATA, PARAMS = "model.so", "model.debug", "model.json", "params.pt"
 
 
