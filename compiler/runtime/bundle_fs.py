@@ -54,6 +54,7 @@ BUNDLE_NAMES = frozenset(
     }
 )
 MAX_READ = 1 << 34  # 16 GiB: more is not a bundle file but a way to exhaust memory
+MAX_METADATA = 64 << 20  # model.json and model.sig: a few KB to a few MB in practice
 _PRIVATE: dict[int, Path] = {}  # pid -> this process's private folder
 
 
@@ -75,8 +76,9 @@ def confined_name(value: object, what: str) -> str:
     return value
 
 
-def read_file(root: Path, name: str, what: str) -> bytes:
-    """The bytes of `root`/`name`, a regular file (a symlink is refused)."""
+def read_file(root: Path, name: str, what: str, limit: int = MAX_READ) -> bytes:
+    """The bytes of `root`/`name`, a regular file (a symlink is refused) of at most
+    `limit` bytes."""
     path = root / name
     try:
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK  # a FIFO must not block
@@ -95,9 +97,12 @@ def read_file(root: Path, name: str, what: str) -> bytes:
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise CuvilError(f"the saved model's {what} {path} is not a regular file")
-    if info.st_size > MAX_READ:
+    if info.st_size > limit:
         os.close(fd)
-        raise CuvilError(f"the saved model's {what} {path} is too large")
+        raise CuvilError(
+            f"the saved model's {what} {path} is too large ({info.st_size} bytes, "
+            f"the limit is {limit})"
+        )
     with os.fdopen(fd, "rb") as f:
         return f.read()
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import CuvilError
 from . import signing
-from .bundle_fs import confined_name, read_file
+from .bundle_fs import MAX_METADATA, confined_name, read_file
 from .debugkey import sha256
 from .elfinfo import Elf
 
@@ -46,7 +46,7 @@ def verify_signature(root: Path, trusted_keys) -> dict[str, str] | None:
             "given; refusing to load it",
             hint="save it with cuvil.save(..., signing_key=KEY)",
         )
-    sig = read_file(root, signing.SIGNATURE, "signature")
+    sig = read_file(root, signing.SIGNATURE, "signature", MAX_METADATA)
     return signing.verify_bundle(root, sig, keys)
 
 
@@ -88,7 +88,7 @@ def read_metadata(root: Path, signed: dict[str, str] | None) -> dict[str, Any]:
             f"'{root}' is not a saved Cuvil model: {file} is missing",
             hint="save one with cuvil.save(compiled, path)",
         )
-    data = read_file(root, METADATA, "metadata file")
+    data = read_file(root, METADATA, "metadata file", MAX_METADATA)
     signing.check_signed(signed, METADATA, data, root)
     try:
         meta = json.loads(data.decode())

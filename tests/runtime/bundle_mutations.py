@@ -130,7 +130,19 @@ def _json_mutations() -> list[Mutation]:
         (bundle / "model.json").write_bytes(data[: len(data) // 2])
 
     out.append(("model.json truncated", truncate, False))
+    out.append(("model.json sparse 65 MiB", _sparse("model.json", 65 << 20), False))
+    out.append(("params.pt sparse 17 GiB", _sparse("params.pt", 17 << 30), False))
     return out
+
+
+def _sparse(name: str, size: int) -> Callable[[Path], None]:
+    """`name` grown to `size` bytes without writing them (a file system hole)."""
+
+    def apply(bundle: Path) -> None:
+        with open(bundle / name, "r+b") as f:
+            f.truncate(size)
+
+    return apply
 
 
 def _path_mutations(ctx: dict) -> list[Mutation]:
@@ -153,8 +165,12 @@ def _path_mutations(ctx: dict) -> list[Mutation]:
 
         return stage
 
-    rel_lib = f"../../{outside.name}/model.so"
-    rel_params = f"../../{outside.name}/params.pt"
+    def rel_lib(bundle: Path) -> str:
+        return os.path.relpath(outside / "model.so", bundle)
+
+    def rel_params(bundle: Path) -> str:
+        return os.path.relpath(outside / "params.pt", bundle)
+
     rows = [
         ("library ../ path", point("library", rel_lib, stage_outside("model.so"))),
         ("params ../ path", point("params", rel_params, stage_outside("params.pt"))),
