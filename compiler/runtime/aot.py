@@ -8,12 +8,19 @@ A bundle is a directory::
                     model.so then lacks (it names this file in its .gnu_debuglink)
     model.json      metadata: debug key, IR fingerprint, target, options, versions,
                     SHA-256 of model.so, params.pt (and model.debug), input/output
-                    types, param names
+                    types, param names and layout
     params.pt       the param tensors (``torch.save`` of a name -> tensor dict)
+    model.sig       only with ``save(..., signing_key=)``: an Ed25519 signature over
+                    every other file's SHA-256 (signing.py)
+
+model.so also carries its own ABI (the section ``.cuvil.abi``, bundle_abi.py): what
+``load`` checks model.json and params.pt against before any of the library's code runs,
+then the library is loaded from a private copy (bundle_fs.py). Threat model:
+docs/RELIABILITY.md, "AOT bundles".
 
 The debug key (debugkey.py) is the library's build-id and is also stored in an ELF note
 ``.note.cuvil.debugkey``, which survives ``strip``. A split bundle is the same format
-(``cuvil-aot-1``, with an optional ``debug`` entry); ``load`` does not need model.debug,
+(``cuvil-aot-2``, with an optional ``debug`` entry); ``load`` does not need model.debug,
 so a bundle shipped without it loads. The debug file goes to a symbol store with
 ``cuvil-debug symbols add BUNDLE`` (or at save time, when the compile had
 ``keep_symbols`` or ``$CUVIL_SYMBOL_STORE`` is set).
@@ -22,11 +29,11 @@ so a bundle shipped without it loads. The debug file goes to a symbol store with
 from __future__ import annotations
 
 import ctypes
+import io
 import json
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +44,39 @@ from ..codegen.target import target_machine
 from ..errors import CuvilError
 from ..ir.types import DType, TensorType
 from ..options import CompileOptions
-from . import debugfiles
+from . import debugfiles, signing
+from .bundle_abi import (
+    abi_fields,
+    abi_module,
+    check_metadata,
+    check_params,
+    params_layout,
+    read_abi,
+    seal_library,
+)
+from .bundle_fs import (
+    check_target,
+    confined_name,
+    drop_private_copy,
+    install,
+    link_beside,
+    private_copy,
+    read_file,
+    staging_dir,
+)
+from .bundle_meta import (
+    DEBUG,
+    FORMAT,
+    LIBRARY,
+    METADATA,
+    PARAMS,
+    bundle_files,
+    check_digest,
+    file_entry,
+    read_metadata,
+    stripped_hint,
+    verify_signature,
+)
 from .compiled import CompiledModule, NativeModule
 from .debugkey import (
     NOTE_SECTION,
@@ -48,7 +87,6 @@ from .debugkey import (
     target,
     versions,
 )
-from .elfinfo import open_elf
 from .jit import EntryFn, parse_and_optimize
 from .status import STATUS_SYMBOL, StatusWord
 from .symbols import store_for
@@ -61,10 +99,9 @@ __all__ = [
     "debug_key",
     "NOTE_SECTION",
     "FORMAT",
+    "METADATA",
 ]
 
-FORMAT = "cuvil-aot-1"
-LIBRARY, DEBUG, METADATA, PARAMS = "model.so", "model.debug", "model.json", "params.pt"
 GDB_AUTOLOAD = LIBRARY + "-gdb.py"  # GDB's objfile-gdb.py auto-load convention
 
 
@@ -75,43 +112,56 @@ def save(
     *,
     overwrite: bool = False,
     split_debug: bool = False,
+    signing_key: object = None,
 ) -> Path:
     """Write `compiled` as a bundle directory at `path`; returns the path.
 
-    An existing `path` is refused unless ``overwrite=True`` (then the bundle's files are
-    replaced). `split_debug`: model.so without DWARF plus model.debug (needs binutils'
-    ``objcopy``). Needs a C compiler driver (``cc``, or ``$CC``) to link the library.
-    With ``keep_symbols`` or ``$CUVIL_SYMBOL_STORE`` the debug info is also filed in
-    that symbol store.
+    An existing `path` is refused unless ``overwrite=True``, and even then unless it
+    is a bundle (or empty) folder and not a symlink: the new bundle is written into a
+    fresh folder beside it and renamed into place, so nothing is written through a
+    link. `split_debug`: model.so without DWARF plus model.debug (needs binutils'
+    ``objcopy``). `signing_key` (an Ed25519 key: a ``cryptography`` key object, 32 raw
+    bytes or PEM; needs ``cuvil[sign]``) adds model.sig, a signature over every file,
+    which ``cuvil.load(path, trusted_keys=[...])`` requires. Needs a C compiler driver
+    (``cc``, or ``$CC``) to link the library. With ``keep_symbols`` or
+    ``$CUVIL_SYMBOL_STORE`` the debug info is also filed in that symbol store.
     """
     out = _check_save(compiled, path, overwrite)
+    if signing_key is not None:
+        signing.private_key(signing_key)  # a bad key fails before the slow work
+    stage = staging_dir(out)
+    try:
+        _write_bundle(compiled, stage, split_debug, out)
+        if signing_key is not None:
+            signing.sign_bundle(stage, signing_key)
+        install(stage, out, overwrite)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return out
+
+
+def _write_bundle(compiled: CompiledModule, tmp: Path, split_debug: bool, out: Path):
+    """The bundle's files, into the empty folder `tmp`."""
     program, options = compiled.program, compiled.options
     aot_target, vers = target(), versions()
     key = debug_key(program.llvm_ir, aot_target, key_options(options), vers)
-    with tempfile.TemporaryDirectory(prefix="cuvil-aot-") as tmp:
-        library = _build_library(program, options.opt, key, Path(tmp))
-        debug = Path(tmp) / DEBUG if split_debug else None
-        if debug is not None:
-            debugfiles.split_library(library, debug)
-        params = {n: compiled._params[i] for i, n in enumerate(program.params)}
-        torch.save(params, Path(tmp) / PARAMS)
-        meta = _metadata(compiled, key, aot_target, vers, library, Path(tmp) / PARAMS)
-        if debug is not None:
-            meta["debug"] = {"file": DEBUG, "sha256": sha256(debug.read_bytes())}
-        (Path(tmp) / METADATA).write_text(json.dumps(meta, indent=2) + "\n")
-        (Path(tmp) / GDB_AUTOLOAD).write_text(_gdb_autoload())
-        store = store_for(options)
-        if store is not None:
-            shipped = library if debug is not None else None  # else one file is both
-            store.put(debug=debug or library, executable=shipped, source=str(out))
-        out.mkdir(parents=True, exist_ok=True)
-        if not split_debug and (out / DEBUG).is_file():
-            (out / DEBUG).unlink()  # an older split bundle's, overwritten
-        names = [LIBRARY, *([DEBUG] if split_debug else []), PARAMS, GDB_AUTOLOAD]
-        names.append(METADATA)
-        for name in names:  # metadata last: it vouches for the rest
-            shutil.move(str(Path(tmp) / name), out / name)
-    return out
+    params = {n: compiled._params[i] for i, n in enumerate(program.params)}
+    torch.save(params, tmp / PARAMS)
+    meta = _metadata(compiled, key, aot_target, vers, tmp / PARAMS, params)
+    library = _build_library(program, options.opt, key, abi_fields(meta), tmp)
+    debug = tmp / DEBUG if split_debug else None
+    if debug is not None:
+        debugfiles.split_library(library, debug)
+        meta["debug"] = {"file": DEBUG, "sha256": sha256(debug.read_bytes())}
+    library.write_bytes(seal_library(library.read_bytes()))  # after any objcopy
+    meta["library"] = {"file": LIBRARY, "sha256": sha256(library.read_bytes())}
+    (tmp / METADATA).write_text(json.dumps(meta, indent=2) + "\n")
+    (tmp / GDB_AUTOLOAD).write_text(_gdb_autoload())
+    store = store_for(options)
+    if store is not None:
+        shipped = library if debug is not None else None  # else one file is both
+        store.put(debug=debug or library, executable=shipped, source=str(out))
 
 
 def _check_save(compiled, path: str | os.PathLike, overwrite: bool) -> Path:
@@ -121,14 +171,7 @@ def _check_save(compiled, path: str | os.PathLike, overwrite: bool) -> Path:
             hint="compile the model first: cm = cuvil.compile(model, inputs)",
         )
     out = Path(path)
-    if out.exists() and not overwrite:
-        raise CuvilError(
-            f"'{out}' already exists", hint="choose a new path or pass overwrite=True"
-        )
-    if out.exists() and not out.is_dir():
-        raise CuvilError(
-            f"'{out}' is a file; a saved model is a directory", hint="choose a new path"
-        )
+    check_target(out, overwrite)
     return out
 
 
@@ -152,9 +195,10 @@ def _gdb_autoload() -> str:
     )
 
 
-def _build_library(program, opt: int, key: str, tmp: Path) -> Path:
+def _build_library(program, opt: int, key: str, abi: dict, tmp: Path) -> Path:
     mod = parse_and_optimize(program, opt)
     mod.link_in(note_module(key))
+    mod.link_in(abi_module(abi))
     obj = tmp / "model.o"
     obj.write_bytes(target_machine(opt, jit=False).emit_object(mod))
     library = tmp / LIBRARY
@@ -180,6 +224,7 @@ def _build_library(program, opt: int, key: str, tmp: Path) -> Path:
             f"linking the shared library failed: {e.stderr.strip()}",
             hint=f"command: {' '.join(cmd)}",
         ) from None
+    obj.unlink()
     return library
 
 
@@ -192,8 +237,8 @@ def _metadata(
     key: str,
     target: dict,
     versions: dict,
-    library: Path,
-    params: Path,
+    params_file: Path,
+    params: dict[str, torch.Tensor],
 ) -> dict[str, Any]:
     program, spec = compiled.program, compiled._output_spec
     return {
@@ -203,11 +248,11 @@ def _metadata(
         "target": target,
         "options": compiled.options.to_dict(),
         "versions": versions,
-        "library": {"file": LIBRARY, "sha256": sha256(library.read_bytes())},
         "params": {
             "file": PARAMS,
-            "sha256": sha256(params.read_bytes()),
+            "sha256": sha256(params_file.read_bytes()),
             "names": list(program.params),
+            "layout": params_layout(params),
         },
         "entry": program.entry,
         "arena_bytes": program.arena_bytes,
@@ -281,101 +326,67 @@ def _tensor_type(d: dict[str, Any]) -> TensorType:
     )
 
 
-def load(path: str | os.PathLike) -> LoadedModule:
-    """Load a bundle written by ``cuvil.save``; refuses a library or params file whose
-    SHA-256 differs from the metadata's, and a missing or corrupt metadata file."""
+def load(path: str | os.PathLike, *, trusted_keys=None) -> LoadedModule:
+    """Load a bundle written by ``cuvil.save``. Before any code of it runs: every file
+    name must be a plain name in the bundle and a regular file (no links); model.so
+    and params.pt must match model.json's SHA-256s; model.so must carry its ABI with
+    an intact self-digest, model.json must agree with that ABI and params.pt must hold
+    the tensors it names. The library is then loaded from a private copy with a unique
+    name (bundle_fs.py). With `trusted_keys` (Ed25519 public keys: ``cryptography``
+    key objects, 32 raw bytes or PEM; needs ``cuvil[sign]``), the bundle must also be
+    signed by one of them, with no file changed, added or removed since."""
     root = Path(path)
-    meta = _read_metadata(root)
-    library = root / meta["library"]["file"]
-    params_file = root / meta["params"]["file"]
-    _check_digest(library, meta["library"]["sha256"], "library", _stripped_hint(meta))
-    _check_digest(params_file, meta["params"]["sha256"], "params file")
-    params = torch.load(params_file, weights_only=True)
+    signed = verify_signature(root, trusted_keys)
+    meta = read_metadata(root, signed)
+    where = str(root / METADATA)
+    lib_name = confined_name(file_entry(meta, "library", where)["file"], "library")
+    params_name = confined_name(file_entry(meta, "params", where)["file"], "params")
+    data = read_file(root, lib_name, "library")
+    signing.check_signed(signed, lib_name, data, root)
+    check_digest(data, root / lib_name, meta["library"], "library", stripped_hint(meta))
+    copy, data = private_copy(data, LIBRARY)
     try:
-        lib = ctypes.CDLL(str(library.resolve()))
-    except OSError as e:
-        raise CuvilError(
-            f"cannot load '{library}': {e}",
-            hint="was it saved on a machine with another OS or CPU?",
-        ) from None
-    return LoadedModule(root, meta, lib, params)
-
-
-def bundle_files(path: str | os.PathLike) -> tuple[dict[str, Any], Path, Path | None]:
-    """(metadata, library, debug file or None) of a bundle, each checked against its
-    SHA-256 in the metadata; the debug file is None when the bundle has none (not
-    split, or copied without it)."""
-    root = Path(path)
-    meta = _read_metadata(root)
-    library = root / meta["library"]["file"]
-    _check_digest(library, meta["library"]["sha256"], "library", _stripped_hint(meta))
-    entry = meta.get("debug")
-    debug = root / entry["file"] if isinstance(entry, dict) else None
-    if debug is not None and not debug.is_file():
-        debug = None
-    if debug is not None:
-        _check_digest(debug, entry["sha256"], "debug file")
-    return meta, library, debug
-
-
-def _read_metadata(root: Path) -> dict[str, Any]:
-    file = root / METADATA
-    if not file.is_file():
-        raise CuvilError(
-            f"'{root}' is not a saved Cuvil model: {file} is missing",
-            hint="save one with cuvil.save(compiled, path)",
-        )
+        signing.check_signed(signed, lib_name, data, root)  # what dlopen gets
+        check_digest(data, root / lib_name, meta["library"], "library")
+        abi = read_abi(data, str(root / lib_name))
+        check_metadata(meta, abi, where)
+        params = _read_params(root, params_name, abi, signed)
+        link_beside(copy, root / GDB_AUTOLOAD)
+        lib = _dlopen(copy, root / lib_name)
+    except BaseException:
+        drop_private_copy(copy)  # refused: its private copy goes now
+        raise
     try:
-        meta = json.loads(file.read_text())
-        required = ("format", "library", "params", "entry", "inputs", "outputs")
-        if not isinstance(meta, dict) or any(k not in meta for k in required):
-            raise ValueError("fields are missing")
-    except (ValueError, UnicodeDecodeError) as e:
+        return LoadedModule(root, meta, lib, params)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise CuvilError(
-            f"the metadata file {file} is corrupt: {e}",
+            f"'{root}': the library's ABI is unusable ({type(e).__name__}: {e})",
             hint="save the model again with cuvil.save",
         ) from None
-    if meta["format"] != FORMAT:
+
+
+def _dlopen(copy: Path, shown: Path) -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL(str(copy))
+    except OSError as e:
         raise CuvilError(
-            f"{file} has format {meta['format']!r}, expected {FORMAT!r}",
-            hint="save the model again with this version of Cuvil",
-        )
-    return meta
+            f"cannot load '{shown}': {e}",
+            hint="was it saved on a machine with another OS or CPU? (or is $TMPDIR "
+            "mounted noexec? the library is loaded from a private copy there)",
+        ) from None
 
 
-def _check_digest(
-    file: Path, expected: str, what: str, hint=lambda _file: None
-) -> None:
-    if not file.is_file():
-        raise CuvilError(f"the saved model's {what} {file} is missing")
-    actual = sha256(file.read_bytes())
-    if actual != expected:
+def _read_params(root: Path, name: str, abi: dict, signed) -> dict[str, torch.Tensor]:
+    data = read_file(root, name, "params file")
+    signing.check_signed(signed, name, data, root)
+    check_digest(data, root / name, abi["params"], "params file")
+    try:
+        params = torch.load(io.BytesIO(data), weights_only=True)
+    except Exception as e:  # noqa: BLE001 - torch's unpickler raises many kinds
         raise CuvilError(
-            f"the saved model's {what} {file} does not match its metadata "
-            f"(SHA-256 {actual[:16]}…, expected {expected[:16]}…); "
-            "refusing to load it",
-            hint=hint(file)
-            or "the file was modified or replaced; save the model again",
-        )
-
-
-def _stripped_hint(meta: dict[str, Any]):
-    """A hint for a library that is still the saved build (its build-id is the key)
-    but was edited, as ``strip`` does."""
-
-    def hint(file: Path) -> str | None:
-        try:
-            with open_elf(file) as elf:
-                same_build = elf.build_id == meta.get("debug_key")
-        except (OSError, ValueError):
-            return None
-        if not same_build:
-            return None
-        return (
-            "it is the saved build, edited after saving (stripped?): to ship it "
-            "without debug info, save with cuvil.save(compiled, path, "
-            "split_debug=True) and keep model.debug in a symbol store "
-            "(cuvil-debug symbols add BUNDLE)"
-        )
-
-    return hint
+            f"the saved model's params file {root / name} cannot be read: "
+            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+            hint="save the model again with cuvil.save",
+        ) from None
+    check_params(params, abi, str(root / name))
+    return params

@@ -62,7 +62,7 @@ def test_the_library_keeps_code_notes_and_manifest_and_loses_its_dwarf(split):
 
 def test_metadata_names_both_files_with_their_digests(split):
     meta = json.loads((split / "model.json").read_text())
-    assert meta["format"] == "cuvil-aot-1"
+    assert meta["format"] == "cuvil-aot-2"
     for entry in (meta["library"], meta["debug"]):
         assert entry["sha256"] == sha256((split / entry["file"]).read_bytes())
     assert meta["debug"]["file"] == "model.debug"
