@@ -1,6 +1,6 @@
 """Writes forged results (JSON lines saying "ok", "no divergence") to every
-descriptor from 3 to 20, to every descriptor /proc/self/fd lists and to any
-descriptor an environment variable names, then fails its capture for real."""
+descriptor from 3 to 20 and to any descriptor an environment variable names (with
+HUNT, to every descriptor /proc/self/fd lists too), then fails its capture for real."""
 
 import json
 import os
@@ -10,16 +10,17 @@ from torch import nn
 
 _LINES = [
     {"event": "result", "index": i, "record": {"status": "ok", "stage": "lower"}}
-    for i in range(8)
+    for i in range(16)
 ] + [{"event": "done", "code": 0, "report": '{"first": null}', "dot": None}]
+
+
+HUNT = False
 
 
 def _targets():
     fds = set(range(3, 21))
-    try:
+    if HUNT:
         fds |= {int(name) for name in os.listdir("/proc/self/fd")}
-    except OSError:
-        pass
     fds |= {int(v) for v in os.environ.values() if v.isdigit() and int(v) < 65536}
     return sorted(fds - {0, 1, 2})
 
