@@ -4,6 +4,7 @@ torch import per worker), and a model that hangs or kills its worker is recorded
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -49,8 +50,10 @@ class Job:
 
 
 def run_in_process(jobs: Sequence[Job]) -> list[dict]:
-    """No isolation: fastest, for tests and trusted models."""
-    return [collect(**j.collect_args()) for j in jobs]
+    """No isolation: fastest, for tests and trusted models (their Python-level
+    prints go to stderr, not into a report on stdout)."""
+    with contextlib.redirect_stdout(sys.stderr):
+        return [collect(**j.collect_args()) for j in jobs]
 
 
 def run_jobs(
