@@ -62,6 +62,10 @@ def add_isolation_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+# the options that run the model in this process (no worker to limit)
+_IN_PROCESS = {"--no-isolate": "no_isolate", "--break-on": "break_on", "--tui": "tui"}
+
+
 def isolation_limits(args) -> tuple[float | None, int | None]:
     """(timeout s, max memory bytes) of `args`; CuvilError on a bad value."""
     if args.timeout is not None and not args.timeout > 0:
@@ -72,6 +76,13 @@ def isolation_limits(args) -> tuple[float | None, int | None]:
         memory = parse_size(args.max_memory) if args.max_memory else None
     except ValueError as e:
         raise CuvilError(f"--max-memory: {e}") from None
+    in_process = [f for f, on in _IN_PROCESS.items() if getattr(args, on, False)]
+    if (args.timeout is not None or memory) and in_process:
+        raise CuvilError(
+            f"--timeout and --max-memory limit the diff's worker, which {in_process[0]} "
+            "does not use",
+            hint=f"drop {in_process[0]} or the limit",
+        )
     return args.timeout, memory
 
 

@@ -44,7 +44,7 @@ def _run(args, payload: dict) -> dict:
     except CuvilError as e:
         if args.traceback:
             traceback.print_exc()
-        return {"event": "error", "text": describe_error(e, PROG)}
+        return {"event": "error", "text": describe_error(e, "cuvil-debug")}
     except SystemExit as e:
         return _error(f"the model called sys.exit({e.code!r}) during the diff")
     except KeyboardInterrupt:
@@ -58,7 +58,7 @@ def _run(args, payload: dict) -> dict:
             traceback.print_exc()
         return {
             "event": "internal",
-            "text": f"{PROG}: internal error: {type(e).__name__}: {e} "
+            "text": f"cuvil-debug: internal error: {type(e).__name__}: {e} "
             "(rerun with --traceback)",
         }
     return {"event": "done", "code": code, **texts}

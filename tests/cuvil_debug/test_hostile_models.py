@@ -40,17 +40,14 @@ def triage_json(*models: str, extra: tuple[str, ...] = ()):
     return proc, {Path(r["model"]).name: r for r in doc["results"]}
 
 
-def test_triage_reports_each_hostile_model_as_what_it_is():
+def test_triage_reports_forgers_printers_and_exits_as_what_they_are():
     models = [
         "good.py",
         "forger.py",
         "forger_hunt.py",
         "noisy.py",
         "exit_forward.py",
-        "exit_import.py",
         "sysexit_forward.py",
-        "segfault.py",
-        "memory_hog.py",
     ]
     proc, by = triage_json(*models, extra=("-j", "2"))
     assert proc.returncode == 1, proc.stderr
@@ -68,31 +65,28 @@ def test_triage_reports_each_hostile_model_as_what_it_is():
     assert noisy["status"] == "ok"
     for words in ("stdout at import", "stderr at import", "stdout in forward"):
         assert words in noisy["output"]
-    for name in ("exit_forward.py", "exit_import.py"):
-        assert by[name]["status"] == "crash"
-        assert "exit code 0" in by[name]["message"]
-        assert "os._exit(0)" in by[name]["message"]
+    assert by["exit_forward.py"]["status"] == "crash"
+    assert "exit code 0" in by["exit_forward.py"]["message"]
+    assert "os._exit(0)" in by["exit_forward.py"]["message"]
     assert by["sysexit_forward.py"]["status"] == "crash"
     assert "sys.exit(0)" in by["sysexit_forward.py"]["message"]
+
+
+@pytest.mark.slow
+def test_triage_reports_crashes_hangs_and_memory_and_still_triages_the_others():
+    models = ["exit_import.py", "segfault.py", "good.py", "memory_hog.py", "hang.py"]
+    extra = ("-j", "1", "--timeout", HANG_TIMEOUT)  # one worker: each death restarts it
+    proc, by = triage_json(*models, "noisy.py", extra=extra)
+    assert proc.returncode == 1, proc.stderr
+    assert by["exit_import.py"]["status"] == "crash"
+    assert "exit code 0" in by["exit_import.py"]["message"]
     assert by["segfault.py"]["status"] == "crash"
     assert "killed by SIGSEGV" in by["segfault.py"]["message"]
     assert by["memory_hog.py"]["status"] == "error"
     assert "ran out of memory" in by["memory_hog.py"]["message"]
-
-
-@pytest.mark.slow
-def test_triage_reports_a_hang_and_still_triages_the_others():
-    proc, by = triage_json(
-        "hang.py",
-        "good.py",
-        "exit_forward.py",
-        extra=("-j", "1", "--timeout", HANG_TIMEOUT),
-    )
-    assert proc.returncode == 1
     assert by["hang.py"]["status"] == "timeout"
     assert f"within {HANG_TIMEOUT} s" in by["hang.py"]["message"]
-    assert by["good.py"]["status"] == "ok"
-    assert by["exit_forward.py"]["status"] == "crash"
+    assert by["good.py"]["status"] == by["noisy.py"]["status"] == "ok"
 
 
 @pytest.mark.slow
@@ -118,7 +112,7 @@ def diff_json(model: str, *extra: str) -> subprocess.CompletedProcess:
     else:
         assert proc.stdout == "", "no report, or a whole one"
         assert "Traceback" not in proc.stderr
-        assert "cuvil-debug diff: error:" in proc.stderr
+        assert ": error: " in proc.stderr  # one line saying why
     return proc
 
 
