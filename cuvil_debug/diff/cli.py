@@ -9,20 +9,24 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
 import os
 import re
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
 from cuvil.errors import CuvilError
 from cuvil.options import CompileOptions
 
 from ..args import CheckArgs, CompileArgs, ModelArgs, OutputArgs
 from .engine import DiffOptions, run_diff
+from .isolated import (
+    add_isolation_args,
+    isolation_limits,
+    report_texts,
+    run_isolated,
+    terminal,
+)
 from .metrics import parse_tolerances
 from .model import STAGES, DiffReport
 
@@ -164,6 +168,7 @@ def _add_diff(commands) -> None:
         help="do not recompute the members of fused kernels natively (faster)",
     )
     DIFF_OUTPUT.add_to(p)
+    add_isolation_args(p)
     p.add_argument(
         "--all", action="store_true", help="table: also show non-tensor nodes"
     )
@@ -216,6 +221,7 @@ def _cmd_diff(args) -> int:
     for when in args.fail_on:
         _parse_fail_on(when)
     _diff_options(args)  # its mistakes (stages, tolerances) before any work or UI
+    isolation_limits(args)
     model = MODEL.parse(args)
     if args.tui:  # the diff runs in the TUI's worker, under its progress pane
         from ..tui.difftarget import run_diff_tui
@@ -224,12 +230,13 @@ def _cmd_diff(args) -> int:
             model.load()  # a missing model file: its one error line, before any UI
 
         return run_diff_tui(model.spec, lambda: _diff_and_write(args, output))
+    if not (args.no_isolate or args.break_on):  # --break-on: gdb runs this process
+        return run_isolated(args, output)
     return _diff_and_write(args, output)[1]
 
 
-def _diff_and_write(args, output) -> tuple[DiffReport, int]:
-    """Run the diff of parsed `args`, write what `output` asks for; the report and
-    the exit code (`--fail-on`)."""
+def diff_report(args) -> tuple[DiffReport, int]:
+    """Run the diff of parsed `args`: the report and the exit code (`--fail-on`)."""
     options = _diff_options(args)
     model, check = MODEL.parse(args), CHECK.parse(args)
     loaded = model.load()
@@ -238,41 +245,18 @@ def _diff_and_write(args, output) -> tuple[DiffReport, int]:
         report = run_diff(
             loaded.model, loaded.inputs, options, label=model.spec, faults=check.inject
         )
-    to_file = bool(output.path and output.path != "-")
-    if to_file or not args.tui:  # --tui: the UI shows it instead of stdout
-        _write_report(report, output, args)
-    if output.also["dot"]:
-        from .render import render_dot
-
-        output.write(render_dot(report), also="dot")
     return report, EXIT_DIVERGED if check_fail_on(report, args.fail_on) else EXIT_OK
 
 
-def _write_report(report: DiffReport, output, args) -> None:
-    from .render import render_dot, render_html, render_table, report_json
-
-    if output.format == "json":
-        output.write(json.dumps(report_json(report), indent=2))
-    elif output.format == "html":
-        output.write(render_html(report))
-    elif output.format == "dot":
-        output.write(render_dot(report))
-    elif output.path and output.path != "-":
-        console = Console(record=True, width=160, no_color=True, file=_Null())
-        render_table(report, console, all_rows=args.all)
-        output.write(console.export_text())
-    else:
-        # a pipe or CI log gets a wide table rather than rich's 80-column default
-        wide = None if sys.stdout.isatty() else 160
-        render_table(report, Console(width=wide), all_rows=args.all)
-
-
-class _Null:
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
+def _diff_and_write(args, output) -> tuple[DiffReport, int]:
+    """The diff of `args` in this process, written where `output` says."""
+    report, code = diff_report(args)
+    texts = report_texts(report, output, args, *terminal())
+    if texts["report"] is not None:
+        output.write(texts["report"])
+    if texts["dot"] is not None:
+        output.write(texts["dot"], also="dot")
+    return report, code
 
 
 def _parse_fail_on(when: str):

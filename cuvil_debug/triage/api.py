@@ -37,11 +37,12 @@ def triage(
     cuvil_leaves: bool = False,
     no_grad: bool = False,
     static: bool = False,
+    max_memory: int | None = None,
 ) -> list[dict]:
     """One result per model spec, in order (`cuvil_leaves`: trace with Cuvil's fx
     leaves; `no_grad`: capture under torch.no_grad(); `static`: predict from the
     source alone, in this process, never importing or running the model files,
-    static.py)."""
+    static.py; `max_memory`: bytes each worker may map beyond its start)."""
     if static:
         from .static import static_result
 
@@ -50,7 +51,11 @@ def triage(
         Job(i, s, frontend, entry, stage, cuvil_leaves=cuvil_leaves, no_grad=no_grad)
         for i, s in enumerate(expand_specs(specs))
     ]
-    records = run_jobs(jobs, workers, timeout) if isolate else run_in_process(jobs)
+    records = (
+        run_jobs(jobs, workers, timeout, max_memory)
+        if isolate
+        else run_in_process(jobs)
+    )
     return [to_result(r) for r in records]
 
 

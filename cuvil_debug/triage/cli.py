@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from ..args import ModelArgs, Output, OutputArgs
+from ..isolation import parse_size
 from .api import (
     DEFAULT_TIMEOUT,
     expand_specs,
@@ -88,6 +89,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("-j", "--jobs", type=int, default=2, help="worker processes")
     p.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="memory each worker may take beyond its start, e.g. 4G: a model that "
+        "allocates more gets MemoryError and is reported as an error (default: "
+        "no cap)",
+    )
+    p.add_argument(
         "--no-isolate",
         action="store_true",
         help="capture in this process (faster; no timeout or crash safety)",
@@ -111,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
         baseline = load_baseline(args.baseline) if args.baseline else None
     except (OSError, ValueError, KeyError) as e:
         return _usage(f"cannot read baseline: {e}")
+    try:
+        max_memory = parse_size(args.max_memory) if args.max_memory else None
+    except ValueError as e:
+        return _usage(f"--max-memory: {e}")
     results = triage(
         specs,
         models.frontend,
@@ -122,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
         cuvil_leaves=args.cuvil_leaves,
         no_grad=args.no_grad,
         static=args.static,
+        max_memory=max_memory,
     )
     mode = "static" if args.static else "capture"
     doc = report_doc(results, models.frontend, args.stage, mode)

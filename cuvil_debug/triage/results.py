@@ -44,6 +44,8 @@ def to_result(record: dict) -> dict:
         result.update(_diagnosed(record, classify(record)))
     elif status != "ok":
         result["message"] = record.get("message") or status
+    if record.get("output"):  # what the model printed during its capture (truncated)
+        result["output"] = record["output"]
     return result
 
 

@@ -4,16 +4,18 @@ torch import per worker), and a model that hangs or kills its worker is recorded
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import queue
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from ..isolation import FORGED, Channel, describe_exit
 from .collect import collect
 
 __all__ = ["Job", "run_jobs", "run_in_process"]
@@ -48,95 +50,158 @@ class Job:
 
 
 def run_in_process(jobs: Sequence[Job]) -> list[dict]:
-    """No isolation: fastest, for tests and trusted models."""
-    return [collect(**j.collect_args()) for j in jobs]
+    """No isolation: fastest, for tests and trusted models (their Python-level
+    prints go to stderr, not into a report on stdout)."""
+    with contextlib.redirect_stdout(sys.stderr):
+        return [collect(**j.collect_args()) for j in jobs]
 
 
 def run_jobs(
-    jobs: Sequence[Job], workers: int = 2, timeout: float = 60.0
+    jobs: Sequence[Job],
+    workers: int = 2,
+    timeout: float = 60.0,
+    max_memory: int | None = None,
 ) -> list[dict]:
-    """Records in job order; each batch runs in its own worker process."""
+    """Records in job order; each batch runs in its own worker process
+    (`max_memory`: bytes each worker may map beyond its start, None: no cap)."""
     batches = [list(jobs[i::workers]) for i in range(max(1, workers))]
     with ThreadPoolExecutor(len(batches)) as pool:
-        done = pool.map(lambda b: _run_batch(b, timeout), [b for b in batches if b])
+        done = pool.map(
+            lambda b: _run_batch(b, timeout, max_memory), [b for b in batches if b]
+        )
     by_index = {i: r for part in done for i, r in part.items()}
     return [by_index[j.index] for j in jobs]
 
 
-def _run_batch(batch: list[Job], timeout: float) -> dict[int, dict]:
+def _run_batch(batch: list[Job], timeout: float, max_memory: int | None) -> dict:
     results: dict[int, dict] = {}
     while len(results) < len(batch):
         pending = [j for j in batch if j.index not in results]
-        results.update(_one_worker(pending, timeout))
+        results.update(_one_worker(pending, timeout, max_memory))
     return results
 
 
-def _one_worker(jobs: list[Job], timeout: float) -> dict[int, dict]:
-    """Runs jobs until all finish or one hangs / crashes (recorded, then we return)."""
-    with tempfile.TemporaryFile("w+") as err:
+def _worker_argv(max_memory: int | None) -> list[str]:
+    argv = [sys.executable, "-m", "cuvil_debug.triage.worker"]
+    return argv + (["--max-memory", str(max_memory)] if max_memory else [])
+
+
+def _one_worker(jobs: list[Job], timeout: float, max_memory: int | None) -> dict:
+    """Runs jobs until all finish or one hangs / crashes (recorded, then we return).
+    The worker's stdout and stderr (the models' output) go to a file read here."""
+    channel = Channel()
+    with tempfile.TemporaryFile("a+b") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cuvil_debug.triage.worker"],
+            _worker_argv(max_memory),
             stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            text=True,
+            stdout=out,
+            stderr=out,
+            pass_fds=channel.pass_fds,
+            env=channel.env(),
         )
-        events = _reader(proc)
-        proc.stdin.write("".join(j.as_json() + "\n" for j in jobs))
+        channel.start()
+        proc.stdin.write("".join(j.as_json() + "\n" for j in jobs).encode())
         proc.stdin.close()
-        results, lost = _drain(events, jobs, timeout)
+        drained = _Drain(jobs, timeout)
+        drained.run(channel.events)
         _stop(proc)
-        if lost is not None:
-            results[lost] = _crash(proc, err)
+        results = drained.results
+        if drained.lost is not None:
+            results[drained.lost] = _crash(proc, out, drained.offset(drained.lost))
         for job in jobs:
             if job.index in results:
                 results[job.index].setdefault("spec", job.spec)
                 results[job.index].setdefault("frontend", job.frontend)
+                _attach_output(results[job.index], out, drained.spans.get(job.index))
         return results
 
 
-def _reader(proc: subprocess.Popen) -> queue.Queue:
-    events: queue.Queue = queue.Queue()
-
-    def pump() -> None:
-        for line in proc.stdout:
-            events.put(json.loads(line))
-        events.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
-    return events
+OUTPUT_CHARS = 2000  # of a model's own output kept in its record (the last ones)
 
 
-def _drain(events: queue.Queue, jobs: list[Job], timeout: float):
-    """(results, index of the job that killed the worker or None)."""
-    results: dict[int, dict] = {}
-    limits = {j.index: timeout if j.timeout is None else j.timeout for j in jobs}
-    running, wait = None, STARTUP_S + max(limits.values())
-    while len(results) < len(jobs):
-        try:
-            event = events.get(timeout=wait)
-        except queue.Empty:
-            if running is None:  # stuck before any job started: blame the next one
-                return results, _first_pending(jobs, results)
-            results[running] = {
-                "status": "timeout",
-                "message": f"capture did not finish within {limits[running]:g} s",
-            }
-            return results, None
-        if event is None:  # the worker died
-            return results, running if running is not None else _first_pending(
-                jobs, results
-            )
-        if event["event"] == "start":
-            running = event["index"]
-            wait = limits[running]
-        else:
-            results[event["index"]], running = event["record"], None
-    return results, None
+class _Drain:
+    """Reads a worker's events: `results` by job index; `lost`, the job that was
+    running when the worker died (or None); `spans`, where each job's output lies in
+    the output file; lines without the nonce are counted against the running job."""
+
+    def __init__(self, jobs: list[Job], timeout: float) -> None:
+        self.jobs = jobs
+        self.limits = {
+            j.index: timeout if j.timeout is None else j.timeout for j in jobs
+        }
+        self.results: dict[int, dict] = {}
+        self.lost: int | None = None
+        self.spans: dict[int, list] = {}
+        self.forged: dict[int | None, int] = {}
+
+    def offset(self, index: int) -> int:
+        return self.spans.get(index, [0])[0]
+
+    def run(self, events: queue.Queue) -> None:
+        running, wait = None, STARTUP_S + max(self.limits.values())
+        while len(self.results) < len(self.jobs):
+            try:
+                event = events.get(timeout=wait)
+            except queue.Empty:
+                if running is None:  # stuck before any job started: blame the next one
+                    self.lost = self._first_pending()
+                    return
+                self.results[running] = {
+                    "status": "timeout",
+                    "message": f"capture did not finish within "
+                    f"{self.limits[running]:g} s",
+                }
+                return
+            if event is None:  # the worker died
+                self.lost = running if running is not None else self._first_pending()
+                return
+            if event["event"] == FORGED or "forged_prefix" in event:
+                self.forged[running] = self.forged.get(running, 0) + 1
+            if event["event"] == "start":
+                running, wait = event["index"], self.limits[event["index"]]
+                self.spans[running] = [max(0, event.get("out", 0)), None]
+            elif event["event"] == "result":
+                index = event["index"]
+                self.spans.setdefault(index, [0, None])[1] = event.get("out")
+                self.results[index], running = self._checked(index, event), None
+
+    def _checked(self, index: int, event: dict) -> dict:
+        record, forged = event["record"], self.forged.get(index, 0)
+        if not forged:
+            return record
+        return {
+            "spec": record.get("spec"),
+            "frontend": record.get("frontend"),
+            "status": "error",
+            "message": f"the model wrote to the result channel: {forged} line(s) "
+            f"without this run's nonce were rejected (its capture itself ended "
+            f"{record.get('status')!r})",
+        }
+
+    def _first_pending(self) -> int | None:
+        return next((j.index for j in self.jobs if j.index not in self.results), None)
 
 
-def _first_pending(jobs: list[Job], results: dict) -> int | None:
-    return next((j.index for j in jobs if j.index not in results), None)
+def _read_output(out, start: int, end: int | None) -> str:
+    out.flush()
+    size = os.fstat(out.fileno()).st_size
+    end = size if end is None or end < start else min(end, size)
+    data = os.pread(out.fileno(), end - start, start) if end > start else b""
+    return data.decode("utf-8", "replace")
+
+
+def _attach_output(record: dict, out, span: list | None) -> None:
+    """The model's own output during its capture (its last OUTPUT_CHARS) as
+    record["output"]; none when it printed nothing."""
+    if span is None:
+        return
+    text = _read_output(out, span[0], span[1])
+    if not text.strip():
+        return
+    if len(text) > OUTPUT_CHARS:
+        cut = len(text) - OUTPUT_CHARS
+        text = f"[{cut} earlier characters cut]\n" + text[-OUTPUT_CHARS:]
+    record["output"] = text
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -145,11 +210,9 @@ def _stop(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def _crash(proc: subprocess.Popen, err) -> dict:
-    err.seek(0)
-    tail = err.read()[-800:].strip()
+def _crash(proc: subprocess.Popen, out, offset: int) -> dict:
+    tail = _read_output(out, offset, None)[-800:].strip()
     return {
         "status": "crash",
-        "message": f"the capture process died (exit code "
-        f"{proc.returncode}){': ' + tail if tail else ''}",
+        "message": describe_exit(proc.returncode) + (f": {tail}" if tail else ""),
     }
