@@ -4,7 +4,8 @@ Every index a kernel loads is checked with one unsigned compare against its dim'
 (after wrapping negatives for the ops that allow them). On a violation the kernel calls
 ``cuvil_index_error(kernel, index, dim, size)``, which records the first violation of a
 call in the module's status word ``i64 cuvil_status[5]`` (flag, kernel number, index,
-dim, size), and returns; the runtime raises a CuvilRuntimeError naming the op and node
+dim, size; the dim word carries ``WRAP_FLAG`` when negatives count from the end, so the
+message can state the valid range), and returns; the runtime raises a CuvilRuntimeError naming the op and node
 (runtime/status.py). No load or store ever uses an unchecked index.
 """
 
@@ -27,6 +28,7 @@ from .scalar import binary
 __all__ = [
     "STATUS_SYMBOL",
     "STATUS_WORDS",
+    "WRAP_FLAG",
     "checked_index",
     "emit_index",
     "emit_index_put",
@@ -36,6 +38,7 @@ __all__ = [
 
 STATUS_SYMBOL = "cuvil_status"
 STATUS_WORDS = 5  # flag, kernel number, index, dim, size
+WRAP_FLAG = 1 << 32  # or-ed into the dim word: the op accepts [-size, size)
 _REPORT = "cuvil_index_error"
 
 
@@ -85,7 +88,8 @@ def checked_index(
         v = b.select(b.icmp_signed("<", v, i64(0)), b.add(v, i64(size)), v)
     bad = b.icmp_unsigned(">=", v, i64(size))
     with b.if_then(bad, likely=False):
-        args = [i64(_kernel_number(k)), raw64, i64(dim), i64(size)]
+        dim_word = dim | (WRAP_FLAG if wrap else 0)
+        args = [i64(_kernel_number(k)), raw64, i64(dim_word), i64(size)]
         b.call(_report_fn(k.fn.module), args)
         b.ret_void()
     return v
@@ -165,8 +169,9 @@ def emit_index_put(k: Kernel, op: Operation) -> None:
     x, vals = k.in_type(0), k.in_type(1)
     _static(k, x, vals, *op.operand_types[2:])
     dims, acc = list(op.attrs["dims"]), bool(op.attrs.get("accumulate", False))
+    wrap = bool(op.attrs.get("wrap", True))
     _copy(k, x)
-    with _index_walk(k, x, dims, 2) as (pos, target, off):
+    with _index_walk(k, x, dims, 2, wrap) as (pos, target, off):
         voff = linear_offset(k.b, pos, _broadcast_strides(vals.shape, target))
         v = k.load(k.inp(1), voff, x.dtype)
         if acc:

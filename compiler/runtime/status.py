@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Sequence
 
-from ..codegen.indexing import STATUS_SYMBOL, STATUS_WORDS
+from ..codegen.indexing import STATUS_SYMBOL, STATUS_WORDS, WRAP_FLAG
 from ..errors import CuvilRuntimeError
 
 __all__ = ["StatusWord", "STATUS_SYMBOL"]
@@ -31,7 +31,9 @@ class StatusWord:
         """Raise if the last call recorded a violation."""
         if not self.words[0]:
             return
-        _, number, index, dim, size = list(self.words)
+        _, number, index, dim_word, size = list(self.words)
+        dim, wrap = dim_word & (WRAP_FLAG - 1), bool(dim_word & WRAP_FLAG)
+        valid = f"[{-size if wrap else 0}, {size - 1}]" if size > 0 else "none"
         prefix = f"cuvil_k{number}_"
         row = next((r for r in self.kernels if r[0].startswith(prefix)), None)
         what = f"kernel {number}"
@@ -41,7 +43,8 @@ class StatusWord:
             node = f" (FX node '{nodes[0]}')" if nodes else ""
             what, where = f"{op_name}{node}", source or None
         raise CuvilRuntimeError(
-            f"index {index} is out of range for dim {dim} of size {size} in {what}",
+            f"index {index} is out of range for dim {dim} of size {size} in {what} "
+            f"(valid: {valid})",
             where=where,
             hint="torch raises for this index too; check the index tensor's values",
         )
