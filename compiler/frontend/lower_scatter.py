@@ -19,7 +19,7 @@ from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType, broadcast_shapes
 from .context import LoweringContext
-from .lower_index import _scatter, _unsupported
+from .lower_index import _int_index, _scatter, _unsupported
 from .lower_shape import _dim, reshape, slice_dim
 from .registry import aten, lowers, named
 
@@ -296,3 +296,30 @@ def _one_hot(cx: LoweringContext, tensor, num_classes=-1):
     zeros = full(cx, 0, shape, DType.i64)
     at = reshape(cx, i, (*i.type.shape, 1))
     return _scatter(cx, zeros, len(shape) - 1, at, 1, "none")
+
+
+def _max_unpool(spatial: int):
+    """max_unpool{2,3}d: a scatter of each plane's values to their flat positions in the
+    output plane, whose index check refuses a position outside it (torch's
+    decomposition adds a plane offset first, so one went to a neighbour plane)."""
+
+    @named(f"max_unpool{spatial}d")
+    def rule(cx: LoweringContext, x, indices, output_size, *_):
+        v, i = cx.value(x), _int_index(cx, indices)
+        if (
+            v.type.rank not in (spatial + 1, spatial + 2)
+            or i.type.shape != v.type.shape
+        ):
+            raise _unsupported(cx, f"max_unpool{spatial}d of {v.type} by {i.type}")
+        lead, plane = tuple(v.type.shape[:-spatial]), math.prod(v.type.shape[-spatial:])
+        size = tuple(int(s) for s in output_size)
+        zeros = full(cx, 0, (*lead, math.prod(size)), v.type.dtype)
+        vals, at = (reshape(cx, t, (*lead, plane)) for t in (v, i))
+        out = _scatter(cx, zeros, len(lead), at, vals, "none")
+        return reshape(cx, out, (*lead, *size))
+
+    return rule
+
+
+lowers(aten.max_unpool2d, torch._C._nn.max_unpool2d)(_max_unpool(2))
+lowers(aten.max_unpool3d, torch._C._nn.max_unpool3d)(_max_unpool(3))

@@ -79,9 +79,13 @@ def _cross_entropy(x, i):
     return F.cross_entropy(x, i, reduction="none")
 
 
+def _unpool(x, i):
+    return F.max_unpool1d(x[:2, :3].unsqueeze(0), i, 2, output_size=[N])
+
+
 # name: (module class, index layout, frontends)
 #   "row": i = [0, v, 1] (a 1-d index of 3); "along": i is [N, 2] with i[1, 1] = v;
-#   "target": i = [0, v, 1, 2, 3] (one class per row of x)
+#   "target": i = [0, v, 1, 2, 3] (one class per row of x); "unpool": [1, 2, 3] positions
 FX, EXPORT = ("fx",), ("export",)
 FAMILIES: dict[str, dict[str, tuple]] = {
     "embedding": {
@@ -140,6 +144,7 @@ FAMILIES: dict[str, dict[str, tuple]] = {
             FX,
         ),
         "one_hot": (_fn(lambda x, i: F.one_hot(i, N) + 0), "row", FX + EXPORT),
+        "max_unpool1d": (_fn(_unpool), "unpool", FX + EXPORT),
     },
 }
 # (frontend, opt level) of each build; int32 indices where torch takes them
@@ -151,6 +156,8 @@ def make_index(layout: str, v: int, dtype: torch.dtype) -> torch.Tensor:
         t = torch.zeros(N, 2, dtype=torch.int64)
         t[1, 1] = v
         return t.to(dtype)
+    if layout == "unpool":
+        return torch.tensor([[[0, v, 4], [1, 2, 3]]], dtype=torch.int64).to(dtype)
     rows = [0, v, 1, 2, 3] if layout == "target" else [0, v, 1]
     return torch.tensor(rows, dtype=torch.int64).to(dtype)
 
