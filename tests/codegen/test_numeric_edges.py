@@ -3,7 +3,7 @@ of numeric_edges_cases.py over +-0, +-denormal, +-1e38, +-inf, nan, +-1, compare
 eager for NaN positions, infinities, the sign of zeros and finite values.
 
 One model per op family returns every op's result, so a family is one compile per build
-(fx at O3 and O0); each op is its own test case of the generated table.
+(fx at O3 and O0, export at O3); each op is its own test case of the generated table.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ FAMILIES = {
     "binary": (cases.BINARY, cases.binary_inputs),
     "reduce": (cases.REDUCTIONS, lambda: (cases.reduction_input(),)),
 }
-BUILDS = ("O3", "O0")
+BUILDS = ("O3", "O0", "export")  # fx at O3 and O0; export at O3
 
 
 class Family(torch.nn.Module):
@@ -49,7 +49,8 @@ def _results(family: str, opt: str) -> dict:
         table, make = FAMILIES[family]
         inputs = make()
         model = Family(table.values())
-        compiled = cuvil.compile(model, inputs, options={"opt_level": opt})
+        options = {"frontend": "export"} if opt == "export" else {"opt_level": opt}
+        compiled = cuvil.compile(model, inputs, options=options)
         got = compiled(*inputs)
         want = model(*inputs)
         _RESULTS[family, opt] = {
