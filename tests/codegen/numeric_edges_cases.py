@@ -128,6 +128,12 @@ UNARY = {
     "isinf": torch.isinf,
     "isfinite": torch.isfinite,
     "signbit": torch.signbit,
+    "to_int32": lambda x: x.to(torch.int32),
+    "to_int64": lambda x: x.to(torch.int64),
+    "to_uint8": lambda x: x.to(torch.uint8),
+    "to_bool": lambda x: x.to(torch.bool),
+    "to_float16": lambda x: x.to(torch.float16),
+    "to_float64": lambda x: x.to(torch.float64),
 }
 
 BINARY = {
