@@ -112,7 +112,8 @@ def emit_reduce(k: Kernel, op: Operation, kind: str) -> None:
 
 def _var(k: Kernel, op: Operation, base, inner, in_i, dtype: DType, n: int):
     """Two passes (mean, then squared deviations) in float64, as torch accumulates a
-    float32 variance: eight 1e38s have variance 0, not inf (their float32 sum overflows)."""
+    float32 variance: eight 1e38s have variance 0, not inf (their float32 sum overflows).
+    With ``sqrt`` (std) the root is taken in float64 too."""
     wide = DType.f64
     total = _inner_reduce(k, "sum", k.inp(0), base, inner, in_i, dtype, acc=wide)
     mean = k.b.fmul(total, const(wide, 1.0 / n) if n else const(wide, float("nan")))
@@ -123,6 +124,9 @@ def _var(k: Kernel, op: Operation, base, inner, in_i, dtype: DType, n: int):
     var = k.b.fmul(
         sq, const(wide, 1.0 / denom) if denom > 0 else const(wide, float("nan"))
     )
+    if op.attrs.get("sqrt", False):  # std: the root before rounding, as torch
+        root = k.fn.module.declare_intrinsic("llvm.sqrt", [llvm_type(wide)])
+        var = k.b.call(root, [var])
     return var if dtype is wide else k.b.fptrunc(var, llvm_type(dtype))
 
 
