@@ -4,15 +4,17 @@ Every index a kernel loads is checked with one unsigned compare against its dim'
 (after wrapping negatives for the ops that allow them). On a violation the kernel calls
 ``cuvil_index_error(kernel, index, dim, size)``, which records the first violation of a
 call in the module's status word ``i64 cuvil_status[5]`` (flag, kernel number, index,
-dim, size), and returns; the runtime raises a CuvilRuntimeError naming the op and node
+dim, size; the dim word carries ``WRAP_FLAG`` when negatives count from the end, so the
+message can state the valid range), and returns; the runtime raises a CuvilRuntimeError naming the op and node
 (runtime/status.py). No load or store ever uses an unchecked index.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 
 from llvmlite import ir
 
@@ -27,7 +29,10 @@ from .scalar import binary
 __all__ = [
     "STATUS_SYMBOL",
     "STATUS_WORDS",
+    "WRAP_FLAG",
     "checked_index",
+    "check_all",
+    "unchecked_indices",
     "emit_index",
     "emit_index_put",
     "emit_gather",
@@ -36,7 +41,21 @@ __all__ = [
 
 STATUS_SYMBOL = "cuvil_status"
 STATUS_WORDS = 5  # flag, kernel number, index, dim, size
+WRAP_FLAG = 1 << 32  # or-ed into the dim word: the op accepts [-size, size)
 _REPORT = "cuvil_index_error"
+_UNCHECKED: ContextVar[bool] = ContextVar("cuvil_unchecked_indices", default=False)
+
+
+@contextmanager
+def unchecked_indices() -> Iterator[None]:
+    """Builds in this block emit no index checks: only benchmarks/index_checks.py uses
+    it, to measure what the checks cost. Not an option: an unchecked build reads out of
+    bounds on a bad index. (Its LLVM IR differs, so the object cache keeps it apart.)"""
+    token = _UNCHECKED.set(True)
+    try:
+        yield
+    finally:
+        _UNCHECKED.reset(token)
 
 
 def _status(llmod: ir.Module) -> ir.GlobalVariable:
@@ -73,22 +92,49 @@ def _kernel_number(k: Kernel) -> int:
     return int(m.group(1)) if m else -1
 
 
-def checked_index(
-    k: Kernel, raw: ir.Value, size: int, dim: int, wrap: bool = False
-) -> ir.Value:
-    """`raw` (an index loaded from memory) as an i64 in [0, size); negative ones count
-    from the end with `wrap`. Out of range: report and return from the kernel."""
-    b = k.b
+def _wrapped(b: ir.IRBuilder, raw: ir.Value, size: int, wrap: bool) -> ir.Value:
     v = b.sext(raw, I64) if raw.type != I64 else raw
-    raw64 = v
     if wrap:
         v = b.select(b.icmp_signed("<", v, i64(0)), b.add(v, i64(size)), v)
+    return v
+
+
+def checked_index(
+    k: Kernel, raw: ir.Value, size: int, dim: int, wrap: bool = False, check=True
+) -> ir.Value:
+    """`raw` (an index loaded from memory) as an i64 in [0, size); negative ones count
+    from the end with `wrap`. Out of range: report and return from the kernel. Without
+    `check` only the wrap: the index tensor was validated whole by `check_all`."""
+    b = k.b
+    v = _wrapped(b, raw, size, wrap)
+    if not check or _UNCHECKED.get():
+        return v
     bad = b.icmp_unsigned(">=", v, i64(size))
     with b.if_then(bad, likely=False):
-        args = [i64(_kernel_number(k)), raw64, i64(dim), i64(size)]
+        dim_word = dim | (WRAP_FLAG if wrap else 0)
+        raw64 = b.sext(raw, I64) if raw.type != I64 else raw
+        args = [i64(_kernel_number(k)), raw64, i64(dim_word), i64(size)]
         b.call(_report_fn(k.fn.module), args)
         b.ret_void()
     return v
+
+
+def check_all(k: Kernel, operand: int, size: int, dim: int, wrap: bool) -> None:
+    """The check hoisted out of the kernel's loops: one pass over index tensor `operand`
+    ors together "out of range" for every element (no branch, so LLVM vectorizes it);
+    only when one is bad a second pass finds and reports the first. The loops after it
+    use ``checked_index(..., check=False)``: each index is compared once, not once per
+    element of the output that reads it."""
+    if _UNCHECKED.get():
+        return
+    t, b = k.in_type(operand), k.b
+    acc = k.alloca(ir.IntType(1), ir.Constant(ir.IntType(1), 0), name="badidx")
+    with for_range(b, t.numel(), name="chk") as i:
+        v = _wrapped(b, k.load(k.inp(operand), i, t.dtype), size, wrap)
+        b.store(b.or_(b.load(acc), b.icmp_unsigned(">=", v, i64(size))), acc)
+    with b.if_then(b.load(acc), likely=False):
+        with for_range(b, t.numel(), name="rep") as i:
+            checked_index(k, k.load(k.inp(operand), i, t.dtype), size, dim, wrap)
 
 
 def _static(k: Kernel, *types: TensorType) -> None:
@@ -137,6 +183,8 @@ def _index_walk(k: Kernel, x: TensorType, dims: list[int], first: int, wrap=True
     adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
     at, nb = (dims[0] if adjacent else 0), len(bshape)
     xst = contiguous_strides(x.shape)
+    for j, d in enumerate(dims):
+        check_all(k, first + j, x.shape[d], d, wrap)
     with loop_nest(k.b, list(target), name="ix") as pos:
         bpos = pos[at : at + nb]
         rpos = pos[:at] + pos[at + nb :]
@@ -144,7 +192,7 @@ def _index_walk(k: Kernel, x: TensorType, dims: list[int], first: int, wrap=True
         for j, (d, t) in enumerate(zip(dims, idx_t)):
             ioff = linear_offset(k.b, bpos, _broadcast_strides(t.shape, bshape))
             raw = k.load(k.inp(first + j), ioff, t.dtype)
-            v = checked_index(k, raw, x.shape[d], d, wrap=wrap)
+            v = checked_index(k, raw, x.shape[d], d, wrap=wrap, check=False)
             term = k.b.mul(v, i64(xst[d])) if xst[d] != 1 else v
             off = k.b.add(off, term)
         yield pos, target, off
@@ -165,8 +213,9 @@ def emit_index_put(k: Kernel, op: Operation) -> None:
     x, vals = k.in_type(0), k.in_type(1)
     _static(k, x, vals, *op.operand_types[2:])
     dims, acc = list(op.attrs["dims"]), bool(op.attrs.get("accumulate", False))
+    wrap = bool(op.attrs.get("wrap", True))
     _copy(k, x)
-    with _index_walk(k, x, dims, 2) as (pos, target, off):
+    with _index_walk(k, x, dims, 2, wrap) as (pos, target, off):
         voff = linear_offset(k.b, pos, _broadcast_strides(vals.shape, target))
         v = k.load(k.inp(1), voff, x.dtype)
         if acc:
@@ -179,7 +228,7 @@ def _along(k: Kernel, x: TensorType, it: TensorType, dim: int, pos) -> ir.Value:
     raw = k.load(
         k.inp(1), linear_offset(k.b, pos, contiguous_strides(it.shape)), it.dtype
     )
-    v = checked_index(k, raw, x.shape[dim], dim)
+    v = checked_index(k, raw, x.shape[dim], dim, check=False)
     xst = contiguous_strides(x.shape)
     others = [p for d, p in enumerate(pos) if d != dim]
     off = linear_offset(k.b, others, [s for d, s in enumerate(xst) if d != dim])
@@ -190,6 +239,7 @@ def emit_gather(k: Kernel, op: Operation) -> None:
     x, it = k.in_type(0), k.in_type(1)
     _static(k, x, it)
     dim = op.attrs["dim"]
+    check_all(k, 1, x.shape[dim], dim, wrap=False)
     with loop_nest(k.b, list(it.shape), name="g") as pos:
         v = k.load(k.inp(0), _along(k, x, it, dim, pos), x.dtype)
         k.store(
@@ -201,6 +251,7 @@ def emit_scatter(k: Kernel, op: Operation) -> None:
     x, it, src = k.in_type(0), k.in_type(1), k.in_type(2)
     _static(k, x, it, src)
     dim, reduce = op.attrs["dim"], op.attrs.get("reduce", "none")
+    check_all(k, 1, x.shape[dim], dim, wrap=False)
     _copy(k, x)
     with loop_nest(k.b, list(it.shape), name="s") as pos:
         off = _along(k, x, it, dim, pos)

@@ -71,11 +71,16 @@ def _init(kind: str, dtype: DType) -> ir.Constant:
 
 
 def _inner_reduce(
-    k: Kernel, kind: str, ptr, base, inner, in_i, dtype: DType, center=None
+    k: Kernel, kind: str, ptr, base, inner, in_i, dtype: DType, center=None, acc=None
 ):
-    slot = k.alloca(llvm_type(dtype), _init(kind, dtype))
+    """Reduce the `inner` elements at `base`; with `acc` (a wider float type) each
+    element is widened and the accumulation runs in that type."""
+    acc = acc or dtype
+    slot = k.alloca(llvm_type(acc), _init(kind, acc))
     with loop_nest(k.b, inner, name="r") as r:
         v = k.load(ptr, k.b.add(base, linear_offset(k.b, r, in_i)), dtype)
+        if acc is not dtype:
+            v = k.b.fpext(v, llvm_type(acc))
         if center is not None:
             d = k.b.fsub(v, center)
             v = k.b.fmul(d, d)
@@ -94,19 +99,35 @@ def emit_reduce(k: Kernel, op: Operation, kind: str) -> None:
         n *= shape[d]
     with loop_nest(k.b, outer, name="o") as o:
         base = linear_offset(k.b, o, in_o)
-        acc = _inner_reduce(k, kind, k.inp(0), base, inner, in_i, dtype)
-        if kind in ("mean", "var"):
+        if kind == "var" and dtype.is_float:
+            acc = _var(k, op, base, inner, in_i, dtype, n)
+        else:
+            acc = _inner_reduce(k, kind, k.inp(0), base, inner, in_i, dtype)
+        if kind == "mean":
             acc = k.b.fmul(
                 acc, const(dtype, 1.0 / n) if n else const(dtype, float("nan"))
             )
-        if kind == "var":
-            sq = _inner_reduce(k, "sum", k.inp(0), base, inner, in_i, dtype, center=acc)
-            denom = n - op.attrs["correction"]
-            acc = k.b.fmul(
-                sq,
-                const(dtype, 1.0 / denom) if denom > 0 else const(dtype, float("nan")),
-            )
         k.store(acc, k.out(), linear_offset(k.b, o, out_o), dtype)
+
+
+def _var(k: Kernel, op: Operation, base, inner, in_i, dtype: DType, n: int):
+    """Two passes (mean, then squared deviations) in float64, as torch accumulates a
+    float32 variance: eight 1e38s have variance 0, not inf (their float32 sum overflows).
+    With ``sqrt`` (std) the root is taken in float64 too."""
+    wide = DType.f64
+    total = _inner_reduce(k, "sum", k.inp(0), base, inner, in_i, dtype, acc=wide)
+    mean = k.b.fmul(total, const(wide, 1.0 / n) if n else const(wide, float("nan")))
+    sq = _inner_reduce(
+        k, "sum", k.inp(0), base, inner, in_i, dtype, center=mean, acc=wide
+    )
+    denom = n - op.attrs["correction"]
+    var = k.b.fmul(
+        sq, const(wide, 1.0 / denom) if denom > 0 else const(wide, float("nan"))
+    )
+    if op.attrs.get("sqrt", False):  # std: the root before rounding, as torch
+        root = k.fn.module.declare_intrinsic("llvm.sqrt", [llvm_type(wide)])
+        var = k.b.call(root, [var])
+    return var if dtype is wide else k.b.fptrunc(var, llvm_type(dtype))
 
 
 def _copy(k: Kernel, t) -> None:
@@ -175,13 +196,12 @@ def emit_softmax(k: Kernel, op: Operation, log: bool = False) -> None:
                 k.store(e, k.out(), off, dtype)
         s = k.b.load(total)
         scale = k.b.fdiv(const(dtype, 1.0), s)
-        shift = k.b.fadd(mx, k.b.call(log_fn, [s])) if log else None
+        log_s = k.b.call(log_fn, [s]) if log else None
         with for_range(k.b, n, name="w") as i:
             off = k.b.add(base, k.b.mul(i, i64(inner)))
-            if log:
-                k.store(
-                    k.b.fsub(k.load(k.inp(0), off, dtype), shift), k.out(), off, dtype
-                )
+            if log:  # (x - max) - log(sum): max + log(sum) first absorbs log n at 1e8
+                centered = k.b.fsub(k.load(k.inp(0), off, dtype), mx)
+                k.store(k.b.fsub(centered, log_s), k.out(), off, dtype)
             else:
                 k.store(
                     k.b.fmul(k.load(k.out(), off, dtype), scale), k.out(), off, dtype
@@ -214,6 +234,7 @@ def emit_layer_norm(k: Kernel, op: Operation) -> None:
             y = k.b.fmul(k.b.fsub(k.load(k.inp(0), off, dtype), mean), rstd)
             if has_w:
                 y = k.b.fmul(y, k.load(k.inp(1), c, dtype))
-            if has_b:
-                y = k.b.fadd(y, k.load(k.inp(2), c, dtype))
+            # torch adds its bias (+0 without one), so a zero result is +0, never -0
+            bias = k.load(k.inp(2), c, dtype) if has_b else const(dtype, 0.0)
+            y = k.b.fadd(y, bias)
             k.store(y, k.out(), off, dtype)

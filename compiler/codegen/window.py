@@ -8,7 +8,7 @@ from llvmlite import ir
 
 from ..ir.core import Operation
 from ..ir.types import DType
-from .indexing import checked_index
+from .indexing import check_all, checked_index
 from .kernel import Kernel, contiguous_strides, physical_strides
 from .loops import I64, for_range, i64, linear_offset, loop_nest
 from .scalar import const, llvm_type
@@ -146,8 +146,10 @@ def _window_sum(k: Kernel, dtype, acc, p, bounds, in_st, pos) -> None:
 def emit_embedding(k: Kernel, op: Operation) -> None:
     w, idx_t = k.in_type(0), k.in_type(1)
     dim = w.shape[1]
+    check_all(k, 1, w.shape[0], 0, wrap=False)
     with for_range(k.b, idx_t.numel(), name="t") as t:
-        row = checked_index(k, k.load(k.inp(1), t, idx_t.dtype), w.shape[0], 0)
+        raw = k.load(k.inp(1), t, idx_t.dtype)
+        row = checked_index(k, raw, w.shape[0], 0, check=False)
         base_in, base_out = k.b.mul(row, i64(dim)), k.b.mul(t, i64(dim))
         with for_range(k.b, dim, name="c") as c:
             v = k.load(k.inp(0), k.b.add(base_in, c), w.dtype)

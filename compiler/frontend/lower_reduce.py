@@ -89,7 +89,11 @@ def _var_scaled(cx: LoweringContext, v, dims, keepdim: bool, correction, n):
 
 @lowers(torch.std, "std", aten.std)
 def _std(cx: LoweringContext, *args, **kwargs):
-    return cx.op("cuvil.sqrt", _var(cx, *args, **kwargs))
+    var = _var(cx, *args, **kwargs)
+    if isinstance(var.owner, ops.VarOp) and not var.uses:
+        var.owner.attrs["sqrt"] = True  # the root in the kernel's float64, as torch
+        return var
+    return cx.op("cuvil.sqrt", var)
 
 
 def _minmax(reduce_name: str, pairwise: str, arg_fn):

@@ -1,5 +1,6 @@
 """Lowering rules for scatters that combine: scatter_reduce (sum, prod, mean, amax, amin,
-with or without the destination's own values), masked_scatter and embedding_bag.
+with or without the destination's own values), masked_scatter, embedding_bag, and the
+index_put-shaped index_add, index_copy and one_hot (which refuse out-of-range classes).
 
 All are built from ``cuvil.scatter`` (whose ``reduce`` combines duplicates), ``cuvil.index``
 and elementwise ops. ``include_self=False`` first writes the reduction's identity at the
@@ -18,7 +19,7 @@ from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType, broadcast_shapes
 from .context import LoweringContext
-from .lower_index import _scatter, _unsupported
+from .lower_index import _int_index, _scatter, _unsupported
 from .lower_shape import _dim, reshape, slice_dim
 from .registry import aten, lowers, named
 
@@ -231,3 +232,94 @@ lowers(
     aten._embedding_bag, aten._embedding_bag_forward_only, aten.embedding_bag.default
 )(_aten_embedding_bag("none"))
 lowers(aten.embedding_bag.padding_idx)(_aten_embedding_bag("wrap"))
+
+
+# ---- index_add / index_copy / one_hot -------------------------------------------------------
+def _along_dim(cx, x, dim, index, source, accumulate: bool, alpha=1, wrap=False):
+    """``x.index_add(dim, index, source)`` (accumulate) or ``index_copy``: an index_put
+    at `dim` that refuses negative indices as torch does (its decomposition wraps);
+    index_fill, which torch lets count from the end, passes `wrap`."""
+    v, i = cx.value(x), cx.value(index)
+    if i.type.dtype not in (DType.i64, DType.i32) or i.type.rank > 1:
+        raise _unsupported(cx, f"an index of {i.type} (a 1-d i64 or i32 tensor)")
+    i = reshape(cx, i, (1,)) if i.type.rank == 0 else i
+    d = _dim(dim, v.type.rank)
+    target = list(v.type.shape)
+    if target:
+        target[d] = i.type.shape[0]
+    s = cx.cast(cx.value(source, v.type.dtype), v.type.dtype)
+    if alpha != 1:
+        s = cx.op("cuvil.mul", s, cx.scalar(alpha, v.type.dtype))
+    if s.type.numel() == 1:
+        s = reshape(cx, s, ())
+    elif tuple(s.type.shape) != tuple(target):
+        s = reshape(cx, s, target)
+    if v.type.rank == 0:
+        picked = _along_dim(cx, reshape(cx, v, (1,)), 0, i, s, accumulate, wrap=wrap)
+        return reshape(cx, picked, ())
+    return cx.emit(ops.IndexPutOp, v, s, i, dims=(d,), accumulate=accumulate, wrap=wrap)
+
+
+@lowers(torch.index_add, "index_add", aten.index_add)
+def _index_add(cx: LoweringContext, x, dim, index, source, *, alpha=1, out=None):
+    if out is not None:
+        raise _unsupported(cx, "index_add with out=")
+    return _along_dim(cx, x, dim, index, source, True, alpha)
+
+
+@lowers(torch.index_copy, "index_copy", aten.index_copy)
+def _index_copy(cx: LoweringContext, x, dim, index, source, *, out=None):
+    if out is not None:
+        raise _unsupported(cx, "index_copy with out=")
+    return _along_dim(cx, x, dim, index, source, False)
+
+
+@lowers(torch.index_fill, "index_fill", aten.index_fill)
+def _index_fill(cx: LoweringContext, x, dim, index, value):
+    return _along_dim(cx, x, dim, index, value, False, wrap=True)
+
+
+@lowers(F.one_hot, aten.one_hot)
+def _one_hot(cx: LoweringContext, tensor, num_classes=-1):
+    """A scatter of ones into zeros: its index check refuses a class outside
+    [0, num_classes) as torch does (an equality with arange gave a zero row)."""
+    i = cx.value(tensor)
+    if i.type.dtype is not DType.i64:
+        raise _unsupported(cx, f"one_hot of {i.type} (torch takes an i64 tensor)")
+    if not isinstance(num_classes, int) or num_classes < 0:
+        raise _unsupported(
+            cx,
+            "one_hot without num_classes (its shape depends on the values)",
+            hint="pass num_classes=N",
+        )
+    shape = (*i.type.shape, num_classes)
+    zeros = full(cx, 0, shape, DType.i64)
+    at = reshape(cx, i, (*i.type.shape, 1))
+    return _scatter(cx, zeros, len(shape) - 1, at, 1, "none")
+
+
+def _max_unpool(spatial: int):
+    """max_unpool{2,3}d: a scatter of each plane's values to their flat positions in the
+    output plane, whose index check refuses a position outside it (torch's
+    decomposition adds a plane offset first, so one went to a neighbour plane)."""
+
+    @named(f"max_unpool{spatial}d")
+    def rule(cx: LoweringContext, x, indices, output_size, *_):
+        v, i = cx.value(x), _int_index(cx, indices)
+        if (
+            v.type.rank not in (spatial + 1, spatial + 2)
+            or i.type.shape != v.type.shape
+        ):
+            raise _unsupported(cx, f"max_unpool{spatial}d of {v.type} by {i.type}")
+        lead, plane = tuple(v.type.shape[:-spatial]), math.prod(v.type.shape[-spatial:])
+        size = tuple(int(s) for s in output_size)
+        zeros = full(cx, 0, (*lead, math.prod(size)), v.type.dtype)
+        vals, at = (reshape(cx, t, (*lead, plane)) for t in (v, i))
+        out = _scatter(cx, zeros, len(lead), at, vals, "none")
+        return reshape(cx, out, (*lead, *size))
+
+    return rule
+
+
+lowers(aten.max_unpool2d, torch._C._nn.max_unpool2d)(_max_unpool(2))
+lowers(aten.max_unpool3d, torch._C._nn.max_unpool3d)(_max_unpool(3))

@@ -57,8 +57,6 @@ class NativeModule:
             _pointer_array(args),
             _pointer_array(outs),
         )  # alive for the call
-        if self._status is not None:
-            self._status.reset()
         self._entry(
             ctypes.addressof(in_ptrs),
             ctypes.addressof(out_ptrs),

@@ -51,6 +51,12 @@ def _torch_indices(rank: int, dims, idx) -> list:
     return full
 
 
+def _refuse_negative(dims, idx) -> None:
+    for d, t in zip(dims, idx):
+        if t.numel() and bool((t < 0).any()):
+            raise IndexError(f"index {int(t.min())} is out of range for dim {d}")
+
+
 @register_op
 class IndexOp(Operation):
     """``cuvil.index(%x, %i0, %i1) {dims = [0, 1]}``: ``x[i0, i1]`` (torch's advanced
@@ -72,11 +78,7 @@ class IndexOp(Operation):
     def reference(self, x: torch.Tensor, *idx: torch.Tensor) -> torch.Tensor:
         dims = list(self.attrs["dims"])
         if not self.attrs.get("wrap", True):
-            for d, t in zip(dims, idx):
-                if bool((t < 0).any()):
-                    raise IndexError(
-                        f"index {int(t.min())} is out of range for dim {d}"
-                    )
+            _refuse_negative(dims, idx)
         return torch.ops.aten.index.Tensor(x, _torch_indices(x.dim(), dims, idx))
 
 
@@ -84,12 +86,17 @@ class IndexOp(Operation):
 class IndexPutOp(Operation):
     """``cuvil.index_put(%x, %values, %i0) {dims = [0], accumulate = false}``: a copy of
     x with ``x[i0] = values`` (``+=`` with accumulate, duplicates summed). `values`
-    broadcasts to the shape of ``x[i0]``."""
+    broadcasts to the shape of ``x[i0]``. Negative indices count from the end
+    (``wrap = false``: they are out of range, as in ``index_add``/``index_copy``)."""
 
     name = "cuvil.index_put"
     OPERANDS = ("x", "values", "indices*")
     TRAITS = _PURE
-    ATTRS = {"dims": AttrSpec("ints"), "accumulate": AttrSpec("bool", default=False)}
+    ATTRS = {
+        "dims": AttrSpec("ints"),
+        "accumulate": AttrSpec("bool", default=False),
+        "wrap": AttrSpec("bool", default=True),
+    }
 
     def infer_types(self) -> list[TensorType]:
         x, values, *idx = self.operand_types
@@ -102,6 +109,8 @@ class IndexPutOp(Operation):
         return [x]
 
     def reference(self, x, values, *idx) -> torch.Tensor:
+        if not self.attrs.get("wrap", True):
+            _refuse_negative(list(self.attrs["dims"]), idx)
         full = _torch_indices(x.dim(), list(self.attrs["dims"]), idx)
         return torch.ops.aten.index_put(
             x, full, values, bool(self.attrs.get("accumulate", False))

@@ -97,15 +97,22 @@ def _prod(x: torch.Tensor, dims: list[int], keep: bool) -> torch.Tensor:
 
 @register_op
 class VarOp(ReduceOp):
-    """``cuvil.var(%x) {dims = [1], correction = 1, keepdim = false}``."""
+    """``cuvil.var(%x) {dims = [1], correction = 1, keepdim = false, sqrt = false}``;
+    with ``sqrt`` the standard deviation (the root taken before rounding to x's type,
+    as torch.std does: a variance past float32's range can have a representable root)."""
 
     name = "cuvil.var"
     FLOAT_ONLY = True
-    ATTRS = {**ReduceOp.ATTRS, "correction": AttrSpec("int", default=1, min=0)}
+    ATTRS = {
+        **ReduceOp.ATTRS,
+        "correction": AttrSpec("int", default=1, min=0),
+        "sqrt": AttrSpec("bool", default=False),
+    }
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
         dims = list(self.attrs["dims"])
-        return torch.var(
+        fn = torch.std if self.attrs.get("sqrt", False) else torch.var
+        return fn(
             x, dims, correction=self.attrs["correction"], keepdim=self.attrs["keepdim"]
         )
 
