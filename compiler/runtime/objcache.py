@@ -24,7 +24,7 @@ never an error and never executed. Writes go to a temporary file in the entry's 
 directory (``O_EXCL``, so never through a link) renamed over the entry, so readers see
 the old entry or the new one, never half a file; a link or directory in the entry's
 place, or in place of a shard directory, is removed first (removing a link never touches
-what it points to). The cache root itself may be a link (a cache moved to another disk
+what it points to); a read through such a link reads nothing. The cache root itself may be a link (a cache moved to another disk
 is the user's choice). docs/RELIABILITY.md has the threat model: the checksums catch
 accidents (a crash mid-write, a full disk, bit rot, a stray edit), not an attacker who
 can write the cache directory, who could as well write the user's site-packages.
@@ -196,6 +196,10 @@ def load_object(
     if not enabled():
         return None
     path = _path(key)
+    if not _real_dirs(path):  # a link in place of a shard: read and delete nothing
+        if count:
+            _count("misses")
+        return None
     data, problem = _read(path)
     body = None
     if data is not None:
@@ -208,6 +212,16 @@ def load_object(
     if count:
         _count("hits" if body is not None else "misses")
     return body
+
+
+def _real_dirs(path: Path) -> bool:
+    """Are the shard directory and ``objects`` above it real directories (or absent)?
+    `store_object` replaces a link or file there."""
+    for folder in (path.parent, path.parent.parent):
+        mode = _mode(folder)
+        if mode and not stat.S_ISDIR(mode):
+            return False
+    return True
 
 
 def evict(key: str, problem: str) -> None:

@@ -196,7 +196,8 @@ _ENTRY = {
 }
 CORRUPTIONS = sorted(n for n in _ENTRY if n != "unreadable" or os.geteuid() != 0)
 # those whose bytes reach LLVM if the cache ever trusted them: one child each (slow tier)
-BODY = [n for n in CORRUPTIONS if n.split("-")[0] in ("flip", "zero", "garbage")]
+_TOUCHING_OBJECT = ("flip-body", "flip-last", "zero-body", "zero-middle", "zero-tail")
+BODY = [n for n in CORRUPTIONS if n.startswith(_TOUCHING_OBJECT + ("garbage",))]
 BODY += ["swap-with-other-model", "other-model-entry", "other-model-elf"]
 BODY += [n for n in CORRUPTIONS if n.startswith("forged")]
 
