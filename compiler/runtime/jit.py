@@ -15,6 +15,11 @@ DWARF (``objcopy --strip-debug``, handed over through the object-cache hook): a 
 a release crash is symbolised by loading the store's debug file at the registered
 object's section addresses (``elfinfo.symbol_file_args``).
 
+A cached object (``objcache.py``: its bytes checked against the entry's checksums) is
+also checked here before MCJIT sees it (``_object_check``: a whole relocatable ELF
+object carrying this build's debug key); an object that fails, or that LLVM refuses
+anyway, is evicted and the module rebuilt from its IR.
+
 With a ``bisect_limit`` (LLVM's ``-opt-bisect-limit``) the module is optimized and
 compiled in a child process (``llvm_worker``: the option is process-global and cannot be
 undone, so this process never sets it); the engine loads the child's object like a

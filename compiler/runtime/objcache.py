@@ -137,7 +137,7 @@ def _read(path: Path) -> tuple[bytes | None, str | None]:
     """(the file's bytes, None), or (None, why it is no entry); (None, None): absent."""
     try:
         st = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a cache dir that is a file: off
         return None, None
     except OSError as e:
         return None, f"cannot be examined ({e.strerror})"

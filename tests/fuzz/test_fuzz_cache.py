@@ -15,7 +15,7 @@ The bounded run (CI's slow tier) takes about a minute. The long run::
 
     HYPOTHESIS_PROFILE=explore CUVIL_FUZZ_EXAMPLES=200000 CUVIL_FUZZ_E2E_EXAMPLES=3000 \\
         python -m pytest -p no:cacheprovider -o addopts="--import-mode=importlib" \\
-        -m fuzz tests/fuzz/test_fuzz_cache.py
+        -s -m fuzz tests/fuzz/test_fuzz_cache.py
 """
 
 from __future__ import annotations
@@ -113,8 +113,11 @@ def test_no_mutated_entry_passes_verification(entry, monkeypatch):
         else:
             assert got is None, ops
             assert not path.exists(), "a bad entry was left in place"
+        tried.append(data != original)
 
+    tried: list[bool] = []
     verify()
+    print(f"{len(tried)} entries verified, {sum(tried)} of them mutated: 0 passed")
 
 
 _CHILD = """
@@ -148,6 +151,10 @@ print(json.dumps({"done": True}), flush=True)
 """
 
 
+def _tried(lines: list[dict]) -> int:
+    return sum("trying" in ln for ln in lines)
+
+
 @pytest.mark.slow
 @pytest.mark.fuzz
 def test_every_mutated_entry_is_rebuilt_by_the_next_compile(tmp_path):
@@ -161,3 +168,4 @@ def test_every_mutated_entry_is_rebuilt_by_the_next_compile(tmp_path):
     last = next((ln["trying"] for ln in reversed(lines) if "trying" in ln), None)
     assert proc.returncode == 0, f"died on {last}: {proc.stderr[-3000:]}"
     assert lines and lines[-1] == {"done": True}
+    print(f"{_tried(lines)} mutated entries compiled, 0 crashes, 0 wrong results")

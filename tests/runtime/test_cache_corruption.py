@@ -198,3 +198,15 @@ def test_concurrent_compiling_processes_share_one_sound_entry(tmp_path, monkeypa
     assert entry.read_bytes().startswith(objcache.MAGIC)
     monkeypatch.setenv("CUVIL_CACHE_DIR", str(tmp_path))
     assert cf.compile_once("a")["hit"]
+
+
+def test_a_cache_dir_that_is_a_file_is_only_slower(tmp_path, monkeypatch):
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_bytes(b"the user's")
+    monkeypatch.setenv("CUVIL_CACHE_DIR", str(not_a_dir))
+    cuvil.reset_cache_stats()
+    x = torch.randn(2, 8)
+    assert not _compile(x).jit.cache_hit and not _compile(x).jit.cache_hit
+    s = cuvil.cache_stats()
+    assert (s.hits, s.misses, s.corrupt_evicted, s.stores, s.entries) == (0, 2, 0, 0, 0)
+    assert not_a_dir.read_bytes() == b"the user's"
