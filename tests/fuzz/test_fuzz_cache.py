@@ -13,7 +13,7 @@ header). Two properties:
 
 The bounded run (CI's slow tier) takes about a minute. The long run::
 
-    HYPOTHESIS_PROFILE=explore CUVIL_FUZZ_EXAMPLES=200000 CUVIL_FUZZ_E2E_EXAMPLES=3000 \\
+    HYPOTHESIS_PROFILE=explore CUVIL_FUZZ_EXAMPLES=50000 CUVIL_FUZZ_E2E_EXAMPLES=1000 \\
         python -m pytest -p no:cacheprovider -o addopts="--import-mode=importlib" \\
         -s -m fuzz tests/fuzz/test_fuzz_cache.py
 """
