@@ -15,6 +15,8 @@ from .hooks import CompileHooks
 from .options import CompileOptions, DebugOptions, Options
 from .pipeline import compile
 from .runtime.aot import load, save
+from .runtime.objcache import reset_stats as reset_cache_stats
+from .runtime.objcache import stats as cache_stats
 from .version import __version__
 
 __all__ = [
@@ -35,4 +37,6 @@ __all__ = [
     "Options",
     "save",
     "load",
+    "cache_stats",
+    "reset_cache_stats",
 ]

@@ -15,6 +15,11 @@ DWARF (``objcopy --strip-debug``, handed over through the object-cache hook): a 
 a release crash is symbolised by loading the store's debug file at the registered
 object's section addresses (``elfinfo.symbol_file_args``).
 
+A cached object (``objcache.py``: its bytes checked against the entry's checksums) is
+also checked here before MCJIT sees it (``_object_check``: a whole relocatable ELF
+object carrying this build's debug key); an object that fails, or that LLVM refuses
+anyway, is evicted and the module rebuilt from its IR.
+
 With a ``bisect_limit`` (LLVM's ``-opt-bisect-limit``) the module is optimized and
 compiled in a child process (``llvm_worker``: the option is process-global and cannot be
 undone, so this process never sets it); the engine loads the child's object like a
@@ -24,6 +29,7 @@ cached one.
 from __future__ import annotations
 
 import ctypes
+import struct
 import sys
 
 import llvmlite.binding as llvm
@@ -34,6 +40,7 @@ from ..errors import CodegenError
 from ..options import CompileOptions
 from . import debugfiles, jitreg, llvm_worker, objcache
 from .debugkey import debug_key, key_options, note_module, target, versions
+from .elfinfo import SHT_NOBITS, Elf
 from .symbols import SymbolStore, store_for
 
 __all__ = ["JitModule", "EntryFn"]
@@ -107,11 +114,32 @@ class JitModule:
         use_cache = not debug and bisect_limit is None
         key = objcache.cache_key(program.llvm_ir, opt, self.debug_key)
         key = key if use_cache else None
-        cached = objcache.load_object(key) if key else None
+        check = _object_check(self.debug_key)
+        cached = objcache.load_object(key, check) if key else None
         self.cache_hit = cached is not None
-        obj = self._build(program, opt, bisect_limit, echo_bisect, prebuilt, cached)
-        if obj is not None and key and cached is None:
+        if cached is not None:
+            try:
+                self.module = _parse_keyed(program, self.debug_key)
+                self._start(program, debug, options, key, cached, opt)
+                return
+            except RuntimeError as e:  # llvmlite's error: LLVM refused the object
+                objcache.evict(key, f"was refused by LLVM ({_first_line(e)})")
+                self.cache_hit = False
+        obj = self._build(program, opt, bisect_limit, echo_bisect, prebuilt)
+        if obj is not None and key:
             objcache.store_object(key, obj)
+        self._start(program, debug, options, key, obj, opt)
+
+    def _start(
+        self,
+        program: Program,
+        debug: bool,
+        options: CompileOptions | None,
+        key: str | None,
+        obj: bytes | None,
+        opt: int,
+    ) -> None:
+        """Create the engine over `module` (loading `obj` if any) and find the entry."""
         if obj is not None and self.store is not None:
             self.store.put(debug=obj, source="jit")
             if not debug:  # MCJIT loads it without DWARF; the store has that
@@ -135,7 +163,10 @@ class JitModule:
             )
         self.engine.finalize_object()
         self.engine.run_static_constructors()
-        self.entry = EntryFn(self.engine.get_function_address(program.entry))
+        address = self.engine.get_function_address(program.entry)
+        if not address:
+            raise RuntimeError(f"the object defines no {program.entry}")
+        self.entry = EntryFn(address)
 
     def _build(
         self,
@@ -144,7 +175,6 @@ class JitModule:
         bisect_limit: int | None,
         echo_bisect: bool,
         prebuilt: llvm_worker.Pending | None,
-        cached: bytes | None,
     ) -> bytes | None:
         """Set `module`; return the object MCJIT is to load (None: it compiles the
         module itself, which then is optimized)."""
@@ -158,9 +188,9 @@ class JitModule:
             if result.stderr:
                 sys.stderr.write(result.stderr)
             return result.object
-        if cached is not None or prebuilt is not None:
+        if prebuilt is not None:
             self.module = _parse_keyed(program, self.debug_key)
-            return cached if cached is not None else prebuilt.result().object
+            return prebuilt.result().object
         self.module = _parse_keyed(program, self.debug_key)
         optimize(self.module, opt)
         if self.store is None:
@@ -180,7 +210,8 @@ class JitModule:
         if bisect_limit is not None:
             return None
         key = jit_key(program, _options(options, opt, False))
-        if objcache.load_object(objcache.cache_key(program.llvm_ir, opt, key)):
+        cache_key = objcache.cache_key(program.llvm_ir, opt, key)
+        if objcache.load_object(cache_key, _object_check(key), count=False):
             return None
         return llvm_worker.start_object(str(_parse_keyed(program, key)), opt)
 
@@ -190,3 +221,31 @@ class JitModule:
 
 def _options(options: CompileOptions | None, opt: int, debug: bool) -> CompileOptions:
     return options or CompileOptions(opt_level=f"O{opt}", debug=debug)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+
+
+def _object_check(debug_key: str):
+    """A cached object's last check before LLVM sees it (objcache verified its bytes):
+    a relocatable 64-bit ELF whose sections lie inside it and whose debug-key note is
+    this build's (so no other build's object runs under this key)."""
+
+    def check(obj: bytes) -> str | None:
+        try:
+            elf = Elf(obj)
+            end = max(
+                (s.offset + s.size for s in elf.sections if s.type != SHT_NOBITS),
+                default=0,
+            )
+            key = elf.cuvil_key
+        except (ValueError, struct.error, IndexError) as e:
+            return f"holds a malformed ELF object ({e})"
+        if not elf.relocatable or end > len(obj):
+            return "holds an ELF file that is not a whole relocatable object"
+        if key != debug_key:
+            return f"holds the object of another build (debug key {key})"
+        return None
+
+    return check

@@ -3,17 +3,46 @@
 The key covers everything that decides the machine code: the generated LLVM IR, the opt
 level, the target triple, CPU name and features, and the LLVM and Cuvil versions (a key of
 the IR alone collides across code-generation options). Objects live in
-``$CUVIL_CACHE_DIR`` (default ``$XDG_CACHE_HOME/cuvil`` or ``~/.cache/cuvil``);
-``CUVIL_CACHE=0`` turns the cache off. A corrupt or unreadable entry is a miss, never an
-error; writes go to a temporary file renamed into place, so readers never see half a file.
+``$CUVIL_CACHE_DIR`` (default ``$XDG_CACHE_HOME/cuvil`` or ``~/.cache/cuvil``), one file
+per key at ``objects/KEY[:2]/KEY.o``; ``CUVIL_CACHE=0`` turns the cache off.
+
+An entry is an 88-byte header and the object::
+
+    magic  b"CUVILOB\\0"   8 bytes
+    format FORMAT          u32 little-endian
+    flags  0               u32
+    length len(object)     u64
+    key    sha256(key)     32 bytes: the entry belongs to this key, not to another
+    digest sha256(object)  32 bytes
+
+Every read checks all of it (and that the path is a regular file, not a link, a
+directory or a FIFO, opened with ``O_NOFOLLOW``) before the object can reach LLVM; the
+caller may check the object further (``check``: the JIT compares its debug-key note).
+An entry that fails is deleted, counted (``stats().corrupt_evicted``), logged once at
+DEBUG on the ``cuvil.cache`` logger, and the caller rebuilds it: a bad entry is a miss,
+never an error and never executed. Writes go to a temporary file in the entry's own
+directory (``O_EXCL``, so never through a link) renamed over the entry, so readers see
+the old entry or the new one, never half a file; a link or directory in the entry's
+place, or in place of a shard directory, is removed first (removing a link never touches
+what it points to); a read through such a link reads nothing. The cache root itself may be a link (a cache moved to another disk
+is the user's choice). docs/RELIABILITY.md has the threat model: the checksums catch
+accidents (a crash mid-write, a full disk, bit rot, a stray edit), not an attacker who
+can write the cache directory, who could as well write the user's site-packages.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import shutil
+import stat
+import struct
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import llvmlite
 import llvmlite.binding as llvm
@@ -21,7 +50,51 @@ import llvmlite.binding as llvm
 from ..codegen.target import host_cpu, target_triple
 from ..version import __version__
 
-__all__ = ["cache_key", "load_object", "store_object", "cache_dir", "enabled"]
+__all__ = [
+    "cache_key",
+    "load_object",
+    "store_object",
+    "evict",
+    "cache_dir",
+    "enabled",
+    "stats",
+    "reset_stats",
+    "CacheStats",
+    "MAGIC",
+    "FORMAT",
+    "HEADER",
+]
+
+MAGIC = b"CUVILOB\0"
+FORMAT = 1
+_HEAD = struct.Struct("<8sIIQ32s32s")
+HEADER = _HEAD.size  # 88
+MAX_ENTRY = 1 << 30  # a bigger file is not an object this cache wrote
+_log = logging.getLogger("cuvil.cache")
+
+
+class CacheStats(NamedTuple):
+    """This process's lookups (`hits`, `misses`: every lookup that found no usable
+    entry, `corrupt_evicted` of them bad ones deleted, `stores`), and what is on disk
+    now (`entries`, `bytes`) under `dir`."""
+
+    hits: int
+    misses: int
+    corrupt_evicted: int
+    stores: int
+    entries: int
+    bytes: int
+    dir: str
+
+
+_counts = {"hits": 0, "misses": 0, "corrupt_evicted": 0, "stores": 0}
+_reported: set[str] = set()
+_lock = threading.Lock()
+
+
+def _count(name: str) -> None:
+    with _lock:
+        _counts[name] += 1
 
 
 def enabled() -> bool:
@@ -60,25 +133,202 @@ def _path(key: str) -> Path:
     return cache_dir() / "objects" / key[:2] / f"{key}.o"
 
 
-def load_object(key: str) -> bytes | None:
+def _read(path: Path) -> tuple[bytes | None, str | None]:
+    """(the file's bytes, None), or (None, why it is no entry); (None, None): absent."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):  # a cache dir that is a file: off
+        return None, None
+    except OSError as e:
+        return None, f"cannot be examined ({e.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        return None, "is a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return None, "is not a regular file"
+    if st.st_size > MAX_ENTRY:
+        return None, f"is {st.st_size} bytes, over the {MAX_ENTRY}-byte limit"
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        return None, f"cannot be opened ({e.strerror})"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None, "is not a regular file"
+        chunks, size = [], 0
+        while size <= MAX_ENTRY and (chunk := os.read(fd, 1 << 20)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks), None
+    except OSError as e:
+        return None, f"cannot be read ({e.strerror})"
+    finally:
+        os.close(fd)
+
+
+def _unpack(data: bytes, key: str) -> tuple[bytes | None, str | None]:
+    """(the object, None) if `data` is a sound entry of `key`, else (None, why)."""
+    if len(data) < HEADER:
+        return None, f"is {len(data)} bytes, shorter than its {HEADER}-byte header"
+    magic, fmt, flags, length, key_digest, digest = _HEAD.unpack_from(data)
+    if magic != MAGIC:
+        return None, "has no Cuvil entry header (an older format, or overwritten)"
+    if fmt != FORMAT or flags != 0:
+        return None, f"has format {fmt} (flags {flags:#x}); this Cuvil reads {FORMAT}"
+    if length != len(data) - HEADER:
+        return None, f"says {length} object bytes but holds {len(data) - HEADER}"
+    if key_digest != hashlib.sha256(key.encode()).digest():
+        return None, "belongs to another key"
+    body = data[HEADER:]
+    if hashlib.sha256(body).digest() != digest:
+        return None, "fails its SHA-256 checksum"
+    if not body.startswith(b"\x7fELF"):
+        return None, "holds no ELF object"
+    return body, None
+
+
+def load_object(
+    key: str, check: Callable[[bytes], str | None] | None = None, count: bool = True
+) -> bytes | None:
+    """The verified object cached under `key`, or None. `check(object)` may name a
+    further problem (None: sound); a bad entry is evicted. `count=False`: a peek that
+    leaves the hit and miss counters alone."""
     if not enabled():
         return None
-    try:
-        data = _path(key).read_bytes()
-    except OSError:
+    path = _path(key)
+    if not _real_dirs(path):  # a link in place of a shard: read and delete nothing
+        if count:
+            _count("misses")
         return None
-    return data if data.startswith(b"\x7fELF") else None
+    data, problem = _read(path)
+    body = None
+    if data is not None:
+        body, problem = _unpack(data, key)
+    if body is not None and check is not None:
+        problem = check(body)
+    if problem is not None:
+        _evict(path, problem)
+        body = None
+    if count:
+        _count("hits" if body is not None else "misses")
+    return body
+
+
+def _real_dirs(path: Path) -> bool:
+    """Are the shard directory and ``objects`` above it real directories (or absent)?
+    `store_object` replaces a link or file there."""
+    for folder in (path.parent, path.parent.parent):
+        mode = _mode(folder)
+        if mode and not stat.S_ISDIR(mode):
+            return False
+    return True
+
+
+def evict(key: str, problem: str) -> None:
+    """Delete `key`'s entry, which failed a check after `load_object` returned it
+    (LLVM could not load the object, say): that lookup counts as a miss, not a hit."""
+    with _lock:
+        _counts["hits"] -= 1
+        _counts["misses"] += 1
+    _evict(_path(key), problem)
+
+
+def _evict(path: Path, problem: str) -> None:
+    _remove(path)
+    _count("corrupt_evicted")
+    if str(path) not in _reported:  # a read-only cache keeps it: say so once
+        _reported.add(str(path))
+        _log.debug("cache entry %s %s: deleted, to be rebuilt", path, problem)
+
+
+def _remove(path: Path) -> None:
+    """Remove whatever is at `path`: a link itself (not its target), a file, or a
+    real directory with what is in it. Errors are left to the next read."""
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def _real_dir(path: Path) -> None:
+    """Make `path` a real directory (a link or file in its place is removed)."""
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            return
+        _remove(path)
+    except FileNotFoundError:
+        pass
+    path.mkdir(parents=True, exist_ok=True)
 
 
 def store_object(key: str, data: bytes) -> None:
     if not enabled():
         return
     path = _path(key)
+    header = _HEAD.pack(
+        MAGIC,
+        FORMAT,
+        0,
+        len(data),
+        hashlib.sha256(key.encode()).digest(),
+        hashlib.sha256(data).digest(),
+    )
+    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        _real_dir(path.parent.parent)
+        _real_dir(path.parent)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
+            f.write(header + data)
+        if stat.S_ISDIR(_mode(path)):
+            _remove(path)
+        os.replace(tmp, path)  # a link at `path` is replaced, never followed
+        tmp = None
+        _count("stores")
     except OSError:
         pass  # a cache that cannot be written is only slower
+    finally:
+        if tmp is not None:
+            _remove(Path(tmp))
+
+
+def _mode(path: Path) -> int:
+    try:
+        return os.lstat(path).st_mode
+    except OSError:
+        return 0
+
+
+def stats() -> CacheStats:
+    """The counters of this process and the cache's size on disk (`cuvil.cache_stats`)."""
+    entries = size = 0
+    root = cache_dir()
+    objects = root / "objects"
+    try:
+        shards = [s for s in os.scandir(objects) if s.is_dir(follow_symlinks=False)]
+    except OSError:
+        shards = []
+    for shard in shards:
+        try:
+            found = list(os.scandir(shard.path))
+        except OSError:
+            continue
+        for e in found:
+            if e.name.endswith(".o") and e.is_file(follow_symlinks=False):
+                entries += 1
+                size += e.stat(follow_symlinks=False).st_size
+    with _lock:
+        counts = dict(_counts)
+    return CacheStats(**counts, entries=entries, bytes=size, dir=str(root))
+
+
+def reset_stats() -> None:
+    """Zero this process's counters (the on-disk figures are measured, not counted)."""
+    with _lock:
+        for name in _counts:
+            _counts[name] = 0
+        _reported.clear()

@@ -33,7 +33,7 @@ def test_corrupt_entries_are_misses_and_get_rewritten(tmp_path, monkeypatch):
     again = _compile(x)
     assert not again.jit.cache_hit
     assert again(x).shape == (2, 4)
-    assert all(p.read_bytes().startswith(b"\x7fELF") for p in tmp_path.rglob("*.o"))
+    assert all(p.read_bytes().startswith(b"CUVILOB\0") for p in tmp_path.rglob("*.o"))
 
 
 def test_cache_can_be_turned_off(tmp_path, monkeypatch):
