@@ -14,6 +14,7 @@ import cuvil
 from cuvil.args import EXIT_OK, EXIT_USAGE, run_main
 from cuvil.frontend import lower
 from cuvil.ir import print_module
+from cuvil.opt import add_limit
 
 from .args import ModelArgs, OutputArgs
 from .diff import cli as diff_cli
@@ -81,6 +82,7 @@ def _add_validate(commands) -> None:
     p.add_argument(
         "-q", "--quiet", action="store_true", help="print only errors, not 'FILE: ok'"
     )
+    add_limit(p)
     p.set_defaults(run=_cmd_validate)
 
 
@@ -102,7 +104,7 @@ def _cmd_ir(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     failed = False
     for path in args.files:
-        errors = validate_file(path)
+        errors = validate_file(path, args.max_constant_bytes)
         for err in errors:
             _error(format_error(err, path))
         if not errors and not args.quiet:

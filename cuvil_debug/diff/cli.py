@@ -18,8 +18,10 @@ from pathlib import Path
 
 from rich.console import Console
 
+from cuvil.argtypes import positive_int
 from cuvil.errors import CuvilError
 from cuvil.options import CompileOptions
+from cuvil.userpaths import check_dir
 
 from ..args import CheckArgs, CompileArgs, ModelArgs, OutputArgs
 from .engine import DiffOptions, run_diff
@@ -374,7 +376,7 @@ def _add_reduce(commands) -> None:
     )
     p.add_argument(
         "--max-checks",
-        type=int,
+        type=positive_int,
         default=200,
         metavar="N",
         help="at most N candidate compiles (default 200)",
@@ -384,12 +386,12 @@ def _add_reduce(commands) -> None:
 
 def _cmd_reduce(args) -> int:
     from .reduce import reduce_model
-    from .repro import write_repro
+    from .repro import DATA_NAME, REPRO_NAME, write_repro
 
     output = REPRO_OUTPUT.parse(args)
     out = Path(output.path)
-    if out.exists() and not out.is_dir():
-        raise CuvilError(f"-o {out} is a file; give a folder for repro.py")
+    # before the reduction (minutes): the folder, and the files it would overwrite
+    check_dir(out, [REPRO_NAME, DATA_NAME], force=output.force)
     model, check = MODEL.parse(args), CHECK.parse(args)
     if model.frontend != "fx":
         raise CuvilError(
@@ -412,7 +414,6 @@ def _cmd_reduce(args) -> int:
             log=lambda line: print(line, file=sys.stderr),
             **check.tol,
         )
-        out.mkdir(parents=True, exist_ok=True)
         paths = write_repro(
             result,
             out / "repro.py",

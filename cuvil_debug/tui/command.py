@@ -65,6 +65,7 @@ def add_parser(commands) -> None:
             )
     COMPILE.add_to(p)
     difftarget.add_arguments(p)
+    opt.add_limit(p)
 
 
 def load_target(
@@ -103,7 +104,7 @@ def _start(args: argparse.Namespace, report: dict | None) -> Start:
     if difftarget.is_report_path(target):
         return difftarget.report_target(args, report)
     if target.endswith(".cuvilir"):
-        module = opt.read_ir(target)
+        module = opt.read_ir(target, getattr(args, "max_constant_bytes", None))
         verify(module)
         return module, Path(target).parent
     if target.endswith(".py") and not Path(target).is_file():

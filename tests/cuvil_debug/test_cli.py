@@ -189,7 +189,7 @@ def test_user_error_traceback_flag_reraises(tmp_path):
 def test_internal_error_is_one_line_exit_3_unless_traceback(
     capsys, monkeypatch, ir_files
 ):
-    def crash(path):
+    def crash(path, *limits):
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(cli, "validate_file", crash)
