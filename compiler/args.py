@@ -51,6 +51,18 @@ _LEVELS = ["0", "1", "2", "3"]
 
 
 # ---- what to build -------------------------------------------------------------------
+def pipeline_text(text: str) -> str:
+    """argparse type: a pass pipeline whose every pass and option is known."""
+    from .passes.pipeline import parse_pipeline
+
+    try:
+        parse_pipeline(text)
+    except CuvilError as e:
+        hint = f" ({e.hint})" if e.hint else ""
+        raise argparse.ArgumentTypeError(f"{e.message}{hint}") from None
+    return text
+
+
 class CompileArgs:
     """``-O``, ``--no-fusion``, ``-p/--pipeline`` (and ``--threads``, ``--break-on``)
     -> CompileOptions.
@@ -117,7 +129,10 @@ class CompileArgs:
                 ),
             ),
             (["--no-fusion"], dict(action="store_true", help=fusion_help)),
-            (["-p", "--pipeline"], dict(metavar="PIPELINE", help=pipeline_help)),
+            (
+                ["-p", "--pipeline"],
+                dict(metavar="PIPELINE", type=pipeline_text, help=pipeline_help),
+            ),
         )
 
     def parse(

@@ -4,7 +4,8 @@ parsed, so a bad one is argparse's one error line and exit 2, before any work.
 Numbers are finite (no ``nan``/``inf``) and named by what they must be: ``count``
 (an integer >= 0), ``positive_int`` (>= 1), ``positive_float`` (> 0),
 ``non_negative_float`` (>= 0); ``byte_size`` takes ``4096``, ``64K``, ``256M``, ``1G``.
-Paths: ``existing_file`` must be a readable file, ``folder_path`` must not be an
+Paths: ``existing_file`` must be a readable file (``input_file``: or ``-``, stdin),
+``folder_path`` must not be an
 existing file (a folder to create or reuse).
 """
 
@@ -22,6 +23,7 @@ __all__ = [
     "non_negative_float",
     "byte_size",
     "existing_file",
+    "input_file",
     "folder_path",
 ]
 
@@ -89,6 +91,11 @@ def existing_file(text: str) -> str:
     if not os.access(text, os.R_OK):
         raise argparse.ArgumentTypeError(f"'{text}' cannot be read")
     return text
+
+
+def input_file(text: str) -> str:
+    """`existing_file`, or ``-`` for stdin."""
+    return text if text == "-" else existing_file(text)
 
 
 def folder_path(text: str) -> str:

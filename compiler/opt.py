@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .args import CompileArgs, OutputArgs, PassDebugArgs, run_main
-from .argtypes import byte_size
+from .argtypes import byte_size, input_file
 from .errors import CuvilError
 from .ir import Module, parse_file, parse_module, print_module
 from .ir.interpreter import random_params
@@ -69,7 +69,12 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's arguments (also those of ``cuvil-debug opt``)."""
-    parser.add_argument("file", metavar="FILE", help="a .cuvilir file, or - for stdin")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        type=input_file,
+        help="a .cuvilir file, or - for stdin",
+    )
     COMPILE.add_to(parser)
     WATCH.add_to(parser)
     parser.add_argument(

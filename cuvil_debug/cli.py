@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import cuvil
 from cuvil.args import EXIT_OK, EXIT_USAGE, run_main
+from cuvil.argtypes import existing_file
 from cuvil.frontend import lower
 from cuvil.ir import print_module
 from cuvil.opt import add_limit
@@ -78,7 +79,9 @@ def _add_validate(commands) -> None:
         help="parse and verify .cuvilir files",
         description="Parse and verify .cuvilir files; exit 1 if any has an error.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="a .cuvilir file")
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", type=existing_file, help="a .cuvilir file"
+    )
     p.add_argument(
         "-q", "--quiet", action="store_true", help="print only errors, not 'FILE: ok'"
     )

@@ -8,7 +8,6 @@ a repro); 2 a user mistake; 3 an internal error.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import os
@@ -24,6 +23,7 @@ from cuvil.options import CompileOptions
 from cuvil.userpaths import check_dir
 
 from ..args import CheckArgs, CompileArgs, ModelArgs, OutputArgs
+from .checks import check_break_on, check_faults, faults_injected
 from .engine import DiffOptions, run_diff
 from .metrics import parse_tolerances
 from .model import STAGES, DiffReport
@@ -86,49 +86,6 @@ def _compile_options(args) -> dict:
             hint="run: gdb --args cuvil-debug diff MODEL --break-on NODE",
         )
     return flat
-
-
-def _check_faults(loaded, specs: list[str], frontend: str = "fx") -> None:
-    """A fault naming no FX node of the model is a typo: say so before any work."""
-    if not specs:
-        return
-    import difflib
-
-    from cuvil.frontend.export import export
-    from cuvil.frontend.export_names import rename_like_fx
-    from cuvil.frontend.fx import trace
-    from cuvil.frontend.inplace import functionalize
-    from cuvil_debug import faults
-
-    parsed = [faults.parse(s) for s in specs]
-    try:
-        if frontend == "export":
-            ep = export(loaded.model, loaded.inputs, None)
-            graph = rename_like_fx(functionalize(ep)).graph
-        else:
-            graph = trace(loaded.model).graph
-        names = [n.name for n in graph.nodes]
-    except Exception:
-        return  # the diff reports the capture failure itself
-    for f in parsed:
-        if f.node not in names:
-            close = difflib.get_close_matches(f.node, names, n=1)
-            raise CuvilError(
-                f"--inject {f.spec}: the model has no FX node '{f.node}'",
-                hint=(f"did you mean '{close[0]}'? " if close else "")
-                + '`cuvil-debug ir MODEL` shows the node names (loc("NODE" ...))',
-            )
-
-
-@contextlib.contextmanager
-def _faults(specs: list[str]):
-    if not specs:
-        yield
-        return
-    from cuvil_debug import faults
-
-    with faults.inject(*[faults.parse(s) for s in specs]):
-        yield
 
 
 # ---- diff ----------------------------------------------------------------------------------
@@ -235,8 +192,9 @@ def _diff_and_write(args, output) -> tuple[DiffReport, int]:
     options = _diff_options(args)
     model, check = MODEL.parse(args), CHECK.parse(args)
     loaded = model.load()
-    _check_faults(loaded, check.inject, model.frontend)
-    with _faults(check.inject):
+    check_faults(loaded, check.inject, model.frontend)
+    check_break_on(loaded, options.compile.break_on, model.frontend)
+    with faults_injected(check.inject):
         report = run_diff(
             loaded.model, loaded.inputs, options, label=model.spec, faults=check.inject
         )
@@ -344,8 +302,8 @@ def _cmd_bisect(args) -> int:
 
     model, check = MODEL.parse(args), CHECK.parse(args)
     loaded = model.load()
-    _check_faults(loaded, check.inject, model.frontend)
-    with _faults(check.inject):
+    check_faults(loaded, check.inject, model.frontend)
+    with faults_injected(check.inject):
         result = bisect(
             loaded.model,
             loaded.inputs,
@@ -399,9 +357,9 @@ def _cmd_reduce(args) -> int:
             hint="run it without --frontend export (the node names are fx's then)",
         )
     loaded = model.load()
-    _check_faults(loaded, check.inject)
+    check_faults(loaded, check.inject)
     options = _compile_options(args)
-    with _faults(check.inject):
+    with faults_injected(check.inject):
         node = args.node
         if node is None:
             node = _first_divergence(loaded, COMPILE.parse(args))

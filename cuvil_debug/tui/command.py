@@ -101,6 +101,11 @@ def _start(args: argparse.Namespace, report: dict | None) -> Start:
     """The quick checks: a `.cuvilir` file is read and verified, a diff report's IR
     parsed; a model file must exist (its module None: it is loaded in `_finish`)."""
     target = args.model
+    is_ir = target.endswith(".cuvilir") or difftarget.is_report_path(target)
+    if is_ir and args.entry:
+        raise CuvilError(
+            f"--entry {args.entry} names a model's class; '{target}' is not a model"
+        )
     if difftarget.is_report_path(target):
         return difftarget.report_target(args, report)
     if target.endswith(".cuvilir"):
