@@ -92,7 +92,9 @@ def test_validate_missing_file_is_a_usage_error(capsys, tmp_path):
     with pytest.raises(SystemExit) as info:  # checked when the command line is parsed
         main(["validate", str(missing)])
     assert info.value.code == 2
-    assert f"error: argument FILE: '{missing}' does not exist" in capsys.readouterr().err
+    assert (
+        f"error: argument FILE: '{missing}' does not exist" in capsys.readouterr().err
+    )
 
 
 def test_validate_needs_a_file():
