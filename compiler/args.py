@@ -19,13 +19,16 @@ exit 2, a bug is exit 3 with a hint to ``--traceback``.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .argtypes import count, folder_path, positive_int
 from .errors import CuvilError
 from .options import CompileOptions, DebugOptions
+from .userpaths import OutputError, check_file, write_file
 
 __all__ = [
     "CompileArgs",
@@ -47,18 +50,19 @@ EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 3
 _LEVELS = ["0", "1", "2", "3"]
 
 
-def count(text: str) -> int:
-    """argparse type: an integer >= 0."""
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected a count >= 0, got {text!r}")
-    return n
-
-
 # ---- what to build -------------------------------------------------------------------
+def pipeline_text(text: str) -> str:
+    """argparse type: a pass pipeline whose every pass and option is known."""
+    from .passes.pipeline import parse_pipeline
+
+    try:
+        parse_pipeline(text)
+    except CuvilError as e:
+        hint = f" ({e.hint})" if e.hint else ""
+        raise argparse.ArgumentTypeError(f"{e.message}{hint}") from None
+    return text
+
+
 class CompileArgs:
     """``-O``, ``--no-fusion``, ``-p/--pipeline`` (and ``--threads``, ``--break-on``)
     -> CompileOptions.
@@ -82,7 +86,7 @@ class CompileArgs:
         if self.native:
             parser.add_argument(
                 "--threads",
-                type=int,
+                type=positive_int,
                 default=1,
                 metavar="N",
                 help="kernel threads (default 1)",
@@ -125,7 +129,10 @@ class CompileArgs:
                 ),
             ),
             (["--no-fusion"], dict(action="store_true", help=fusion_help)),
-            (["-p", "--pipeline"], dict(metavar="PIPELINE", help=pipeline_help)),
+            (
+                ["-p", "--pipeline"],
+                dict(metavar="PIPELINE", type=pipeline_text, help=pipeline_help),
+            ),
         )
 
     def parse(
@@ -188,10 +195,17 @@ class PassDebugArgs:
         parser.add_argument(
             "--snapshot-dir",
             metavar="DIR",
-            help="write the IR after each pass to DIR/0001-<pass>.cuvilir ...",
+            type=folder_path,
+            help="write the IR after each pass to DIR/0001-<pass>.cuvilir ... "
+            "(a folder holding snapshots needs --force)",
         )
+        add_force(parser, "let --snapshot-dir (and -o) overwrite files")
 
     def parse(self, args: argparse.Namespace) -> DebugOptions:
+        """The options; a --snapshot-dir holding snapshots already (of an earlier
+        run) is refused here, before any work, unless --force."""
+        if args.snapshot_dir and not getattr(args, "force", False):
+            check_snapshot_dir(args.snapshot_dir)
         return DebugOptions(
             bisect_limit=args.bisect_limit,
             print_after_all=args.print_after_all,
@@ -201,11 +215,28 @@ class PassDebugArgs:
         )
 
 
+_SNAPSHOT = re.compile(r"\d{4}-.+\.cuvilir")
+
+
+def check_snapshot_dir(path: str) -> None:
+    """Raise OutputError if folder `path` holds pass snapshots (``NNNN-*.cuvilir``)."""
+    folder = Path(path)
+    old = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    old = [name for name in old if _SNAPSHOT.fullmatch(name)]
+    if old:
+        raise OutputError(
+            f"--snapshot-dir '{folder}' already holds snapshots ({old[0]} ...); "
+            "pass --force to overwrite them or choose another folder"
+        )
+
+
+def add_force(parser: argparse.ArgumentParser, help: str) -> None:
+    """Add ``--force`` to `parser` unless another group added it already."""
+    if "--force" not in parser._option_string_actions:
+        parser.add_argument("--force", action="store_true", help=help)
+
+
 # ---- where the result goes -----------------------------------------------------------
-class OutputError(CuvilError):
-    """An output file could not be written (it exists, or its folder does not)."""
-
-
 @dataclass(frozen=True)
 class Output:
     """Where a tool writes: `path` (None or '-': stdout), more files by name (`also`,
@@ -273,7 +304,7 @@ class OutputArgs:
         for flag, text in self.also:
             parser.add_argument(flag, metavar="FILE", help=text)
         if self.force is not None:
-            parser.add_argument("--force", action="store_true", help=self.force)
+            add_force(parser, self.force)
 
     def parse(self, args: argparse.Namespace) -> Output:
         also = {f.lstrip("-"): getattr(args, f.lstrip("-")) for f, _ in self.also}
@@ -287,7 +318,8 @@ class OutputArgs:
 
 def write_output(text: str | bytes, path: str | None, *, force: bool = False) -> None:
     """Print `text` when `path` is None or '-'; else write it to `path` (bytes, e.g. a
-    PNG, as they are; text as UTF-8)."""
+    PNG, as they are; text as UTF-8) atomically, never over an existing file without
+    `force` (cuvil.userpaths)."""
     if path is None or path == "-":
         if isinstance(text, bytes):
             sys.stdout.buffer.write(text)
@@ -295,39 +327,14 @@ def write_output(text: str | bytes, path: str | None, *, force: bool = False) ->
             return
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
-    target = Path(path)
-    check_output(path, force=force)
-    # "x" creates the file exclusively: no race can make us overwrite a user's file.
-    mode = ("w" if force else "x") + ("b" if isinstance(text, bytes) else "")
-    try:
-        with target.open(mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
-            f.write(text)
-    except FileExistsError:
-        raise _exists(target) from None
+    write_file(path, text, force=force)
 
 
 def check_output(path: str | None, *, force: bool = False) -> None:
     """Raise OutputError if a file could not be written at `path`; a tool calls this
     before its slow work so that a bad -o fails at once."""
-    if path is None or path == "-":
-        return
-    target = Path(path)
-    if target.is_dir():
-        raise OutputError(f"output '{target}' is a directory; give a file path to -o")
-    if target.exists() and not force:
-        raise _exists(target)
-    if not target.parent.is_dir():
-        raise OutputError(
-            f"cannot write '{target}': folder '{target.parent}' does not exist; "
-            "create it first"
-        )
-
-
-def _exists(target: Path) -> OutputError:
-    return OutputError(
-        f"output '{target}' already exists; pass --force to overwrite it "
-        "or choose another -o path"
-    )
+    if path is not None and path != "-":
+        check_file(path, force=force)
 
 
 # ---- errors and exit codes -----------------------------------------------------------

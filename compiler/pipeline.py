@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from .codegen.generator import generate
-from .errors import CuvilError
+from .errors import CodegenError, CuvilError
 from .frontend import capture
 from .frontend.dynamic_shapes import derive_dims
 from .hooks import CompileHooks
@@ -51,6 +51,7 @@ def compile_module(
         hooks=hooks,
         break_on=options.break_on,
     )
+    _check_param_data(module, program)
     jit = JitModule(
         program,
         options.opt,
@@ -60,6 +61,20 @@ def compile_module(
         options=options,
     )
     return CompiledModule(module, program, jit, options)
+
+
+def _check_param_data(module: Module, program) -> None:
+    """Every param the code reads has data (IR read from text may declare params
+    without any): a CodegenError before the JIT, not a KeyError after it."""
+    have = {**module.param_data, **program.derived}
+    missing = [name for name in program.params if name not in have]
+    if missing:
+        raise CodegenError(
+            f"param @{missing[0]} has no data"
+            + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""),
+            hint="give the module's params data (cuvil-opt --random-params writes "
+            "random ones) or compile a model, whose params carry their values",
+        )
 
 
 def compile(

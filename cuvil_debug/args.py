@@ -21,6 +21,7 @@ import argparse
 from dataclasses import dataclass
 
 from cuvil.args import CompileArgs, Output, OutputArgs, PassDebugArgs
+from cuvil.argtypes import non_negative_float
 
 from .loader import LoadedModel, load_model
 
@@ -122,10 +123,14 @@ class CheckArgs:
             "repeatable",
         )
         parser.add_argument(
-            "--rtol", type=float, help="relative tolerance for every float dtype"
+            "--rtol",
+            type=non_negative_float,
+            help="relative tolerance for every float dtype (>= 0)",
         )
         parser.add_argument(
-            "--atol", type=float, help="absolute tolerance for every float dtype"
+            "--atol",
+            type=non_negative_float,
+            help="absolute tolerance for every float dtype (>= 0)",
         )
 
     def parse(self, args: argparse.Namespace) -> Check:

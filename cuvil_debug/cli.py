@@ -12,8 +12,10 @@ from collections.abc import Sequence
 
 import cuvil
 from cuvil.args import EXIT_OK, EXIT_USAGE, run_main
+from cuvil.argtypes import existing_file
 from cuvil.frontend import lower
 from cuvil.ir import print_module
+from cuvil.opt import add_limit
 
 from .args import ModelArgs, OutputArgs
 from .diff import cli as diff_cli
@@ -77,10 +79,13 @@ def _add_validate(commands) -> None:
         help="parse and verify .cuvilir files",
         description="Parse and verify .cuvilir files; exit 1 if any has an error.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="a .cuvilir file")
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", type=existing_file, help="a .cuvilir file"
+    )
     p.add_argument(
         "-q", "--quiet", action="store_true", help="print only errors, not 'FILE: ok'"
     )
+    add_limit(p)
     p.set_defaults(run=_cmd_validate)
 
 
@@ -102,7 +107,7 @@ def _cmd_ir(args: argparse.Namespace) -> int:
 def _cmd_validate(args: argparse.Namespace) -> int:
     failed = False
     for path in args.files:
-        errors = validate_file(path)
+        errors = validate_file(path, args.max_constant_bytes)
         for err in errors:
             _error(format_error(err, path))
         if not errors and not args.quiet:

@@ -48,10 +48,10 @@ def add_parser(commands) -> None:
 
 
 def run_passes_cmd(args: argparse.Namespace) -> int:
+    options = COMPILE.parse(args, WATCH.parse(args))  # --snapshot-dir before work
     model = MODEL.parse(args)
     loaded = model.load()
     module = lower(loaded.model, loaded.inputs, frontend=model.frontend)
-    options = COMPILE.parse(args, WATCH.parse(args))
     pipeline, ctx = opt.run_pipeline(module, options)
     print(f"pipeline: {pipeline}")
     print(format_table(pipeline.infos))

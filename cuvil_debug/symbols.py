@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from cuvil.args import EXIT_OK
+from cuvil.argtypes import folder_path
 from cuvil.errors import CuvilError
 from cuvil.runtime.aot import METADATA, bundle_files
 from cuvil.runtime.elfinfo import open_elf
@@ -78,7 +79,7 @@ def _command(sub, name: str, help: str, run) -> argparse.ArgumentParser:
     p.add_argument(
         "--store",
         metavar="DIR",
-        type=Path,
+        type=_store_dir,
         help="the store (default: $CUVIL_SYMBOL_STORE, else ~/.cache/cuvil/symbols)",
     )
     p.set_defaults(run=run)
@@ -88,6 +89,10 @@ def _command(sub, name: str, help: str, run) -> argparse.ArgumentParser:
 def _help(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
     return 2
+
+
+def _store_dir(text: str) -> Path:
+    return Path(folder_path(text))
 
 
 def _count(text: str) -> int:

@@ -11,10 +11,12 @@ from cuvil.opt import read_ir
 __all__ = ["read_ir", "validate_file", "format_error"]
 
 
-def validate_file(path: str | Path) -> list[CuvilError]:
+def validate_file(
+    path: str | Path, max_constant_bytes: int | None = None
+) -> list[CuvilError]:
     """Every error in the file: the first parse error, or all verifier errors."""
     try:
-        module = read_ir(path)
+        module = read_ir(path, max_constant_bytes)
     except CuvilError as e:
         return [e]
     return list(verify_all(module))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import io
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -127,9 +129,10 @@ def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) 
             f"forward() takes an argument '{names[len(inputs)]}' but only "
             f"{len(inputs)} example inputs were given"
         )
+    prop = StorageProp(gm)
+    printed = io.StringIO()  # torch's ShapeProp prints a traceback before it raises
     try:
-        with torch.no_grad():
-            prop = StorageProp(gm)
+        with torch.no_grad(), contextlib.redirect_stderr(printed):
             # a real run works on copies (an in-place op of the model must not change
             # the caller's inputs); a fake one (torch.compile's graphs) writes no data,
             # and fakes of copies would get new symbolic sizes
@@ -137,12 +140,34 @@ def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) 
             with _seeded():  # the same random draws as the trace check's eager run
                 outputs = prop.propagate(*[_copy(x) if real else x for x in inputs])
     except Exception as e:
-        raise FrontendError(
-            f"the traced model failed to run on the example inputs: "
-            f"{type(e).__name__}: {e}"
-        ) from e
-
+        _replay(printed.getvalue(), failed=True)
+        raise _run_failure(e, prop.failed) from e
+    _replay(printed.getvalue(), failed=False)
     return outputs if real else None
+
+
+def _replay(text: str, *, failed: bool) -> None:
+    """What the model printed on stderr during the run, without torch's traceback."""
+    if failed and "Traceback (most recent call last):" in text:
+        text = text[: text.rfind("Traceback (most recent call last):")]
+    sys.stderr.write(text)
+
+
+def _run_failure(e: Exception, node: torch.fx.Node | None) -> FrontendError:
+    """The error of the model's own code (not ShapeProp's dump), at its FX node."""
+    cause = e.__cause__ if "ShapeProp error" in str(e) and e.__cause__ else e
+    message = (str(cause).strip().splitlines() or [""])[0]
+    where = None
+    if node is not None:
+        loc = node_loc(node)
+        at = f" at {loc.file}:{loc.line}" if loc.file else ""
+        where = f"FX node '{node.name}'{at}"
+    return FrontendError(
+        "the traced model failed to run on the example inputs"
+        + (f" ({where})" if where else "")
+        + f": {type(cause).__name__}: {message}",
+        hint="check the example inputs' shapes and dtypes",
+    )
 
 
 def _check_trace(model, inputs, concrete_args, outputs) -> None:

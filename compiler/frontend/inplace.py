@@ -55,9 +55,14 @@ class StorageProp(ShapeProp):
     def __init__(self, gm: torch.fx.GraphModule) -> None:
         super().__init__(gm)
         self._keep: list[torch.Tensor] = []
+        self.failed: torch.fx.Node | None = None  # the node whose run raised
 
     def run_node(self, n: torch.fx.Node) -> Any:
-        result = super().run_node(n)
+        try:
+            result = super().run_node(n)
+        except Exception:
+            self.failed = self.failed or n
+            raise
         n.meta.pop(STORAGE, None)
         n.meta.pop(TENSOR, None)
         if isinstance(result, torch.Tensor):

@@ -21,15 +21,26 @@ from .lexer import Lexer, Token, unquote
 from .location import UNKNOWN, AnyLoc, FusedLoc, Loc
 from .types import LAYOUTS, DType, SymDim, TensorType
 
-__all__ = ["parse_module", "parse_file", "parse_type"]
+__all__ = ["parse_module", "parse_file", "parse_type", "DEFAULT_MAX_CONSTANT_BYTES"]
+
+# The largest dense<...> constant a file may hold (its tensor's bytes); a bigger one is
+# a located parse error before anything is allocated (--max-constant-bytes raises it).
+DEFAULT_MAX_CONSTANT_BYTES = 256 << 20
 
 _TYPE_BODY = re.compile(
-    r"((?:(?:\d+|\?|\[[A-Za-z_][A-Za-z0-9_]*\])x)*)([a-z0-9]+)(?:\s*,\s*([a-z0-9_]+))?"
+    r"((?:(?:\d+|\?|\[[A-Za-z_][A-Za-z0-9_]*\])x)*)([a-z]+[0-9]*)(?:\s*,\s*([a-z0-9_]+))?"
 )
+
+
+def _clip(text: str, most: int = 60) -> str:
+    """`text`, cut to `most` characters for an error message."""
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 class Parser(Lexer):
     """The grammar of printer.py's output, on the token cursor of `Lexer`."""
+
+    max_constant_bytes: int = DEFAULT_MAX_CONSTANT_BYTES
 
     # ---- types ---------------------------------------------------------------------------
     def parse_type(self) -> TensorType:
@@ -50,7 +61,7 @@ class Parser(Lexer):
         m = _TYPE_BODY.fullmatch(body.strip())
         if m is None:
             raise self.error(
-                f"malformed tensor type 'tensor<{body}>'",
+                f"malformed tensor type 'tensor<{_clip(body)}>'",
                 base,
                 hint="write dims as 2x?x[batch]x then the element type, e.g. tensor<2x3xf32>",
             )
@@ -204,9 +215,8 @@ class Parser(Lexer):
         if not t.is_static:
             raise self.error(f"a dense value needs a static type, got {t}", start)
         numel = t.numel()
-        if splat:
-            values = values * numel
-        if len(values) != numel:
+        self._check_size(t, numel, start)
+        if not splat and len(values) != numel:
             raise self.error(
                 f"dense value has {len(values)} elements but {t} needs {numel}", start
             )
@@ -216,7 +226,21 @@ class Parser(Lexer):
             raise self.error(f"dense value does not fit {t}: {e}", start) from None
         if not t.dtype.is_float:
             self._check_exact(values, data, t, start)
+        if splat:  # one element, broadcast: no list of numel Python values
+            return data.reshape(()).expand(t.shape).contiguous()
         return data.reshape(t.shape)
+
+    def _check_size(self, t: TensorType, numel: int, pos: int) -> None:
+        """Refuse a constant over `max_constant_bytes` before allocating it."""
+        size = numel * t.dtype.torch.itemsize
+        if size > self.max_constant_bytes:
+            raise self.error(
+                f"dense constant {t} is {size} bytes, over the limit of "
+                f"{self.max_constant_bytes} bytes",
+                pos,
+                hint="raise the limit with --max-constant-bytes (or "
+                "max_constant_bytes=) if the file is trusted",
+            )
 
     def _check_exact(
         self, values: list, data: torch.Tensor, t: TensorType, pos: int
@@ -370,14 +394,19 @@ class Parser(Lexer):
                 )
 
 
-def parse_module(text: str, file: str = "<string>") -> Module:
-    """Parse `.cuvilir` text. Raises IRParseError (file:line:col, line and caret)."""
-    return Parser(text, file).parse_module(
-        Path(file).stem if file != "<string>" else "module"
-    )
+def parse_module(
+    text: str, file: str = "<string>", *, max_constant_bytes: int | None = None
+) -> Module:
+    """Parse `.cuvilir` text. Raises IRParseError (file:line:col, line and caret);
+    a dense constant over `max_constant_bytes` (default DEFAULT_MAX_CONSTANT_BYTES)
+    is one too."""
+    parser = Parser(text, file)
+    if max_constant_bytes is not None:
+        parser.max_constant_bytes = max_constant_bytes
+    return parser.parse_module(Path(file).stem if file != "<string>" else "module")
 
 
-def parse_file(path: str | Path) -> Module:
+def parse_file(path: str | Path, *, max_constant_bytes: int | None = None) -> Module:
     """Read and parse a `.cuvilir` file; undecodable bytes are a parse error, not a crash."""
     data = Path(path).read_bytes()
     try:
@@ -392,7 +421,7 @@ def parse_file(path: str | Path) -> Module:
             line=line,
             col=col,
         ) from None
-    return parse_module(text, str(path))
+    return parse_module(text, str(path), max_constant_bytes=max_constant_bytes)
 
 
 def parse_type(text: str) -> TensorType:

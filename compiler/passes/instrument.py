@@ -10,6 +10,7 @@ of the IR text), the timing report and snapshots are such callbacks; ``combine``
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -147,7 +148,11 @@ def format_table(infos: list[PassInfo]) -> str:
 
 @dataclass
 class Snapshots:
-    """Write the IR after each pass to ``DIR/0001-fold-bn.cuvilir`` (and ``0000-input``)."""
+    """Write the IR after each pass to ``DIR/0001-fold-bn.cuvilir`` (and ``0000-input``).
+
+    Each file is written beside itself and renamed into place (atomic; a symbolic link
+    at the name is replaced, never written through). The tools refuse a DIR holding
+    snapshots before the run, unless --force (cuvil.args)."""
 
     directory: Path
     count: int = 0
@@ -155,7 +160,15 @@ class Snapshots:
     def __call__(self, pass_, before, after, info) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         if self.count == 0:
-            (self.directory / "0000-input.cuvilir").write_text(before)
+            _replace(self.directory / "0000-input.cuvilir", before)
         self.count += 1
         path = self.directory / f"{self.count:04d}-{pass_.name}.cuvilir"
-        path.write_text(print_module(after))
+        _replace(path, print_module(after))
+
+
+def _replace(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if os.path.lexists(tmp):  # a leftover (or a planted link) is not written through
+        os.unlink(tmp)
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

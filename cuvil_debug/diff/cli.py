@@ -8,17 +8,19 @@ a repro); 2 a user mistake; 3 an internal error.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import re
 import sys
 from pathlib import Path
 
+from cuvil.argtypes import positive_int
 from cuvil.errors import CuvilError
 from cuvil.options import CompileOptions
+from cuvil.userpaths import check_dir
 
 from ..args import CheckArgs, CompileArgs, ModelArgs, OutputArgs
+from .checks import check_break_on, check_faults, faults_injected
 from .engine import DiffOptions, run_diff
 from .isolated import (
     add_isolation_args,
@@ -88,49 +90,6 @@ def _compile_options(args) -> dict:
             hint="run: gdb --args cuvil-debug diff MODEL --break-on NODE",
         )
     return flat
-
-
-def _check_faults(loaded, specs: list[str], frontend: str = "fx") -> None:
-    """A fault naming no FX node of the model is a typo: say so before any work."""
-    if not specs:
-        return
-    import difflib
-
-    from cuvil.frontend.export import export
-    from cuvil.frontend.export_names import rename_like_fx
-    from cuvil.frontend.fx import trace
-    from cuvil.frontend.inplace import functionalize
-    from cuvil_debug import faults
-
-    parsed = [faults.parse(s) for s in specs]
-    try:
-        if frontend == "export":
-            ep = export(loaded.model, loaded.inputs, None)
-            graph = rename_like_fx(functionalize(ep)).graph
-        else:
-            graph = trace(loaded.model).graph
-        names = [n.name for n in graph.nodes]
-    except Exception:
-        return  # the diff reports the capture failure itself
-    for f in parsed:
-        if f.node not in names:
-            close = difflib.get_close_matches(f.node, names, n=1)
-            raise CuvilError(
-                f"--inject {f.spec}: the model has no FX node '{f.node}'",
-                hint=(f"did you mean '{close[0]}'? " if close else "")
-                + '`cuvil-debug ir MODEL` shows the node names (loc("NODE" ...))',
-            )
-
-
-@contextlib.contextmanager
-def _faults(specs: list[str]):
-    if not specs:
-        yield
-        return
-    from cuvil_debug import faults
-
-    with faults.inject(*[faults.parse(s) for s in specs]):
-        yield
 
 
 # ---- diff ----------------------------------------------------------------------------------
@@ -240,8 +199,9 @@ def diff_report(args) -> tuple[DiffReport, int]:
     options = _diff_options(args)
     model, check = MODEL.parse(args), CHECK.parse(args)
     loaded = model.load()
-    _check_faults(loaded, check.inject, model.frontend)
-    with _faults(check.inject):
+    check_faults(loaded, check.inject, model.frontend)
+    check_break_on(loaded, options.compile.break_on, model.frontend)
+    with faults_injected(check.inject):
         report = run_diff(
             loaded.model, loaded.inputs, options, label=model.spec, faults=check.inject
         )
@@ -326,8 +286,8 @@ def _cmd_bisect(args) -> int:
 
     model, check = MODEL.parse(args), CHECK.parse(args)
     loaded = model.load()
-    _check_faults(loaded, check.inject, model.frontend)
-    with _faults(check.inject):
+    check_faults(loaded, check.inject, model.frontend)
+    with faults_injected(check.inject):
         result = bisect(
             loaded.model,
             loaded.inputs,
@@ -358,7 +318,7 @@ def _add_reduce(commands) -> None:
     )
     p.add_argument(
         "--max-checks",
-        type=int,
+        type=positive_int,
         default=200,
         metavar="N",
         help="at most N candidate compiles (default 200)",
@@ -368,12 +328,12 @@ def _add_reduce(commands) -> None:
 
 def _cmd_reduce(args) -> int:
     from .reduce import reduce_model
-    from .repro import write_repro
+    from .repro import DATA_NAME, REPRO_NAME, write_repro
 
     output = REPRO_OUTPUT.parse(args)
     out = Path(output.path)
-    if out.exists() and not out.is_dir():
-        raise CuvilError(f"-o {out} is a file; give a folder for repro.py")
+    # before the reduction (minutes): the folder, and the files it would overwrite
+    check_dir(out, [REPRO_NAME, DATA_NAME], force=output.force)
     model, check = MODEL.parse(args), CHECK.parse(args)
     if model.frontend != "fx":
         raise CuvilError(
@@ -381,9 +341,9 @@ def _cmd_reduce(args) -> int:
             hint="run it without --frontend export (the node names are fx's then)",
         )
     loaded = model.load()
-    _check_faults(loaded, check.inject)
+    check_faults(loaded, check.inject)
     options = _compile_options(args)
-    with _faults(check.inject):
+    with faults_injected(check.inject):
         node = args.node
         if node is None:
             node = _first_divergence(loaded, COMPILE.parse(args))
@@ -396,7 +356,6 @@ def _cmd_reduce(args) -> int:
             log=lambda line: print(line, file=sys.stderr),
             **check.tol,
         )
-        out.mkdir(parents=True, exist_ok=True)
         paths = write_repro(
             result,
             out / "repro.py",

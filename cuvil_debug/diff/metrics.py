@@ -75,7 +75,13 @@ def parse_tolerances(
                 f"tolerance {spec!r} must look like f32=RTOL,ATOL "
                 f"(dtypes: {', '.join(table)})"
             )
-        table[name] = Tolerance(float(parts[0]), float(parts[1]))
+        try:
+            rt, at = float(parts[0]), float(parts[1])
+        except ValueError:
+            rt = at = math.nan
+        if not (rt >= 0 and at >= 0 and math.isfinite(rt) and math.isfinite(at)):
+            raise ValueError(f"tolerance {spec!r}: RTOL and ATOL must be numbers >= 0")
+        table[name] = Tolerance(rt, at)
     return table
 
 

@@ -8,6 +8,7 @@ divergence (or compile error) reproduces, 0 when it does not, 2 on any other fai
 
 from __future__ import annotations
 
+import io
 import re
 import textwrap
 import types
@@ -18,10 +19,10 @@ from typing import Any
 import torch
 import torch.fx
 
-from cuvil.errors import CuvilError
 from cuvil.frontend.fx import trace
 from cuvil.frontend.provenance import display_path, node_loc, user_frame
 from cuvil.frontend.registry import target_name
+from cuvil.userpaths import check_dir, write_file
 
 from .reduce import ReduceResult
 from .subgraph import CALLS
@@ -52,26 +53,19 @@ def write_repro(
         py, pt = path, path.with_suffix(".pt")
     else:
         py, pt = path / REPRO_NAME, path / DATA_NAME
-    for file in (py, pt):
-        if file.exists() and not force:
-            raise CuvilError(
-                f"'{file}' already exists; pass --force to overwrite it",
-                hint="choose another output folder, or --force",
-            )
-        if file.exists() and file.is_dir():
-            raise CuvilError(f"'{file}' is a directory, not a file")
+    check_dir(py.parent, [py.name, pt.name], force=force)
     py.parent.mkdir(parents=True, exist_ok=True)
     rename = _retraced_names(result.gm)
     faults = [_rename_fault(f, rename) for f in faults]
     attrs = _attrs(result.gm)
+    data = io.BytesIO()  # each file is written whole, then renamed into place
     torch.save(
         {"inputs": tuple(t.detach().clone() for t in result.inputs), "attrs": attrs},
-        pt,
+        data,
     )
-    py.write_text(
-        _repro_source(result, dict(options or {}), faults, rename, pt.name),
-        encoding="utf-8",
-    )
+    source = _repro_source(result, dict(options or {}), faults, rename, pt.name)
+    write_file(pt, data.getvalue(), force=force)
+    write_file(py, source, force=force)
     return [py, pt]
 
 

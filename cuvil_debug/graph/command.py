@@ -11,6 +11,7 @@ from pathlib import Path
 
 from cuvil.args import CompileArgs, OutputArgs
 from cuvil.errors import CuvilError
+from cuvil.opt import add_limit
 
 from ..args import ModelArgs
 from ..diff.model import DiffReport, NodeRow
@@ -57,6 +58,7 @@ def add_parser(commands) -> None:
     p.add_argument(
         "--function", metavar="NAME", help="the IR function (default: the entry)"
     )
+    add_limit(p)
     p.set_defaults(run=run_graph)
 
 

@@ -8,9 +8,11 @@ nothing to triage); 3 an internal error of triage itself.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
-from pathlib import Path
+
+from cuvil.argtypes import existing_file, positive_float, positive_int
 
 from ..args import ModelArgs, Output, OutputArgs
 from ..isolation import parse_size
@@ -39,11 +41,11 @@ __all__ = [
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FORMATS = ("terminal", "json", "markdown", "sarif", "junit")
 MODELS = ModelArgs(many=True, frontends=FRONTENDS)
-# the report file is always written (no --force): a CI job rewrites it each run
+# an existing report is replaced only with --force (a CI job rewriting it passes it)
 OUTPUT = OutputArgs(
     "write the report here (default: stdout)",
     metavar=None,
-    force=None,
+    force="let -o overwrite an existing report",
     formats=FORMATS,
     default_format="terminal",
     format_dest="fmt",
@@ -67,6 +69,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     OUTPUT.add_to(p)
     p.add_argument(
         "--baseline",
+        type=existing_file,
         help="a previous --format json report: fail only on failures not in it",
     )
     p.add_argument(
@@ -82,12 +85,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=positive_float,
         default=DEFAULT_TIMEOUT,
         help=f"seconds per model before its capture is killed "
         f"(default {DEFAULT_TIMEOUT:g})",
     )
-    p.add_argument("-j", "--jobs", type=int, default=2, help="worker processes")
+    p.add_argument(
+        "-j", "--jobs", type=positive_int, default=2, help="worker processes (>= 1)"
+    )
     p.add_argument(
         "--max-memory",
         metavar="SIZE",
@@ -111,6 +116,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    output = OUTPUT.parse(args)
+    output.check()  # a report that may not be written: say so before the captures
     models = MODELS.parse(args)
     specs = expand_specs(list(models.specs))
     if not specs:
@@ -128,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         models.frontend,
         models.entry,
         args.timeout,
-        max(1, args.jobs),
+        args.jobs,
         not args.no_isolate,
         args.stage,
         cuvil_leaves=args.cuvil_leaves,
@@ -139,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     mode = "static" if args.static else "capture"
     doc = report_doc(results, models.frontend, args.stage, mode)
     new = new_failures(results, baseline)
-    _emit(doc, new if baseline is not None else None, OUTPUT.parse(args))
+    _emit(doc, new if baseline is not None else None, output)
     return EXIT_FAILURES if new else EXIT_OK
 
 
@@ -150,7 +157,7 @@ def _usage(message: str) -> int:
 
 def _emit(doc: dict, new: list[dict] | None, output: Output) -> None:
     if output.format == "terminal":
-        _terminal(doc, new, output.path)
+        _terminal(doc, new, output)
         return
     text = {
         "json": lambda: json.dumps(doc, indent=1) + "\n",
@@ -159,22 +166,20 @@ def _emit(doc: dict, new: list[dict] | None, output: Output) -> None:
         "junit": lambda: to_junit(doc),
     }[output.format]()
     if output.path:
-        Path(output.path).write_text(text, encoding="utf-8")
+        output.write(text)
     else:
         sys.stdout.write(text)
 
 
-def _terminal(doc: dict, new: list[dict] | None, output: str | None) -> None:
+def _terminal(doc: dict, new: list[dict] | None, output: Output) -> None:
     from rich.console import Console
 
     from .report_terminal import print_report
 
-    stream = open(output, "w", encoding="utf-8") if output else None  # noqa: SIM115
-    try:
-        console = Console(file=stream) if stream else Console()
-        print_report(doc, console)
-        if new is not None:
-            console.print(f"{len(new)} new failure(s) compared with the baseline")
-    finally:
-        if stream:
-            stream.close()
+    stream = io.StringIO() if output.path else None
+    console = Console(file=stream) if stream else Console()
+    print_report(doc, console)
+    if new is not None:
+        console.print(f"{len(new)} new failure(s) compared with the baseline")
+    if stream is not None:  # the file is written whole, atomically
+        output.write(stream.getvalue())

@@ -65,6 +65,7 @@ def add_parser(commands) -> None:
             )
     COMPILE.add_to(p)
     difftarget.add_arguments(p)
+    opt.add_limit(p)
 
 
 def load_target(
@@ -100,10 +101,15 @@ def _start(args: argparse.Namespace, report: dict | None) -> Start:
     """The quick checks: a `.cuvilir` file is read and verified, a diff report's IR
     parsed; a model file must exist (its module None: it is loaded in `_finish`)."""
     target = args.model
+    is_ir = target.endswith(".cuvilir") or difftarget.is_report_path(target)
+    if is_ir and args.entry:
+        raise CuvilError(
+            f"--entry {args.entry} names a model's class; '{target}' is not a model"
+        )
     if difftarget.is_report_path(target):
         return difftarget.report_target(args, report)
     if target.endswith(".cuvilir"):
-        module = opt.read_ir(target)
+        module = opt.read_ir(target, getattr(args, "max_constant_bytes", None))
         verify(module)
         return module, Path(target).parent
     if target.endswith(".py") and not Path(target).is_file():

@@ -139,9 +139,9 @@ def _draw(module, function: str, doc: dict | None, path: Path) -> Path:
 
     report = report_from_json(doc) if doc is not None else None
     svg = render(build_graph(module, report=report, function=function), "svg")
-    with open(path, "x", encoding="utf-8") as f:  # "x": never over a file
-        f.write(svg)
-    return path
+    from cuvil.userpaths import write_file
+
+    return write_file(path, svg)  # atomic, never over a file
 
 
 def _fresh(folder: Path, stem: str, suffix: str) -> Path:

@@ -87,10 +87,14 @@ def test_validate_reports_every_file_and_fails_if_any_fails(capsys, ir_files):
     assert str(ir_files["bad"]) in err and str(ir_files["garbage"]) in err
 
 
-def test_validate_missing_file_is_an_error(capsys, tmp_path):
+def test_validate_missing_file_is_a_usage_error(capsys, tmp_path):
     missing = tmp_path / "missing.cuvilir"
-    code, _, err = run(capsys, "validate", str(missing))
-    assert code == 1 and err.startswith(f"{missing}: error: cannot read the file")
+    with pytest.raises(SystemExit) as info:  # checked when the command line is parsed
+        main(["validate", str(missing)])
+    assert info.value.code == 2
+    assert (
+        f"error: argument FILE: '{missing}' does not exist" in capsys.readouterr().err
+    )
 
 
 def test_validate_needs_a_file():
@@ -189,7 +193,7 @@ def test_user_error_traceback_flag_reraises(tmp_path):
 def test_internal_error_is_one_line_exit_3_unless_traceback(
     capsys, monkeypatch, ir_files
 ):
-    def crash(path):
+    def crash(path, *limits):
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(cli, "validate_file", crash)

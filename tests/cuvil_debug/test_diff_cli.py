@@ -17,7 +17,10 @@ MLP = str(ROOT / "samples" / "models" / "mlp.py")
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as e:  # a mistake argparse catches (--threads 0)
+        code = e.code
     out = capsys.readouterr()
     return code, out.out, out.err
 
