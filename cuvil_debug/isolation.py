@@ -22,6 +22,7 @@ docs/TRIAGE.md "What the dynamic modes trust".
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import queue
@@ -37,6 +38,7 @@ __all__ = [
     "WorkerChannel",
     "describe_exit",
     "limit_memory",
+    "memory_size",
     "parse_size",
     "quiet_stdio",
 ]
@@ -135,6 +137,14 @@ def parse_size(text: str) -> int:
         raise ValueError(f"{text!r} is not a size such as 512M or 2G")
     power = "kmgt".find(m.group(2).lower()) + 1 if m.group(2) else 0
     return int(float(m.group(1)) * 1024**power)
+
+
+def memory_size(text: str) -> int:
+    """argparse type of --max-memory: parse_size, with argparse's one-line error."""
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def limit_memory(extra: int | None) -> None:

@@ -23,9 +23,10 @@ import threading
 
 from rich.console import Console
 
+from cuvil.argtypes import positive_float
 from cuvil.errors import CuvilError
 
-from ..isolation import Channel, describe_exit, parse_size
+from ..isolation import Channel, describe_exit, memory_size
 
 __all__ = [
     "add_isolation_args",
@@ -43,13 +44,14 @@ PROG = "cuvil-debug diff"
 def add_isolation_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--timeout",
-        type=float,
+        type=positive_float,
         metavar="SECONDS",
         help="stop the diff (exit 2) if it has not finished after SECONDS "
         "(default: no limit)",
     )
     p.add_argument(
         "--max-memory",
+        type=memory_size,
         metavar="SIZE",
         help="memory the diff's worker may take beyond its start, e.g. 4G (default: "
         "no cap)",
@@ -68,14 +70,7 @@ _IN_PROCESS = {"--no-isolate": "no_isolate", "--break-on": "break_on", "--tui": 
 
 def isolation_limits(args) -> tuple[float | None, int | None]:
     """(timeout s, max memory bytes) of `args`; CuvilError on a bad value."""
-    if args.timeout is not None and not args.timeout > 0:
-        raise CuvilError(
-            f"--timeout must be a positive number of seconds, not {args.timeout:g}"
-        )
-    try:
-        memory = parse_size(args.max_memory) if args.max_memory else None
-    except ValueError as e:
-        raise CuvilError(f"--max-memory: {e}") from None
+    memory = args.max_memory  # bytes: memory_size parsed it
     in_process = [f for f, on in _IN_PROCESS.items() if getattr(args, on, False)]
     if (args.timeout is not None or memory) and in_process:
         raise CuvilError(

@@ -15,7 +15,7 @@ import sys
 from cuvil.argtypes import existing_file, positive_float, positive_int
 
 from ..args import ModelArgs, Output, OutputArgs
-from ..isolation import parse_size
+from ..isolation import memory_size
 from .api import (
     DEFAULT_TIMEOUT,
     expand_specs,
@@ -72,6 +72,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         type=existing_file,
         help="a previous --format json report: fail only on failures not in it",
     )
+    _add_capture_args(p)
+    p.set_defaults(func=run, run=run)
+    return p
+
+
+def _add_capture_args(p: argparse.ArgumentParser) -> None:
+    """How each model is captured, and the limits of its worker."""
     p.add_argument(
         "--cuvil-leaves",
         action="store_true",
@@ -95,6 +102,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--max-memory",
+        type=memory_size,
         metavar="SIZE",
         help="memory each worker may take beyond its start, e.g. 4G: a model that "
         "allocates more gets MemoryError and is reported as an error (default: "
@@ -111,8 +119,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="predict failures from the source and AST alone, importing and running "
         "no model code (for untrusted pull requests; less accurate)",
     )
-    p.set_defaults(func=run, run=run)
-    return p
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, KeyError) as e:
         return _usage(f"cannot read baseline: {e}")
     try:
-        max_memory = parse_size(args.max_memory) if args.max_memory else None
+        max_memory = args.max_memory
     except ValueError as e:
         return _usage(f"--max-memory: {e}")
     results = triage(

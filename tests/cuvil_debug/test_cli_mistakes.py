@@ -23,7 +23,7 @@ import pytest
 from cuvil import argtypes
 from cuvil import opt as cuvil_opt
 from cuvil.args import pipeline_text
-from cuvil_debug import cli
+from cuvil_debug import cli, isolation
 from cuvil_debug import symbols as symbols_cmd
 from cuvil_debug.graph import command as graph_cmd
 
@@ -42,6 +42,7 @@ BY_TYPE = {
     argtypes.positive_float: ["0", "-5", "nan", "inf", "x"],
     argtypes.non_negative_float: ["-1", "nan", "-inf", "x"],
     argtypes.byte_size: ["0", "-1", "12Q"],
+    isolation.memory_size: ["0", "-1G", "lots"],
     argtypes.existing_file: [MISSING, DIR],
     argtypes.input_file: [MISSING, DIR],
     argtypes.folder_path: [FILE],
