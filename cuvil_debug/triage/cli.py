@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import sys
 
 from cuvil.argtypes import existing_file, positive_float, positive_int
@@ -125,6 +126,9 @@ def run(args: argparse.Namespace) -> int:
     output = OUTPUT.parse(args)
     output.check()  # a report that may not be written: say so before the captures
     models = MODELS.parse(args)
+    missing = [s for s in models.specs if _missing_path(s)]
+    if missing:  # a typo on the command line, not a finding of the batch
+        return _usage(f"{missing[0]}: no such file or directory")
     specs = expand_specs(list(models.specs))
     if not specs:
         return _usage(f"no models found in {' '.join(models.specs)}")
@@ -132,10 +136,7 @@ def run(args: argparse.Namespace) -> int:
         baseline = load_baseline(args.baseline) if args.baseline else None
     except (OSError, ValueError, KeyError) as e:
         return _usage(f"cannot read baseline: {e}")
-    try:
-        max_memory = args.max_memory
-    except ValueError as e:
-        return _usage(f"--max-memory: {e}")
+    max_memory = args.max_memory
     results = triage(
         specs,
         models.frontend,
@@ -154,6 +155,14 @@ def run(args: argparse.Namespace) -> int:
     new = new_failures(results, baseline)
     _emit(doc, new if baseline is not None else None, output)
     return EXIT_FAILURES if new else EXIT_OK
+
+
+def _missing_path(spec: str) -> bool:
+    """A spec that names a file or folder (`models/`, `m.py`, `m.py:Net`) that is not
+    there; `package.module:Model` specs are imported, not looked up."""
+    path = spec.rsplit(":", 1)[0] if spec.count(":") == 1 else spec
+    looks_like_path = path.endswith(".py") or os.sep in path
+    return looks_like_path and not os.path.exists(path)
 
 
 def _usage(message: str) -> int:

@@ -74,9 +74,10 @@ BY_COMMAND = {
     ("reduce", "output"): [FILE, REPRO],
     ("tui", "model"): [MISSING, DIR, NOT_MODEL, NOT_JSON],
     ("graph", "model"): [MISSING, DIR, NOT_MODEL],
-    # triage reports a model that does not exist or lacks --entry as a finding of
-    # the batch (exit 1, tests/cuvil_debug/triage); nothing to triage is a mistake
-    ("triage", "models"): [DIR],
+    # triage reports a model that lacks --entry as a finding of the batch (exit 1,
+    # tests/cuvil_debug/triage); a path that is not there, or nothing to triage, is a
+    # mistake
+    ("triage", "models"): [DIR, MISSING],
     ("triage", "entry"): [],
     ("symbols find", "key"): [],  # any text is a key; absent is exit 1, not a mistake
 }

@@ -110,11 +110,17 @@ def test_directories_expand_and_bad_files_are_reported(data_dir, tmp_path, capsy
             "--format",
             "json",
             str(tmp_path),
-            str(tmp_path / "missing.py"),
         ]
     )
     results = json.loads(capsys.readouterr().out)["results"]
     assert code == EXIT_FAILURES
-    assert [r["status"] for r in results] == ["error", "error"]
+    assert [r["status"] for r in results] == ["error"]
     assert "not valid Python" in results[0]["message"]
-    assert "does not exist" in results[1]["message"]
+
+
+def test_a_model_path_that_is_not_there_is_a_usage_error(tmp_path, capsys):
+    # a typo on the command line: exit 2 before any capture, no report on stdout
+    code = main(["triage", "--format", "json", str(tmp_path / "missing.py")])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "missing.py: no such file or directory" in captured.err
