@@ -86,7 +86,7 @@ _HEAD_LINES = 2
 _NOT_HEAD = re.compile(
     r"^\s*(\*|File \"|\^|~|While executing|Original traceback|Traceback|from user "
     r"code|graph\(|%\w+ :|For more information|Set TORCH|Explanation:|Hint:|"
-    r"Developer debug context|For C\+\+ stack|Exception raised from)"
+    r"Developer debug context|For C\+\+ stack|Exception raised from|hint:)"
 )
 
 
@@ -119,6 +119,10 @@ def _exception_signals(record: dict) -> set[str]:
             )
         if fields.get("func"):
             out.add("fake-op")
+        # torch's exception for nonzero / masked_select under fake tensors, which
+        # Cuvil's refusal of the op names in its hint
+        if "DynamicOutputShapeException" in e["message"]:
+            out.add("exc:DynamicOutputShapeException")
     return out
 
 

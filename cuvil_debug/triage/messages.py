@@ -45,8 +45,6 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             "item-op",
         ),
         (r"unsupported op", "unsupported-op"),
-        # torch's own word for nonzero / masked_select / unique under fake tensors
-        (r"DynamicOutputShapeException", "dynamic-output-shape"),
         (
             r"scalar type|dtype|expected .*(Float|Long|Double|Half|Int)|Float but found|"
             r"Long but found|same dtype",

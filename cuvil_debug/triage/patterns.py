@@ -73,7 +73,7 @@ PATTERNS: list[Pattern] = [
     ),
     _p("dynamic-shape", "msg:constraint", 4.0),
     # an op whose output size depends on the data (nonzero): the size is the problem
-    _p("dynamic-shape", "msg:dynamic-output-shape", 5.0),
+    _p("dynamic-shape", "exc:DynamicOutputShapeException", 5.0),
     _p("dynamic-shape", "msg:data-dependent flow:data-size", 4.0),
     _p("dynamic-shape", "exc:UserError", 1.0),
     # only fx traces a parameter as a Proxy: export and dynamo see the value itself

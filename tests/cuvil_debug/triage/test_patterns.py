@@ -83,6 +83,11 @@ def test_message_signals_read_only_the_messages_own_head():
     assert "Tensor min" not in message_head(overloads)
     quoted = 'boom\n  File "m.py", line 3, in forward\n    x = x.to(dtype=torch.half)'
     assert message_head(quoted) == "boom"
+    # Cuvil's advice below its error is no part of what went wrong ("dtypes")
+    advised = (
+        "failed to run: TypeError: boom\n  hint: check the inputs' shapes and dtypes"
+    )
+    assert message_head(advised) == "failed to run: TypeError: boom"
 
 
 def test_no_strong_evidence_is_unknown_with_the_best_guess(write_model):
@@ -194,7 +199,7 @@ def test_no_strong_evidence_is_unknown_with_the_best_guess(write_model):
         # nonzero's data-dependent size, refused by Cuvil under export
         (
             "fe:export exc:UnsupportedOpError msg:unsupported-op "
-            "msg:dynamic-output-shape op:torch",
+            "exc:DynamicOutputShapeException op:torch",
             "dynamic-shape",
         ),
         # an unsupported op is that op even when an .item() is somewhere upstream
