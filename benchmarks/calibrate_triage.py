@@ -36,6 +36,7 @@ FOLDERS = [
     FAILURES / "library",
     FAILURES / "timm",
     FAILURES / "zoo",
+    FAILURES / "zoo3",
 ]
 T_GRID = [0.5 + 0.1 * i for i in range(46)]
 S_GRID = [0.01 * i for i in range(51)]

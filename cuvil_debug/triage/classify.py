@@ -19,7 +19,7 @@ __all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
 TEMPERATURE = 2.2  # softmax temperature, fitted by benchmarks/calibrate_triage.py
 
 
-SHRINK = 0.03  # uniform share of the confidence, fitted with TEMPERATURE
+SHRINK = 0.04  # uniform share of the confidence, fitted with TEMPERATURE
 
 
 UNKNOWN = "unknown"

@@ -247,3 +247,24 @@ def test_the_draft_guard_export_names_comes_first():
         {"expr": "Eq(s70, 8)", "frames": [{"line": 2}]},
     ]
     assert _drafted(record)[0]["frames"][0]["line"] == 2
+
+
+@pytest.mark.parametrize(
+    "line, walks",
+    [
+        ("for d in x.shape[2:]: pass", True),
+        ("n = len(t.shape)", True),
+        ("b, c = x.shape", True),
+        ("b, n, h = *x.shape[:2], self.heads", True),
+        ("s = np.array(x.size()[2:])", True),
+        ("n = len(x)", False),  # the tensor itself: proxy-iteration's
+        ("b = x.shape[0]", False),  # a read, not a walk
+    ],
+)
+def test_walking_a_size_is_a_line_fact(line, walks):
+    import ast
+
+    from cuvil_debug.triage.linefacts import line_facts
+
+    stmt = ast.parse(line).body[0]
+    assert ("shape-iterate" in line_facts(stmt, [stmt])) == walks
