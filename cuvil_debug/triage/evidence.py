@@ -175,7 +175,8 @@ def _is_user(frame: dict, user: tuple[str, ...]) -> bool:
 INFRA_PACKAGES = frozenset(
     "torch functorch torchgen sympy numpy typing_extensions cuvil cuvil_debug "
     "_pytest pluggy networkx llvmlite optree filelock fsspec jinja2 packaging "
-    "safetensors huggingface_hub tqdm regex".split()
+    "safetensors huggingface_hub tqdm regex einops einx opt_einsum "
+    "torch_einops_utils".split()
 )
 
 

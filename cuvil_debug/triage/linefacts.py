@@ -236,6 +236,14 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
     # Python walking a size: `for d in x.shape[2:]`, `len(t.shape)`,
     # `b, c = x.shape`, `np.array(x.shape[2:])` (not `len(x)`: that is the tensor)
     "shape-iterate": lambda s, n: _shape_iterate(s, n),
+    # `(*shape, h)` / `b, c = shape`: Python unpacks a value
+    "unpack": lambda s, n: (
+        isinstance(n, ast.Starred)
+        or (
+            isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Tuple | ast.List) for t in n.targets)
+        )
+    ),
     # `x.shape` / `x.size(...)` itself (`shape-read` also counts `len(x)`)
     "shape-attr": lambda s, n: (
         (isinstance(n, ast.Attribute) and n.attr == "shape") or _attr(n) == "size"

@@ -118,6 +118,13 @@ PATTERNS: list[Pattern] = [
         7.0,
         "ast:item near:item flow:param-optional",
     ),
+    # ... or unpacking a name that holds one (`shape = x.shape; b, n = *shape, h`)
+    _p(
+        "dynamic-shape",
+        "msg:proxy-iter ast:unpack near:shape-attr",
+        7.0,
+        "ast:item near:item flow:param-optional",
+    ),
     _p(
         "dynamic-shape",
         "msg:numpy near:shape-read",

@@ -189,7 +189,7 @@ def test_zoo_development_part_is_triaged_to_its_labels():
 # ---- samples/failures/zoo3: 37 vit-pytorch / x-transformers / segmentation-models-
 # pytorch / open_clip capture failures, swept and labelled by someone who never ran
 # triage on them (README there). Measured once, unseen: top-1 29/37, root line 28/37,
-# ECE 0.113 (docs/TRIAGE.md); development data since (32/37 and 28/37) --------------
+# ECE 0.113 (docs/TRIAGE.md); development data since (33/37 and 32/37) --------------
 ZOO3 = CORPUS / "zoo3"
 ZOO3_LABELS = json.loads((ZOO3 / "labels.json").read_text())
 
@@ -205,4 +205,4 @@ def test_zoo3_development_part_is_triaged_to_its_labels():
     outcomes = list(evaluate(ZOO3_LABELS, records))
     top1 = sum(o.category_ok for o in outcomes) / len(outcomes)
     root3 = sum(o.root_ok for o in outcomes) / len(outcomes)
-    assert top1 >= 0.84 and root3 >= 0.72, (top1, root3, _ece(outcomes))
+    assert top1 >= 0.86 and root3 >= 0.83, (top1, root3, _ece(outcomes))

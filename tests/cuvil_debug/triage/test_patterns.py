@@ -183,6 +183,11 @@ def test_no_strong_evidence_is_unknown_with_the_best_guess(write_model):
             "flow:is-none-test sig:defaults-traced",
             "non-tensor-argument",
         ),
+        # ... and so is unpacking a name read from a shape (`*shape, self.heads`)
+        (
+            "fe:fx exc:TraceError msg:proxy-iter ast:unpack near:shape-attr eager:ok",
+            "dynamic-shape",
+        ),
         # fx: `assert x.shape[1] == c` branches on a size
         (
             "fe:fx msg:proxy-control-flow ast:branch ast:shape-attr flow:tensor-compare",
@@ -268,3 +273,12 @@ def test_walking_a_size_is_a_line_fact(line, walks):
 
     stmt = ast.parse(line).body[0]
     assert ("shape-iterate" in line_facts(stmt, [stmt])) == walks
+
+
+def test_tensor_utility_packages_are_not_where_a_root_cause_is():
+    # einops / einx rearrange what the model hands them: the line to change is the
+    # model's call, not einops' backend lookup
+    from cuvil_debug.triage.evidence import _is_code
+
+    assert not _is_code({"package": "einops", "file": "e.py", "user": False}, ())
+    assert _is_code({"package": "vit_pytorch", "file": "v.py", "user": False}, ())
