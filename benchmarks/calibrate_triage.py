@@ -37,6 +37,7 @@ FOLDERS = [
     FAILURES / "timm",
     FAILURES / "zoo",
     FAILURES / "zoo3",
+    FAILURES / "zoo4",
 ]
 T_GRID = [0.5 + 0.1 * i for i in range(46)]
 S_GRID = [0.01 * i for i in range(51)]
