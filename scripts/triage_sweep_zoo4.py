@@ -20,17 +20,13 @@ the worker, scripts/triage_sweep_zoo4_recipes.py the recipes.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import triage_sweep as ts  # noqa: E402
+import triage_sweep_zoo_driver as driver  # noqa: E402
 from triage_sweep_zoo4_recipes import RECIPES  # noqa: E402
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is downloaded
@@ -125,113 +121,18 @@ def render(name: str, mode: str) -> str:
     )
 
 
-def _write(folder: Path, name: str, mode: str) -> Path:
-    """Write (and ruff-format, so the kept sample is byte-for-byte the file that ran)."""
-    path = folder / f"{name}__{mode.replace('-', '_')}.py"
-    path.write_text(render(name, mode))
-    ruff = Path(sys.executable).parent / "ruff"
-    ruff = str(ruff) if ruff.exists() else shutil.which("ruff")
-    if ruff:
-        subprocess.run([ruff, "format", "-q", str(path)], check=False)
-    return path
-
-
-def _cases_dir(out: Path) -> Path:
-    cases = out / "cases"
-    cases.mkdir(parents=True, exist_ok=True)
-    (cases / "_shim.py").write_text(ts.SHIM.read_text())  # the library shim itself
-    return cases
-
-
-def worker(name: str, modes: list[str], out: Path, timeout: int) -> None:
-    """One model, every mode; one JSON line per case on stdout."""
-    sys.path.insert(0, str(SHIM.parent))
-    import _shim  # noqa: F401
-
-    cases = _cases_dir(out)
-    try:
-        ts.load_file(_write(cases, name, "export")).Model()
-    except Exception as e:  # noqa: BLE001
-        print(
-            json.dumps(
-                {"name": name, "mode": "build", "status": "build-error"}
-                | ts.describe(e)
-            ),
-            flush=True,
-        )
-        return
-    for mode in modes:
-        path = _write(cases, name, mode)
-        r = ts.run_case(path, mode, timeout)
-        r.update(name=name, mode=mode)
-        print(json.dumps(r), flush=True)
-
-
-def try_eager(names: list[str], out: Path) -> int:
-    """Build each recipe and run it eagerly (no capture), in this process: the check
-    made on the recipes before a sweep."""
-    import torch
-
-    sys.path.insert(0, str(SHIM.parent))
-    import _shim  # noqa: F401
-
-    cases, bad = _cases_dir(out), 0
-    for name in names:
-        t = time.time()
-        try:
-            mod = ts.load_file(_write(cases, name, "export"))
-            with torch.no_grad():
-                y = mod.Model()(*mod.example_inputs())
-            what = type(y).__name__
-        except Exception as e:  # noqa: BLE001
-            bad += 1
-            what = f"FAILED {type(e).__name__}: {str(e).splitlines()[0][:150] if str(e) else ''}"
-        print(f"{name:24} {time.time() - t:6.2f}s  {what}", flush=True)
-    return 1 if bad else 0
-
-
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=Path("/tmp/zoo4_sweep"))
-    ap.add_argument("--only", default="", help="comma-separated case names")
-    ap.add_argument("--modes", default=",".join(MODES))
-    ap.add_argument("--timeout", type=int, default=60, help="seconds per capture")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--try-eager", action="store_true", help="build + eager forward")
-    ap.add_argument(
-        "--check", type=Path, help="re-capture the labelled samples in this folder"
-    )
-    ap.add_argument(
-        "--summary", type=Path, nargs="+", help="print counts of results.jsonl files"
-    )
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
-    ap.add_argument("--check-one", type=Path, help=argparse.SUPPRESS)
-    a = ap.parse_args()
-    modes = a.modes.split(",")
-    here = Path(__file__).resolve()
-    if a.worker:
-        worker(a.worker, modes, a.out, a.timeout)
-        return 0
-    if a.check_one:
-        sys.path.insert(0, str(a.check_one.parent))
-        import _shim  # noqa: F401
-
-        print(json.dumps(ts.run_case(a.check_one, modes[0], a.timeout)))
-        return 0
-    if a.summary:
-        ts.summary(a.summary, family_of=family, modes=MODES)
-        return 0
-    if a.check:
-        return ts.check(a.check, a.timeout, script=here)
-    names = a.only.split(",") if a.only else [r[0] for r in RECIPES]
-    if a.list:
-        print("\n".join(names))
-        return 0
-    if a.try_eager:
-        return try_eager(names, a.out)
-    ts.sweep(names, modes, a.out, a.timeout, script=here, family_of=family)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(
+        driver.main(
+            driver.SweepSet(
+                render,
+                SHIM,
+                family,
+                [r[0] for r in RECIPES],
+                MODES,
+                Path("/tmp/zoo4_sweep"),
+                Path(__file__).resolve(),
+            ),
+            __doc__,
+        )
+    )
