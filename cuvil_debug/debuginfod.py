@@ -28,8 +28,10 @@ __all__ = ["serve", "make_server"]
 _ROUTE = re.compile(r"^/buildid/([0-9a-fA-F]{8,128})/(debuginfo|executable)$")
 
 
-class _Stop(Exception):
-    pass
+class _Stop(BaseException):
+    """SIGTERM/SIGINT: a BaseException like KeyboardInterrupt, because socketserver
+    swallows an Exception raised while a request is being handled (the signal arrived
+    then, and the server served on)."""
 
 
 def _handler(store: SymbolStore) -> type[BaseHTTPRequestHandler]:
