@@ -30,6 +30,7 @@ FIRST_SIGHT = {
     "timm": "e1c3dd2",  # measured once as held-out there; tuned on from the next commit
     "zoo": "ebf0299",  # measured once as held-out (docs/TRIAGE.md); tuned on after
     "zoo3": "6f6a9aa",  # measured once as held-out (docs/TRIAGE.md); tuned on after
+    "zoo4": "c549ea8",  # measured once as held-out at 6b989af; tuned on after c549ea8
 }
 CLASSIFY = """
 import json, pickle, sys

@@ -4,14 +4,24 @@ PATTERNS table, and walks the def-use graph for the root cause."""
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .categories import CATEGORIES
 from .evidence import _chain, _drafted, _files, _record_signals, _user_roots, code_stack
-from .failing import _context_signals, _facts_at, _failing, _forward_line
+from .failing import (
+    _context_signals,
+    _facts_at,
+    _failing,
+    _forward_line,
+    forward_return,
+    output_refused,
+    type_guard,
+)
 from .patterns import PATTERNS
 from .rootcause import Candidate, DefUseGraph, flow_facts, rank_roots
+from .source import index_file
 
 __all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
 
@@ -124,10 +134,45 @@ def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signal
             paths[k] = [start, k]
             kwargs = "param-kwargs" in graph.facts(k)
             extra[k] = 0.0 if kwargs and kwargs_broke else -UNREACHED_PARAM
+    if category == "unsupported-python-construct":
+        _type_guard_roots(record, graph, start, paths, extra)
+    if category == "unsupported-io-type" and output_refused(_chain(record)):
+        ret = forward_return(record, list(graph.files.values()))
+        if ret:  # the value is built elsewhere, but forward() is what returns it
+            key = graph.key(ret)
+            paths.setdefault(key, [start, key])
+            extra[key] = extra.get(key, 0.0) + FORWARD_RETURN
     for key in graph.decorators(start):  # `@can_return_tuple` over forward()
         paths.setdefault(key, [start, key])
         extra[key] = DECORATOR if category == "capture-limitation" else -DECORATOR
     return rank_roots(graph, start, paths, category, extra=extra)
+
+
+FORWARD_RETURN = 2.0  # forward()'s return, when an output is what was refused
+
+
+TYPE_GUARD = 3.0  # the `isinstance(x, Tensor)` test a failing line ran under
+
+
+_CHECKER = re.compile(r"check|assert|valid|verify", re.I)
+
+
+def _type_guard_roots(record, graph: DefUseGraph, start, paths: dict, extra: dict):
+    """The type test that sent the Proxy down the non-tensor path; when it is a check
+    helper's (`KORNIA_CHECK_IS_TENSOR(x)`, `_check_input`), also the call of it."""
+    guard = type_guard(start)
+    if guard is None:
+        return
+    key = graph.key(guard)
+    paths.setdefault(key, [start, key])
+    extra[key] = TYPE_GUARD
+    ix = index_file(start[0])
+    stmt = ix.stmt_at(start[1]) if ix else None
+    stack = code_stack(_chain(record), _user_roots(record))
+    if stmt and stmt.func and _CHECKER.search(stmt.func.name) and len(stack) > 1:
+        caller = graph.key(stack[-2])
+        paths.setdefault(caller, [start, caller])
+        extra[caller] = TYPE_GUARD - 0.5
 
 
 # ---- scoring ------------------------------------------------------------------------

@@ -33,6 +33,7 @@ def _failing(record, chain, user, files) -> tuple[str, int] | None:
         _from_io,
         _from_attribute,
         _from_target,
+        _from_output,
     ):
         found = finder(record, chain, user, files)
         if found:
@@ -128,6 +129,25 @@ def _calls_method(stmt, name: str) -> bool:
     )
 
 
+_OUTPUT = re.compile(
+    r"output \d+ is a|at output \d+|Found <class '[\w.]+'> in output|in output, which"
+)
+
+
+def output_refused(chain) -> bool:
+    """The error is about an output export or Cuvil cannot take."""
+    return any(_OUTPUT.search(message_head(e["message"])) for e in chain)
+
+
+def _from_output(record, chain, user, files):
+    return forward_return(record, files) if output_refused(chain) else None
+
+
+def forward_return(record, files) -> tuple[str, int] | None:
+    fwd = _forward(record, files)
+    return (fwd.file, fwd.returns()[-1].line) if fwd and fwd.returns() else None
+
+
 def _from_io(record, chain, user, files):
     """`input 'mask' ...` -> the parameter's line; `output 1 ...` -> forward's return."""
     text = " ".join(e["message"] for e in chain)
@@ -160,6 +180,8 @@ def _context_signals(key: tuple[str, int]) -> set[str]:
     if stmt is None:
         return set()
     out = {"raise:user-raise"} if isinstance(stmt.node, ast.Raise) else set()
+    if type_guard(key):
+        out.add("ast:type-guarded")
     for node in ast.walk(ix.tree):
         if isinstance(node, ast.Try) and node.body and node.handlers:
             end = getattr(node.body[-1], "end_lineno", node.body[-1].lineno)
@@ -167,6 +189,44 @@ def _context_signals(key: tuple[str, int]) -> set[str]:
                 out.add("ast:in-try")
                 break
     return out
+
+
+def type_guard(key: tuple[str, int]) -> tuple[str, int] | None:
+    """The `isinstance(x, Tensor)` / `torch.is_tensor(x)` test the failing line is
+    under (an `assert` of one, a branch it runs in, or falls through to): under fx
+    the Proxy fails the test, so the model took its path for non-tensors."""
+    ix = index_file(key[0])
+    stmt = ix.stmt_at(key[1]) if ix else None
+    if stmt is None:
+        return None
+    for line in sorted({stmt.line, *stmt.guards}, reverse=True):  # innermost first
+        header = ix.stmt_at(line)
+        if header is None or not isinstance(header.node, ast.If | ast.Assert):
+            continue
+        if "tensor-type-check" in line_facts(
+            header.node, [header.node.test]
+        ) and not _tests_a_number(header.node.test, stmt.func):
+            return ix.path, line
+    return None
+
+
+_NUMBER = {"int", "float", "bool", "SymInt"}
+
+
+def _tests_a_number(test: ast.AST, func) -> bool:
+    """`def pad(x: int, ...): if isinstance(x, torch.Tensor)`: a size helper meeting a
+    traced int, not a tensor turned Proxy."""
+    names = {
+        n.args[0].id
+        for n in ast.walk(test)
+        if isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name)
+    }
+    return func is not None and any(
+        p.arg in names
+        and p.annotation is not None
+        and {getattr(a, "id", None) for a in ast.walk(p.annotation)} & _NUMBER
+        for p in func.params
+    )
 
 
 def _facts_at(key: tuple[str, int]) -> set[str]:

@@ -117,6 +117,22 @@ def _shape_iterate(stmt: ast.AST, node: ast.AST) -> bool:
     return False
 
 
+def _tensor_type_check(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    f = node.func
+    name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+    if "is_tensor" in name.lower():  # torch.is_tensor, KORNIA_CHECK_IS_TENSOR
+        return True
+    if name != "isinstance" or len(node.args) != 2:
+        return False
+    return any(
+        (isinstance(t, ast.Name) and t.id.endswith("Tensor"))
+        or (isinstance(t, ast.Attribute) and t.attr.endswith("Tensor"))
+        for t in ast.walk(node.args[1])
+    )
+
+
 def _func_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         return node.func.id
@@ -286,6 +302,15 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
             and any(_func_name(c) == "type" for c in [n.left, *n.comparators])
         )
     ),
+    # `isinstance(x, Tensor)` / `torch.is_tensor(x)`: False for fx's Proxy, so the
+    # tracer runs the branch for non-tensors
+    "tensor-type-check": lambda s, n: _tensor_type_check(n),
+    # `x.ndim` / `x.dim()`: the tensor's rank (fx: a Proxy; not a size)
+    "rank-read": lambda s, n: (
+        (isinstance(n, ast.Attribute) and n.attr == "ndim")
+        or _attr(n) in {"dim", "ndimension"}
+    ),
+    "len-call": lambda s, n: _func_name(n) == "len",
     # `self.head_dim = hidden // heads` in __init__: a size computed from arguments
     "size-arith": lambda s, n: (
         isinstance(s, ast.Assign)

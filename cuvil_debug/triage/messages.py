@@ -83,8 +83,17 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         (r"co_varnames is too small|code object .* too small", "fx-code-patch"),
         # the model's own check saw a tracer's stand-in instead of a tensor
         (
-            r"\bgot Proxy\b|\bProxy\b.*(expected|not|unsupported)|FakeTensor|FunctionalTensor",
+            r"\bgot Proxy\b|\bProxy\b.*(expected|not|unsupported)|FakeTensor|FunctionalTensor|"
+            r"\b(got|found|received|is)\b:? <class '[\w.]*\bProxy'>",
             "traced-type",
+        ),
+        # fx met a module built inside forward(): `nn.ZeroPad2d(...)(x)`
+        (r"module is not installed as a submodule", "not-submodule"),
+        # Cuvil refusing an op whose output size depends on the values
+        (
+            r"unsupported op '[^']*(boolean mask|data-dependent shape|nonzero|"
+            r"masked_select)",
+            "data-size-op",
         ),
         (
             r"unexpected keyword argument|missing \d+ required (positional|keyword)|"

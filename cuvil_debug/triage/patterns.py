@@ -58,6 +58,12 @@ PATTERNS: list[Pattern] = [
         "msg:unbacked-size flow:data-size",
     ),
     _p("data-dependent-control-flow", "msg:proxy-control-flow flow:reduction", 1.5),
+    # `if not torch.all(index[:-1] <= index[1:])`: a branch on a reduced comparison
+    _p(
+        "data-dependent-control-flow",
+        "msg:proxy-control-flow ast:reduction ast:tensor-compare",
+        3.0,
+    ),
     _p(
         "data-dependent-control-flow", "msg:proxy-control-flow flow:tensor-compare", 1.0
     ),
@@ -74,6 +80,7 @@ PATTERNS: list[Pattern] = [
     _p("dynamic-shape", "msg:constraint", 4.0),
     # an op whose output size depends on the data (nonzero): the size is the problem
     _p("dynamic-shape", "exc:DynamicOutputShapeException", 5.0),
+    _p("dynamic-shape", "msg:data-size-op", 5.0),
     _p("dynamic-shape", "msg:data-dependent flow:data-size", 4.0),
     _p("dynamic-shape", "exc:UserError", 1.0),
     # only fx traces a parameter as a Proxy: export and dynamo see the value itself
@@ -122,6 +129,13 @@ PATTERNS: list[Pattern] = [
     _p(
         "dynamic-shape",
         "msg:proxy-iter ast:unpack near:shape-attr",
+        7.0,
+        "ast:item near:item flow:param-optional",
+    ),
+    # ... or `len()` of a name that holds one (`x_shape = x.shape[:2]; len(x_shape)`)
+    _p(
+        "dynamic-shape",
+        "msg:proxy-iter ast:len-call near:shape-attr",
         7.0,
         "ast:item near:item flow:param-optional",
     ),
@@ -187,6 +201,14 @@ PATTERNS: list[Pattern] = [
         5.0,
         "ast:reduction ast:item ast:shape-read",
     ),
+    # the failing line runs under (or falls through) `isinstance(x, Tensor)` /
+    # `torch.is_tensor(x)`: fx's Proxy is no Tensor, so the non-tensor path ran
+    _p(
+        "unsupported-python-construct",
+        "ast:type-guarded fe:fx eager:ok",
+        8.0,
+        "msg:proxy-iter",
+    ),
     # a try/except around traced code: the tracer follows one path and cannot recover
     _p("unsupported-python-construct", "ast:in-try eager:ok", 3.0),
     _p("inplace-mutation", "msg:inplace", 5.0),
@@ -221,6 +243,16 @@ PATTERNS: list[Pattern] = [
         "msg:proxy-control-flow ast:branch ast:tensor-meta eager:ok",
         6.0,
     ),
+    # `if x.ndim == 3` / `x.view(-1, 1) if x.dim() == 1 else x` under fx: the rank is
+    # tensor metadata the tracer cannot branch on
+    _p(
+        "capture-limitation",
+        "msg:proxy-control-flow ast:branch ast:rank-read eager:ok",
+        6.0,
+        "ast:item ast:reduction near:param-optional",
+    ),
+    # fx cannot name a module constructed inside forward()
+    _p("capture-limitation", "msg:not-submodule eager:ok", 7.0),
     # torch failed inside its own check of the dynamic shapes' constraints (its
     # suggested-fix printer asserting): a dynamic Dim the model does not allow
     _p("dynamic-shape", "raise:guard-solve", 5.0, "msg:constraint"),

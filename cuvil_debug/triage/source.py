@@ -209,15 +209,28 @@ def _guards(fn: ast.FunctionDef) -> dict[int, set[int]]:
             if not isinstance(node, ast.If | ast.While):
                 continue
             ruled = lines(node.body) | lines(node.orelse)
-            if (
-                isinstance(node, ast.If)
-                and not node.orelse
-                and isinstance(node.body[-1], _EXITS)
-            ):  # `if cond: return ...`: the rest of the block runs only when not cond
-                ruled |= lines(block[i + 1 :])
+            chain = _elif_chain(node) if isinstance(node, ast.If) else [node]
+            if isinstance(node, ast.If) and any(
+                isinstance(b[-1], _EXITS) for b in _branches(chain)
+            ):  # `if a: return ... elif b: return ...`: the rest of the block runs
+                ruled |= lines(block[i + 1 :])  # only when no exiting branch was taken
+                for header in chain[1:]:
+                    for line in lines(block[i + 1 :]):
+                        out.setdefault(line, set()).add(header.lineno)
             for line in ruled:
                 out.setdefault(line, set()).add(node.lineno)
     return out
+
+
+def _elif_chain(node: ast.If) -> list[ast.If]:
+    chain = [node]
+    while len(chain[-1].orelse) == 1 and isinstance(chain[-1].orelse[0], ast.If):
+        chain.append(chain[-1].orelse[0])
+    return chain
+
+
+def _branches(chain: list[ast.If]) -> list[list[ast.stmt]]:
+    return [n.body for n in chain] + ([chain[-1].orelse] if chain[-1].orelse else [])
 
 
 def _blocks(fn: ast.FunctionDef):

@@ -210,14 +210,14 @@ def test_zoo3_development_part_is_triaged_to_its_labels():
 
 # ---- samples/failures/zoo4: 44 torch-geometric / kornia / efficientnet-pytorch /
 # pretrainedmodels capture failures, swept and labelled by someone who never ran triage
-# on them (README there). Held out, unseen: measured once (top-1 30/44, root line
-# 34/44, ECE 0.148: docs/TRIAGE.md); this floor guards a regression, no target -------
+# on them (README there). Measured once, unseen: top-1 30/44, root line 34/44, ECE
+# 0.148 (docs/TRIAGE.md); development data since (43/44 and 42/44) ------------------
 ZOO4 = CORPUS / "zoo4"
 ZOO4_LABELS = json.loads((ZOO4 / "labels.json").read_text())
 
 
 @pytest.mark.slow
-def test_zoo4_heldout_part_does_not_regress():
+def test_zoo4_development_part_is_triaged_to_its_labels():
     packages = ("torch_geometric", "kornia", "efficientnet_pytorch")
     top1, root3, ece = _library_set_scores(ZOO4, ZOO4_LABELS, packages)
-    assert top1 >= 0.65 and root3 >= 0.75, (top1, root3, ece)
+    assert top1 >= 0.95 and root3 >= 0.93, (top1, root3, ece)
