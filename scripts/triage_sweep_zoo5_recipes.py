@@ -39,7 +39,7 @@ SAM_FULL = (
 SAM_IN = (
     f"batched_input = [{{'image': torch.rand(3, 48, 64, {G}) * 255, 'original_size': (48, 64), "
     f"'point_coords': torch.rand(1, 2, 2, {G}) * 64, 'point_labels': torch.ones(1, 2)}}]",
-    "[{'image': None, 'original_size': None, 'point_coords': {1: SEQ}, 'point_labels': {1: SEQ}}]",
+    "[{'image': None, 'original_size': (None, None), 'point_coords': {1: SEQ}, 'point_labels': {1: SEQ}}]",
 )
 
 
@@ -117,14 +117,14 @@ RECIPES = [
     _sam("sam_prompt_points", "prompt_encoder", "PromptEncoder", PROMPT, [POINTS, ("boxes = None", NONE), ("masks = None", NONE)]),
     _sam("sam_prompt_boxes", "prompt_encoder", "PromptEncoder", PROMPT, [("points = None", NONE), (f"boxes = torch.rand(2, 4, {G}) * 64", B), ("masks = None", NONE)]),
     _sam("sam_prompt_masks", "prompt_encoder", "PromptEncoder", PROMPT, [("points = None", NONE), ("boxes = None", NONE), _x("2, 1, 32, 32", "masks")]),
-    ("sam_pos_random", "sam-prompt_encoder", f"{SAM}.prompt_encoder", "PositionEmbeddingRandom", "num_pos_feats=8", [("size = (8, 8)", NONE)]),
+    ("sam_pos_random", "sam-prompt_encoder", f"{SAM}.prompt_encoder", "PositionEmbeddingRandom", "num_pos_feats=8", [("size = (8, 8)", "(None, None)")]),
     _sam("sam_mask_decoder", "mask_decoder", "MaskDecoder", DEC, [_x("1, 16, 8, 8", "image_embeddings", NONE), _x("1, 16, 8, 8", "image_pe", NONE), _x("2, 3, 16", "sparse_prompt_embeddings", BS), _x("2, 16, 8, 8", "dense_prompt_embeddings"), ("multimask_output = True", NONE)], ["TwoWayTransformer"]),
     _sam("sam_two_way", "transformer", "TwoWayTransformer", "depth=2, embedding_dim=16, num_heads=2, mlp_dim=32", [_x("2, 16, 8, 8", "image_embedding"), _x("2, 16, 8, 8", "image_pe"), _x("2, 3, 16", "point_embedding", BS)]),
     _sam("sam_full", "sam", "Sam", SAM_FULL, [SAM_IN, ("multimask_output = False", NONE)], ["ImageEncoderViT", "PromptEncoder", "MaskDecoder", "TwoWayTransformer"]),
     # ------------------------------------------------------------------ fair-esm
     _esm("esm2", "esm2", "esm", "ESM2", "num_layers=2, embed_dim=32, attention_heads=4, alphabet='ESM-1b'", [TOKENS]),
     _esm("esm2_nodrop", "esm2", "esm", "ESM2", "num_layers=2, embed_dim=32, attention_heads=4, alphabet='ESM-1b', token_dropout=False", [TOKENS]),
-    _esm("esm2_contacts", "esm2", "esm", "ESM2", "num_layers=2, embed_dim=32, attention_heads=4, alphabet='ESM-1b', token_dropout=False", [TOKENS, ("repr_layers = [2]", NONE), ("need_head_weights = False", NONE), ("return_contacts = True", NONE)]),
+    _esm("esm2_contacts", "esm2", "esm", "ESM2", "num_layers=2, embed_dim=32, attention_heads=4, alphabet='ESM-1b', token_dropout=False", [TOKENS, ("repr_layers = [2]", "[None]"), ("need_head_weights = False", NONE), ("return_contacts = True", NONE)]),
     _esm("esm1b", "esm1", "esm", "ProteinBertModel", f"Namespace(arch='roberta_large', {ESM_ARGS}), Alphabet.from_architecture('ESM-1b')", [TOKENS], ["Alphabet", NS]),
     _esm("esm1", "esm1", "esm", "ProteinBertModel", f"Namespace(arch='protein_bert_base', {ESM_ARGS}), Alphabet.from_architecture('ESM-1')", [TOKENS], ["Alphabet", NS]),
     _esm("esm_msa", "msa_transformer", "esm", "MSATransformer", f"Namespace({ESM_ARGS}, embed_positions_msa=True, max_tokens=2**14, max_tokens_per_msa=2**14), Alphabet.from_architecture('MSA Transformer')", [(f"tokens = torch.randint(4, 24, (2, 3, 12), {G})", "{0: BATCH, 2: SEQ}")], ["Alphabet", NS]),
@@ -141,7 +141,7 @@ RECIPES = [
     _wh("whisper", "Whisper", f"ModelDimensions({DIMS})", [MEL, TEXT], ["ModelDimensions"]),
     _wh("whisper_encoder", "AudioEncoder", "n_mels=16, n_ctx=16, n_state=32, n_head=2, n_layer=2", [MEL]),
     _wh("whisper_decoder", "TextDecoder", "n_vocab=64, n_ctx=16, n_state=32, n_head=2, n_layer=2", [TEXT, XA]),
-    _wh("whisper_decoder_cache", "TextDecoder", "n_vocab=64, n_ctx=16, n_state=32, n_head=2, n_layer=2", [TEXT, XA, ("kv_cache = {}", NONE)]),
+    _wh("whisper_decoder_cache", "TextDecoder", "n_vocab=64, n_ctx=16, n_state=32, n_head=2, n_layer=2", [TEXT, XA, ("kv_cache = {}", "{}")]),
     _wh("whisper_attention_mask", "MultiHeadAttention", "n_state=32, n_head=2", [XS, ("xa = None", NONE), ("mask = torch.empty(8, 8).fill_(-float('inf')).triu_(1)", NONE)]),
     _wh("whisper_cross_block", "ResidualAttentionBlock", "n_state=32, n_head=2, cross_attention=True", [XS, XA]),
     # ------------------------------------------------------------------ pytorch-tabnet
