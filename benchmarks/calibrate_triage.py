@@ -38,6 +38,7 @@ FOLDERS = [
     FAILURES / "zoo",
     FAILURES / "zoo3",
     FAILURES / "zoo4",
+    FAILURES / "zoo5",
 ]
 T_GRID = [0.5 + 0.1 * i for i in range(46)]
 S_GRID = [0.01 * i for i in range(51)]
