@@ -31,6 +31,7 @@ FIRST_SIGHT = {
     "zoo": "ebf0299",  # measured once as held-out (docs/TRIAGE.md); tuned on after
     "zoo3": "6f6a9aa",  # measured once as held-out (docs/TRIAGE.md); tuned on after
     "zoo4": "c549ea8",  # measured once as held-out at 6b989af; tuned on after c549ea8
+    "zoo5": "dca5546",  # measured once as held-out at a9d8ea9; tuned on after dca5546
 }
 CLASSIFY = """
 import json, pickle, sys

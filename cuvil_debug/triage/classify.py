@@ -136,6 +136,11 @@ def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signal
             extra[k] = 0.0 if kwargs and kwargs_broke else -UNREACHED_PARAM
     if category == "unsupported-python-construct":
         _type_guard_roots(record, graph, start, paths, extra)
+    if "msg:input-not-tensor" in signals:  # the example input that is no tensor
+        for fn in graph.funcs:
+            if fn.name == "example_inputs" and fn.returns():
+                key = graph.key((fn.file, fn.returns()[-1].line))
+                paths.setdefault(key, [start, key])
     if category == "unsupported-io-type" and output_refused(_chain(record)):
         ret = forward_return(record, list(graph.files.values()))
         if ret:  # the value is built elsewhere, but forward() is what returns it

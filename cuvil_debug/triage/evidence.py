@@ -129,6 +129,8 @@ def _exception_signals(record: dict) -> set[str]:
 def _io_signals(record: dict) -> set[str]:
     kinds = {i["type"] for i in record.get("inputs", [])} - {"Tensor"}
     out = {"io:container-input"} if kinds & _BUILTIN_INPUTS else set()
+    if kinds & {"dict", "list", "tuple"}:  # its leaves are inputs of their own
+        out.add("io:container-type")
     return out | ({"io:non-tensor-input"} if kinds - _BUILTIN_INPUTS else set())
 
 

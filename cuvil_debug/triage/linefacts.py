@@ -110,10 +110,12 @@ def _shape_iterate(stmt: ast.AST, node: ast.AST) -> bool:
         return True
     if isinstance(node, ast.Assign) and _shape_expr(node.value):  # b, c = x.shape
         return any(isinstance(t, ast.Tuple | ast.List) for t in node.targets)
-    if isinstance(node, ast.Call) and (_func_name(node) == "len" or _base(node)):
-        return any(_shape_expr(a) for a in node.args) and (
-            _func_name(node) == "len" or _base(node) in _NON_TORCH
-        )
+    if isinstance(node, ast.Call) and _func_name(node) == "len":
+        return any(_shape_expr(a) for a in node.args)
+    if (
+        isinstance(node, ast.Call) and _base(node) in _NON_TORCH
+    ):  # np.ceil(x.shape[0] / v)
+        return any(_shape_expr(n) for a in node.args for n in ast.walk(a))
     return False
 
 

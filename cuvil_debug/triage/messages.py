@@ -31,7 +31,7 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         (r"Could not extract specialized integer", "specialize-int"),
         (r"Size-like symbols: u\d", "unbacked-size"),
         (
-            r"Constraints violated|Not all values of|specialized|dynamic_shapes",
+            r"Constraints violated|Not all values of|specialized it to be|dynamic_shapes",
             "constraint",
         ),
         (r"is not defined|has no attribute", "undefined"),
@@ -67,6 +67,10 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             "input-builtin",
         ),
         (r"input '\w+' is a NoneType, not a tensor", "input-none"),
+        (
+            r"input '\w+' is a (bool|int|float|complex|str), not a tensor",
+            "input-scalar",
+        ),
         (r"output \d+ is a \w+, not a tensor", "output-not-tensor"),
         (r"takes an argument '\**\w+' but only \d+ example inputs", "missing-input"),
         (r"'(list|dict|tuple|NoneType)' object has no attribute", "container-method"),

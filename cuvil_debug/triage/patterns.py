@@ -87,7 +87,14 @@ PATTERNS: list[Pattern] = [
     _p("non-tensor-argument", "msg:proxy-control-flow flow:param-flag", 5.0),
     _p("non-tensor-argument", "msg:proxy-control-flow flow:param-optional", 5.0),
     _p("non-tensor-argument", "flow:param-kwargs", 4.0, "fe:export fe:dynamo"),
-    _p("non-tensor-argument", "flow:param-container", 4.0, "fe:export fe:dynamo"),
+    # (not when the failure is an item assignment into a traced tensor: that fails
+    # whatever the tensor came from; a kwargs dict assigned into has its own row)
+    _p(
+        "non-tensor-argument",
+        "flow:param-container",
+        4.0,
+        "fe:export fe:dynamo msg:proxy-setitem",
+    ),
     _p("non-tensor-argument", "msg:missing-input", 5.0),
     _p("non-tensor-argument", "msg:shapeprop eager:ok flow:param-optional", 5.0),
     _p("non-tensor-argument", "msg:shapeprop eager:ok flow:param-kwargs", 5.0),
@@ -98,7 +105,7 @@ PATTERNS: list[Pattern] = [
         "non-tensor-argument",
         "flow:param-optional flow:is-none-test eager:ok",
         4.0,
-        "fe:export fe:dynamo",
+        "fe:export fe:dynamo msg:proxy-setitem",
     ),
     _p("non-tensor-argument", "msg:container-method", 3.0),
     # fx traces a None / flag / container parameter as a Proxy; export passes the
@@ -106,7 +113,15 @@ PATTERNS: list[Pattern] = [
     _p("non-tensor-argument", "msg:input-builtin", 3.0, "fe:export"),
     _p("non-tensor-argument", "io:container-input", 2.0, "fe:export"),
     _p("unsupported-io-type", "msg:input-none fe:export", 5.0),
-    _p("non-tensor-argument", "msg:input-builtin fe:export", 3.0, "msg:input-none"),
+    # a bool / int / float example input export keeps as a placeholder: a non-tensor
+    # among the inputs (no Proxy is involved); a dict or list is a container parameter
+    _p("unsupported-io-type", "msg:input-scalar fe:export", 5.0, "io:container-type"),
+    _p(
+        "non-tensor-argument",
+        "msg:input-builtin fe:export",
+        3.0,
+        "msg:input-none",
+    ),
     _p(
         "non-tensor-argument",
         "sig:defaults-traced eager:ok",
@@ -115,6 +130,16 @@ PATTERNS: list[Pattern] = [
     ),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-iter", 4.5),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-setitem", 3.0),
+    # `coords[:, :, 0] = ...` / `norms[norms < eps] = eps` on a traced tensor under fx:
+    # the tracer records no item assignment, whatever the tensor came from
+    _p(
+        "inplace-mutation",
+        "msg:proxy-setitem ast:inplace fe:fx",
+        8.0,
+        "sig:kwargs-traced near:param-kwargs near:rank-read",
+    ),
+    # `shape = [1] * x.dim(); shape[d] = -1`: the list is a Proxy of the rank
+    _p("capture-limitation", "msg:proxy-setitem near:rank-read eager:ok", 7.0),
     # Python logic over a traced size under fx — `for d in x.shape[2:]`,
     # `len(t.shape)`, `np.array(x.shape)`, `assert x.shape[1] == c` — fails with the
     # tracer's iteration / numpy / control-flow words; the failing line reading the
@@ -139,6 +164,8 @@ PATTERNS: list[Pattern] = [
         7.0,
         "ast:item near:item flow:param-optional",
     ),
+    # `np.ceil(x.shape[0] / v)` on the failing line
+    _p("dynamic-shape", "msg:numpy ast:shape-iterate", 7.0, "flow:param-optional"),
     _p(
         "dynamic-shape",
         "msg:numpy near:shape-read",
@@ -169,6 +196,12 @@ PATTERNS: list[Pattern] = [
         "flow:data-size msg:unbacked-size",
     ),
     _p("data-dependent-python-value", "msg:data-dependent ast:item", 4.0),
+    # `int(batch.max()) + 1` as a size: the number taken out of a reduction
+    _p(
+        "data-dependent-python-value",
+        "msg:specialize-int ast:item ast:reduction",
+        6.0,
+    ),
     _p("data-dependent-python-value", "exc:TypeError flow:item", 3.0, "ast:numpy"),
     _p("dynamic-shape", "exc:TypeError flow:shape-read", 2.5, "flow:item ast:numpy"),
     _p("dynamic-shape", "msg:specialize-int flow:data-size", 5.0),
@@ -236,6 +269,9 @@ PATTERNS: list[Pattern] = [
     _p("unsupported-io-type", "io:non-tensor-input", 3.0),
     # the tools, not the model
     _p("capture-limitation", "raise:lib eager:ok", 3.0),
+    # code that runs eagerly raising NotImplementedError for the tracer (a dynamo
+    # guard calling a library object's `__len__`)
+    _p("capture-limitation", "exc:NotImplementedError eager:ok", 3.0),
     _p("capture-limitation", "msg:fx-code-patch eager:ok", 6.0),
     # `if v.device.type != "meta"` under fx: the device is a Proxy attribute
     _p(

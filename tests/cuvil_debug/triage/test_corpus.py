@@ -221,3 +221,18 @@ def test_zoo4_development_part_is_triaged_to_its_labels():
     packages = ("torch_geometric", "kornia", "efficientnet_pytorch")
     top1, root3, ece = _library_set_scores(ZOO4, ZOO4_LABELS, packages)
     assert top1 >= 0.95 and root3 >= 0.93, (top1, root3, ece)
+
+
+# ---- samples/failures/zoo5: 41 segment-anything / fair-esm / openai-whisper /
+# pytorch-tabnet / e3nn capture failures, swept and labelled by someone who never ran
+# triage on them (README there). Measured once, unseen: top-1 33/41, root line 31/41,
+# ECE 0.095 (docs/TRIAGE.md); development data since (40/41 and 37/41) ---------------
+ZOO5 = CORPUS / "zoo5"
+ZOO5_LABELS = json.loads((ZOO5 / "labels.json").read_text())
+
+
+@pytest.mark.slow
+def test_zoo5_development_part_is_triaged_to_its_labels():
+    packages = ("segment_anything", "esm", "whisper", "pytorch_tabnet", "e3nn")
+    top1, root3, ece = _library_set_scores(ZOO5, ZOO5_LABELS, packages)
+    assert top1 >= 0.95 and root3 >= 0.88, (top1, root3, ece)

@@ -8,6 +8,9 @@ from __future__ import annotations
 import pytest
 
 HELPER = """
+import numpy as np
+
+
 def check_tensor(v):
     if not isinstance(v, torch.Tensor):
         raise TypeError(f"expected a tensor, got {type(v)}")
@@ -84,6 +87,41 @@ CASES = [
     ),
 ]
 
+CASES += [
+    # an item assignment into a traced tensor: fx records none, whatever it came from
+    (
+        "setitem_traced",
+        "fx",
+        "y = self.fc(x)\ny[:, 0] = 0.0\nreturn y",
+        "inplace-mutation",
+        "y[:, 0] = 0.0",
+    ),
+    # a list built from the rank, then assigned into: the list is a Proxy of x.dim()
+    (
+        "rank_list_setitem",
+        "fx",
+        "shape = [1] * x.dim()\nshape[0] = -1\nreturn self.fc(x).view(*shape)",
+        "capture-limitation",
+        "shape = [1] * x.dim()",
+    ),
+    # numpy on a size: Python logic on the traced batch dim
+    (
+        "numpy_on_size",
+        "fx",
+        "n = int(np.ceil(x.shape[0] / 2))\nreturn self.fc(x).chunk(n, 0)[0]",
+        "dynamic-shape",
+        "np.ceil",
+    ),
+    # a number taken out of a reduction and used as a size
+    (
+        "int_of_max_size",
+        "export",
+        "n = int(x.argmax()) + 1\nreturn self.fc(x).new_zeros(n, 4)",
+        "data-dependent-python-value",
+        "int(x.argmax())",
+    ),
+]
+
 SHORT = {"upc": "unsupported-python-construct"}
 
 
@@ -126,3 +164,22 @@ def test_a_size_helper_meeting_a_traced_int_is_no_type_check_failure(tmp_path):
     )
     assert type_guard((str(path), 7)) is None
     assert type_guard((str(path), 13)) == (str(path), 11)
+
+
+def test_a_scalar_example_input_under_export_is_a_non_tensor_input(tmp_path):
+    """export keeps a float argument as a placeholder: no Proxy is involved, so it is
+    a non-tensor among the inputs, and the example input is a root candidate."""
+    from cuvil_debug.triage.classify import classify
+    from cuvil_debug.triage.collect import collect
+
+    path = tmp_path / "scale_arg.py"
+    path.write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n\n"
+        "    def forward(self, x, scale):\n        return self.fc(x) * scale\n\n\n"
+        "def example_inputs():\n    return (torch.randn(2, 4), 0.5)\n"
+    )
+    d = classify(collect(str(path), "export"))
+    assert d.category == "unsupported-io-type", (d.category, d.signals)
+    assert {10, 15} <= {c.line for c in d.roots}, [(c.line, c.text) for c in d.roots]
