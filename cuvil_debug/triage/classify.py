@@ -26,10 +26,10 @@ from .source import index_file
 __all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
 
 
-TEMPERATURE = 2.2  # softmax temperature, fitted by benchmarks/calibrate_triage.py
+TEMPERATURE = 2.0  # softmax temperature, fitted by benchmarks/calibrate_triage.py
 
 
-SHRINK = 0.04  # uniform share of the confidence, fitted with TEMPERATURE
+SHRINK = 0.09  # uniform share of the confidence, fitted with TEMPERATURE
 
 
 UNKNOWN = "unknown"
