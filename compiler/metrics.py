@@ -32,6 +32,7 @@ __all__ = [
     "enabled",
     "serve",
     "registry",
+    "ports",
     "module_class",
     "record_compile",
     "MeteredModule",
@@ -136,6 +137,11 @@ def serve(port: int = 0) -> int:
         ) from None
     _state.servers.append(server)
     return server.server_port
+
+
+def ports() -> list[int]:
+    """The ports metrics are served on (127.0.0.1), in the order they were started."""
+    return [s.server_port for s in _state.servers] if _state is not None else []
 
 
 def serve_from_env() -> int | None:

@@ -192,8 +192,8 @@ def _cmd_gc(args: argparse.Namespace) -> int:
     limit = args.max if args.max is not None else _limit()
     if limit is None:
         raise CuvilError(
-            "no size to collect to",
-            hint=f"pass --max SIZE (e.g. 500M) or set {cachemaint.MAX_ENV}",
+            f"no size to collect to: pass --max SIZE or set {cachemaint.MAX_ENV}",
+            hint="a size is bytes or K, M, G (powers of 1024): 500M, 2G",
         )
     removed = cachemaint.gc(root, limit)
     for e in removed:
