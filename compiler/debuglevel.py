@@ -99,6 +99,8 @@ class CompileWatch:
                 f"{os.getpid()}-{next(_serial):04d}-{safe}"
             )
             self.folder.mkdir(parents=True, exist_ok=True)
+            if options.debug_options.snapshot_dir:  # the user's snapshots stay theirs
+                return options
             return options.with_debug(snapshot_dir=str(self.folder))
         return options.with_debug(print_after_all=True)
 
