@@ -1,6 +1,7 @@
 """Cuvil: a small, real ML compiler for PyTorch models, built to be debugged."""
 
-from . import ir
+from . import ir, metrics
+from .debuglevel import debug_level
 from .errors import (
     CodegenError,
     CuvilError,
@@ -39,4 +40,8 @@ __all__ = [
     "load",
     "cache_stats",
     "reset_cache_stats",
+    "debug_level",
+    "metrics",
 ]
+
+metrics.serve_from_env()  # $CUVIL_METRICS_PORT: serve from the start

@@ -6,12 +6,15 @@ capture+lower (frontend) -> verify -> passes -> codegen (LLVM IR) -> JIT -> Comp
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 
+from . import metrics
 from .codegen.generator import generate
+from .debuglevel import CompileWatch
 from .errors import CodegenError, CuvilError
 from .frontend import capture
 from .frontend.dynamic_shapes import derive_dims
@@ -35,32 +38,42 @@ def compile_module(
     *,
     echo_llvm_bisect: bool = True,
     hooks: CompileHooks | None = None,
+    lower_seconds: float | None = None,
 ) -> CompiledModule:
     """Cuvil IR -> native code: the stages after capture, each one line.
 
     With ``llvm_bisect_limit`` LLVM runs in a child process (runtime/llvm_worker.py);
     its ``BISECT:`` lines are in ``compiled.jit.bisect_log`` and, with
-    `echo_llvm_bisect`, on stderr. `hooks`: the seams of cuvil.hooks (passes, kernels)."""
-    verify(module)
-    module = run_passes(module, options, hooks)
-    program = generate(
-        module,
-        debug=options.debug,
-        profile=options.debug_options.profile,
-        threads=options.num_threads,
-        hooks=hooks,
-        break_on=options.break_on,
-    )
+    `echo_llvm_bisect`, on stderr. `hooks`: the seams of cuvil.hooks (passes, kernels).
+    Each stage is timed for ``CUVIL_DEBUG`` (debuglevel.py) and cuvil.metrics;
+    `lower_seconds`: the capture's time, measured by the caller."""
+    watch = CompileWatch({"lower": lower_seconds} if lower_seconds is not None else {})
+    with watch.stage("passes"):
+        verify(module)
+        module = run_passes(module, watch.pass_options(options, module.name), hooks)
+    with watch.stage("codegen"):
+        program = generate(
+            module,
+            debug=options.debug,
+            profile=options.debug_options.profile,
+            threads=options.num_threads,
+            hooks=hooks,
+            break_on=options.break_on,
+        )
     _check_param_data(module, program)
-    jit = JitModule(
-        program,
-        options.opt,
-        debug=options.debug,
-        bisect_limit=options.debug_options.llvm_bisect_limit,
-        echo_bisect=echo_llvm_bisect,
-        options=options,
-    )
-    return CompiledModule(module, program, jit, options)
+    with watch.stage("llvm"):
+        jit = JitModule(
+            program,
+            options.opt,
+            debug=options.debug,
+            bisect_limit=options.debug_options.llvm_bisect_limit,
+            echo_bisect=echo_llvm_bisect,
+            options=options,
+        )
+    compiled = metrics.module_class()(module, program, jit, options)
+    metrics.record_compile(watch.seconds, jit)
+    watch.report(compiled)
+    return compiled
 
 
 def _check_param_data(module: Module, program) -> None:
@@ -114,13 +127,15 @@ def compile(
 def _compile_static(model, inputs, opts, hooks) -> CompiledModule:
     was_training = model.training
     model.eval()
+    start = time.perf_counter()
     try:
         captured = capture(
             model, inputs, opts.frontend, hooks=hooks, decompose=opts.decompose
         )
     finally:
         model.train(was_training)
-    compiled = compile_module(captured.module, opts, hooks=hooks)
+    lowered = time.perf_counter() - start
+    compiled = compile_module(captured.module, opts, hooks=hooks, lower_seconds=lowered)
     compiled.frontend, compiled.frontend_notes = captured.frontend, captured.notes
     return compiled
 

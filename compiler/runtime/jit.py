@@ -91,7 +91,9 @@ class JitModule:
     ``-opt-bisect-limit`` in a child process, never cached; LLVM's ``BISECT: ...`` lines
     are kept in `bisect_log` and, with `echo_bisect`, also written on stderr (where LLVM
     itself would write them). After construction: `debug_key`, `store` (None: none),
-    `registered` (announced through the GDB JIT interface), `cache_hit`.
+    `registered` (announced through the GDB JIT interface), `cache_hit`, `cache_used`
+    (the object cache was looked in: not for debug or bisected builds, nor with
+    ``CUVIL_CACHE=0``).
     """
 
     def __init__(
@@ -117,6 +119,7 @@ class JitModule:
         check = _object_check(self.debug_key)
         cached = objcache.load_object(key, check) if key else None
         self.cache_hit = cached is not None
+        self.cache_used = key is not None and objcache.enabled()  # a lookup was made
         if cached is not None:
             try:
                 self.module = _parse_keyed(program, self.debug_key)

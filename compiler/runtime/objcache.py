@@ -49,6 +49,7 @@ import llvmlite.binding as llvm
 
 from ..codegen.target import host_cpu, target_triple
 from ..version import __version__
+from . import cachestats
 
 __all__ = [
     "cache_key",
@@ -63,6 +64,9 @@ __all__ = [
     "MAGIC",
     "FORMAT",
     "HEADER",
+    "read_entry",
+    "unpack_entry",
+    "remove_path",
 ]
 
 MAGIC = b"CUVILOB\0"
@@ -92,9 +96,13 @@ _reported: set[str] = set()
 _lock = threading.Lock()
 
 
-def _count(name: str) -> None:
+def _count(added_bytes: int = 0, **deltas: int) -> dict:
+    """Add to this process's counters and to the cache's shared ones (cachestats.py);
+    the shared counters after it ({}: not written)."""
     with _lock:
-        _counts[name] += 1
+        for name, delta in deltas.items():
+            _counts[name] += delta
+    return cachestats.record(cache_dir(), added_bytes=added_bytes, **deltas)
 
 
 def enabled() -> bool:
@@ -198,7 +206,7 @@ def load_object(
     path = _path(key)
     if not _real_dirs(path):  # a link in place of a shard: read and delete nothing
         if count:
-            _count("misses")
+            _count(misses=1)
         return None
     data, problem = _read(path)
     body = None
@@ -206,12 +214,27 @@ def load_object(
         body, problem = _unpack(data, key)
     if body is not None and check is not None:
         problem = check(body)
-    if problem is not None:
+    bad = problem is not None
+    if bad:
         _evict(path, problem)
         body = None
+    if body is not None:
+        _touch(path)
     if count:
-        _count("hits" if body is not None else "misses")
+        _count(hits=1) if body is not None else _count(
+            misses=1, corrupt_evicted=int(bad)
+        )
+    elif bad:
+        _count(corrupt_evicted=1)
     return body
+
+
+def _touch(path: Path) -> None:
+    """Mark a hit entry used now (its mtime: the LRU order of cachemaint.gc)."""
+    try:
+        os.utime(path, follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        pass  # a read-only cache keeps its old order
 
 
 def _real_dirs(path: Path) -> bool:
@@ -227,15 +250,13 @@ def _real_dirs(path: Path) -> bool:
 def evict(key: str, problem: str) -> None:
     """Delete `key`'s entry, which failed a check after `load_object` returned it
     (LLVM could not load the object, say): that lookup counts as a miss, not a hit."""
-    with _lock:
-        _counts["hits"] -= 1
-        _counts["misses"] += 1
+    _count(hits=-1, misses=1, corrupt_evicted=1)
     _evict(_path(key), problem)
 
 
 def _evict(path: Path, problem: str) -> None:
+    """Delete a bad entry (the caller counts it) and log it once."""
     _remove(path)
-    _count("corrupt_evicted")
     if str(path) not in _reported:  # a read-only cache keeps it: say so once
         _reported.add(str(path))
         _log.debug("cache entry %s %s: deleted, to be rebuilt", path, problem)
@@ -288,12 +309,15 @@ def store_object(key: str, data: bytes) -> None:
             _remove(path)
         os.replace(tmp, path)  # a link at `path` is replaced, never followed
         tmp = None
-        _count("stores")
+        counts = _count(stores=1, added_bytes=HEADER + len(data))
     except OSError:
-        pass  # a cache that cannot be written is only slower
+        return  # a cache that cannot be written is only slower
     finally:
         if tmp is not None:
             _remove(Path(tmp))
+    from .cachemaint import after_store  # (it imports this module)
+
+    after_store(cache_dir(), counts)
 
 
 def _mode(path: Path) -> int:
@@ -332,3 +356,7 @@ def reset_stats() -> None:
         for name in _counts:
             _counts[name] = 0
         _reported.clear()
+
+
+# for cachemaint.py (verify, clear, gc): the same checks and removal as a lookup's
+read_entry, unpack_entry, remove_path = _read, _unpack, _remove
