@@ -26,9 +26,11 @@ from .api import (
     triage,
 )
 from .collect import FRONTENDS, STAGES
+from .report_codequality import write_codequality
 from .report_junit import to_junit
 from .report_markdown import to_markdown
 from .report_sarif import write_sarif
+from .select import model_specs
 
 __all__ = [
     "add_parser",
@@ -40,7 +42,7 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-FORMATS = ("terminal", "json", "markdown", "sarif", "junit")
+FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "codequality")
 MODELS = ModelArgs(many=True, frontends=FRONTENDS)
 # an existing report is replaced only with --force (a CI job rewriting it passes it)
 OUTPUT = OutputArgs(
@@ -120,6 +122,12 @@ def _add_capture_args(p: argparse.ArgumentParser) -> None:
         help="predict failures from the source and AST alone, importing and running "
         "no model code (for untrusted pull requests; less accurate)",
     )
+    p.add_argument(
+        "--skip-non-models",
+        action="store_true",
+        help="leave out .py files that define no model entry (read, not imported); "
+        "none left is success (the pre-commit hook passes every staged file)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,6 +138,10 @@ def run(args: argparse.Namespace) -> int:
     if missing:  # a typo on the command line, not a finding of the batch
         return _usage(f"{missing[0]}: no such file or directory")
     specs = expand_specs(list(models.specs))
+    if args.skip_non_models:
+        specs = model_specs(specs, models.entry)
+        if not specs:
+            return EXIT_OK
     if not specs:
         return _usage(f"no models found in {' '.join(models.specs)}")
     try:
@@ -179,6 +191,7 @@ def _emit(doc: dict, new: list[dict] | None, output: Output) -> None:
         "markdown": lambda: to_markdown(doc, new),
         "sarif": lambda: write_sarif(doc),
         "junit": lambda: to_junit(doc),
+        "codequality": lambda: write_codequality(doc),
     }[output.format]()
     if output.path:
         output.write(text)
