@@ -20,6 +20,7 @@ from ..isolation import memory_size
 from .api import (
     DEFAULT_TIMEOUT,
     expand_specs,
+    is_glob,
     load_baseline,
     new_failures,
     report_doc,
@@ -138,11 +139,9 @@ def run(args: argparse.Namespace) -> int:
     if missing:  # a typo on the command line, not a finding of the batch
         return _usage(f"{missing[0]}: no such file or directory")
     specs = expand_specs(list(models.specs))
-    if args.skip_non_models:
+    if args.skip_non_models:  # none left is an empty report, not a mistake
         specs = model_specs(specs, models.entry)
-        if not specs:
-            return EXIT_OK
-    if not specs:
+    elif not specs:
         return _usage(f"no models found in {' '.join(models.specs)}")
     try:
         baseline = load_baseline(args.baseline) if args.baseline else None
@@ -173,6 +172,8 @@ def _missing_path(spec: str) -> bool:
     """A spec that names a file or folder (`models/`, `m.py`, `m.py:Net`) that is not
     there; `package.module:Model` specs are imported, not looked up."""
     path = spec.rsplit(":", 1)[0] if spec.count(":") == 1 else spec
+    if is_glob(path):  # one that matches nothing: "no models found"
+        return False
     looks_like_path = path.endswith(".py") or os.sep in path
     return looks_like_path and not os.path.exists(path)
 
