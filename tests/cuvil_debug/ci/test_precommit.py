@@ -109,9 +109,7 @@ def test_triage_hook_passes_a_good_model_and_skips_other_python(scratch, tmp_pat
     assert code == 0, out
 
 
-def test_triage_hook_fails_with_the_root_cause_line_and_runs_no_code(
-    scratch, tmp_path
-):
+def test_triage_hook_fails_with_the_root_cause_line_and_runs_no_code(scratch, tmp_path):
     marker = tmp_path / "ran"
     lstm = scratch / "lstm.py"
     lstm.write_text(
