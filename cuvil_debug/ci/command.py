@@ -118,7 +118,7 @@ def _count_models(root: Path, globs: str) -> tuple[int, int]:
     cwd = os.getcwd()
     try:
         os.chdir(root)  # triage expands the globs relative to the checkout's root
-        found = expand_specs(globs.split())
+        found = [f for f in expand_specs(globs.split()) if Path(f).is_file()]
         models = model_specs([f for f in found if f.endswith(".py")], None)
     finally:
         os.chdir(cwd)
