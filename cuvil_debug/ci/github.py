@@ -67,6 +67,12 @@ jobs:
             ~/.cache/pip
           key: cuvil-{s.version}-${{{{ runner.os }}}}-${{{{ github.run_id }}}}
           restore-keys: cuvil-{s.version}-${{{{ runner.os }}}}-
+{_steps(s, torch_version)}"""
+
+
+def _steps(s: Settings, torch_version: str) -> str:
+    """The steps after checkout, Python and the cache."""
+    return f"""\
       - name: Install Cuvil
         run: |
 {_block(scripts.install(s.install, torch_version))}
