@@ -19,6 +19,7 @@ from cuvil.opt import add_limit
 
 from .args import ModelArgs, OutputArgs
 from .cache_cmd import add_parser as _add_cache
+from .ci.command import add_parser as _add_ci
 from .diff import cli as diff_cli
 from .graph.command import add_parser as _add_graph
 from .passes_cmd import add_parser as _add_passes
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tui(commands)
     _add_graph(commands)
     _add_cache(commands)
+    _add_ci(commands)
     return parser
 
 

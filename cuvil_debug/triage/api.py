@@ -3,6 +3,7 @@ compare with a baseline. One named function per step."""
 
 from __future__ import annotations
 
+import glob
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,7 @@ DEFAULT_TIMEOUT = 300.0
 __all__ = [
     "DEFAULT_TIMEOUT",
     "expand_specs",
+    "is_glob",
     "triage",
     "new_failures",
     "load_baseline",
@@ -60,17 +62,26 @@ def triage(
 
 
 def expand_specs(specs: Sequence[str]) -> list[str]:
-    """Directories become their .py files (not `_private.py` nor `__init__.py`)."""
+    """Directories become their .py files (not `_private.py` nor `__init__.py`); a
+    glob (`models/**/*.py`, quoted so the shell leaves it) the files it matches."""
     out = []
     for spec in specs:
         path = Path(spec)
-        if path.is_dir():
+        if is_glob(spec):
+            out += sorted(
+                p for p in glob.glob(spec, recursive=True) if Path(p).is_file()
+            )
+        elif path.is_dir():
             out += [
                 str(p) for p in sorted(path.rglob("*.py")) if not p.name.startswith("_")
             ]
         else:
             out.append(spec)
     return out
+
+
+def is_glob(spec: str) -> bool:
+    return any(c in spec for c in "*?[")
 
 
 def report_doc(

@@ -20,15 +20,18 @@ from ..isolation import memory_size
 from .api import (
     DEFAULT_TIMEOUT,
     expand_specs,
+    is_glob,
     load_baseline,
     new_failures,
     report_doc,
     triage,
 )
 from .collect import FRONTENDS, STAGES
+from .report_codequality import write_codequality
 from .report_junit import to_junit
 from .report_markdown import to_markdown
 from .report_sarif import write_sarif
+from .select import model_specs
 
 __all__ = [
     "add_parser",
@@ -40,7 +43,7 @@ __all__ = [
 ]
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-FORMATS = ("terminal", "json", "markdown", "sarif", "junit")
+FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "codequality")
 MODELS = ModelArgs(many=True, frontends=FRONTENDS)
 # an existing report is replaced only with --force (a CI job rewriting it passes it)
 OUTPUT = OutputArgs(
@@ -120,6 +123,12 @@ def _add_capture_args(p: argparse.ArgumentParser) -> None:
         help="predict failures from the source and AST alone, importing and running "
         "no model code (for untrusted pull requests; less accurate)",
     )
+    p.add_argument(
+        "--skip-non-models",
+        action="store_true",
+        help="leave out .py files that define no model entry (read, not imported); "
+        "none left is success (the pre-commit hook passes every staged file)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
     if missing:  # a typo on the command line, not a finding of the batch
         return _usage(f"{missing[0]}: no such file or directory")
     specs = expand_specs(list(models.specs))
-    if not specs:
+    if args.skip_non_models:  # none left is an empty report, not a mistake
+        specs = model_specs(specs, models.entry)
+    elif not specs:
         return _usage(f"no models found in {' '.join(models.specs)}")
     try:
         baseline = load_baseline(args.baseline) if args.baseline else None
@@ -161,6 +172,8 @@ def _missing_path(spec: str) -> bool:
     """A spec that names a file or folder (`models/`, `m.py`, `m.py:Net`) that is not
     there; `package.module:Model` specs are imported, not looked up."""
     path = spec.rsplit(":", 1)[0] if spec.count(":") == 1 else spec
+    if is_glob(path):  # one that matches nothing: "no models found"
+        return False
     looks_like_path = path.endswith(".py") or os.sep in path
     return looks_like_path and not os.path.exists(path)
 
@@ -179,6 +192,7 @@ def _emit(doc: dict, new: list[dict] | None, output: Output) -> None:
         "markdown": lambda: to_markdown(doc, new),
         "sarif": lambda: write_sarif(doc),
         "junit": lambda: to_junit(doc),
+        "codequality": lambda: write_codequality(doc),
     }[output.format]()
     if output.path:
         output.write(text)

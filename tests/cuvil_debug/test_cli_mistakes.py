@@ -79,7 +79,14 @@ BY_COMMAND = {
     # mistake
     ("triage", "models"): [DIR, MISSING],
     ("triage", "entry"): [],
-    ("symbols find", "key"): [],  # any text is a key; absent is exit 1, not a mistake
+    ("symbols find", "key"): [],
+    # a glob that matches no model, or one with characters the workflow cannot hold
+    ("ci init", "models"): [
+        MISSING,
+        "a'b",
+        "$(touch x)",
+        " ",
+    ],  # any text is a key; absent is exit 1, not a mistake
 }
 SKIP = {"help", "version", "traceback"}
 # the valid positionals of each command, around the option under test
@@ -96,6 +103,7 @@ BASE = {
     "symbols find": ["0" * 40],
     "tui": [IR],
     "graph": [IR],
+    "ci report": [str(ROOT / "tests" / "cuvil_debug" / "ci" / "data" / "triage.json")],
 }
 
 
@@ -252,6 +260,9 @@ MORE = [
     ("graph", [IR, "-o", "picture.bmp"]),
     ("reduce", [MODEL, "--frontend", "export"]),
     ("bisect", [MODEL, "--break-on", "relu"]),
+    ("ci report", [NOT_JSON]),
+    ("ci report", [NOT_MODEL]),
+    ("ci init", ["--dir", DIR, "--models", "*.py"]),
 ]
 
 
