@@ -18,6 +18,7 @@ from cuvil.ir import print_module
 from cuvil.opt import add_limit
 
 from .args import ModelArgs, OutputArgs
+from .bench import add_parser as _add_bench
 from .diff import cli as diff_cli
 from .graph.command import add_parser as _add_graph
 from .passes_cmd import add_parser as _add_passes
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_symbols(commands)
     _add_tui(commands)
     _add_graph(commands)
+    _add_bench(commands)
     return parser
 
 

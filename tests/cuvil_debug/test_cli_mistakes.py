@@ -25,6 +25,8 @@ from cuvil import opt as cuvil_opt
 from cuvil.args import pipeline_text
 from cuvil_debug import cli, isolation
 from cuvil_debug import symbols as symbols_cmd
+from cuvil_debug.bench import baseline as bench_baseline
+from cuvil_debug.bench import cli as bench_cmd
 from cuvil_debug.graph import command as graph_cmd
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +53,8 @@ BY_TYPE = {
     symbols_cmd._number: ["-1", "x", "nan"],
     graph_cmd._depth: ["0", "x"],
     symbols_cmd._store_dir: [FILE],  # a file is no store
+    bench_cmd.batch_sizes: ["0", "x", "1,,8"],
+    bench_baseline.percentage: ["0", "-5%", "x"],
 }
 # options without a type= (strings checked when the command runs), by dest
 BY_DEST = {
@@ -96,6 +100,7 @@ BASE = {
     "symbols find": ["0" * 40],
     "tui": [IR],
     "graph": [IR],
+    "bench": [MODEL],
 }
 
 
