@@ -72,6 +72,7 @@ BY_DEST = {
     "diff": [MISSING, NOT_JSON],
     "function": ["no_such_function"],
     "paths": [MISSING],
+    "trace": [FILE, DIR, NO_PARENT],
 }
 # (command, dest) -> values where the command's own kind differs from BY_DEST's
 BY_COMMAND = {
@@ -101,6 +102,7 @@ BASE = {
     "tui": [IR],
     "graph": [IR],
     "bench": [MODEL],
+    "profile": [MODEL],
 }
 
 
