@@ -51,6 +51,8 @@ class DebugOptions:
     verify_each: bool = False  # verify after every pass (always on with debug)
     # write each JIT object to this symbol store (docs/DEBUGGING.md; env CUVIL_SYMBOL_STORE)
     keep_symbols: str | None = None
+    # kernels named to perf in /tmp/perf-PID.map (env CUVIL_PERF=1; docs/PROFILING.md)
+    perf: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,7 @@ KEYS = (
     "break_on",
     "keep_symbols",
     "decompose",
+    "perf",
 )
 # cuvil.compile's keys for dynamic shapes (docs/DYNAMIC.md): they choose what is compiled
 # per input shape (runtime/dynamic.py), each specialization is built with the keys above
@@ -186,6 +189,7 @@ _BOOLS = (
     "print_after_all",
     "print_after_change",
     "verify_each",
+    "perf",
 )
 
 # The name before the split into two groups (``cuvil.Options``).

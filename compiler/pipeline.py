@@ -23,6 +23,7 @@ from .ir.core import Module
 from .ir.verifier import verify
 from .options import DYNAMIC_KEYS, CompileOptions, Options
 from .passes import run_passes
+from .runtime import perfmap
 from .runtime.compiled import CompiledModule
 from .runtime.dynamic import DynamicCompiledModule
 from .runtime.jit import JitModule
@@ -59,6 +60,7 @@ def compile_module(
             threads=options.num_threads,
             hooks=hooks,
             break_on=options.break_on,
+            perf=perfmap.enabled(options),
         )
     _check_param_data(module, program)
     with watch.stage("llvm"):

@@ -20,9 +20,11 @@ from cuvil.opt import add_limit
 from .args import ModelArgs, OutputArgs
 from .cache_cmd import add_parser as _add_cache
 from .ci.command import add_parser as _add_ci
+from .bench import add_parser as _add_bench
 from .diff import cli as diff_cli
 from .graph.command import add_parser as _add_graph
 from .passes_cmd import add_parser as _add_passes
+from .profile_cmd import add_parser as _add_profile
 from .symbols import add_parser as _add_symbols
 from .triage import cli as triage_cli
 from .tui.command import add_parser as _add_tui
@@ -63,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_graph(commands)
     _add_cache(commands)
     _add_ci(commands)
+    _add_bench(commands)
+    _add_profile(commands)
     return parser
 
 

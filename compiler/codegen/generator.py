@@ -60,14 +60,18 @@ def generate(
     steps: bool = False,
     hooks: CompileHooks | None = None,
     break_on: Sequence[str] = (),
+    perf: bool = False,
 ) -> Program:
     """Generate LLVM IR for the module's main function (``debug``: full DWARF, else
     line tables only, debuginfo.py; ``profile``: per-kernel cycles; ``threads``: large
     GEMMs split their rows over that many threads; ``steps``: also emit
     ``cuvil_step_<i>`` per call of the entry, see `StepInfo`; the entry and the
     kernels are the same text as without; ``hooks``: ``after_kernel``, cuvil.hooks;
-    ``break_on``: FX node or op names whose kernels start with a debugger trap)."""
-    plan = plan_build(module, threads, debug, break_on)  # plan.py: slots, arena
+    ``break_on``: FX node or op names whose kernels start with a debugger trap;
+    ``perf``: no kernel is inlined into the entry, so a profiler names each)."""
+    plan = plan_build(
+        module, threads, debug, break_on, keep_kernels=perf
+    )  # plan.py: slots, arena
     fn, llmod, buffers, lowering = plan.fn, plan.llmod, plan.buffers, plan.lowering
     copies, arena = plan.copies, plan.arena_bytes
     lowering.emit_all(buffers, hooks)

@@ -162,9 +162,12 @@ class Lowering:
         threads: int = 1,
         debug: bool = False,
         break_on: Sequence[str] = (),
+        keep_kernels: bool = False,
     ) -> None:
         self.module, self.fn, self.llmod = module, fn, llmod
         self.threads, self.debug, self.break_on = threads, debug, tuple(break_on)
+        # debug or perf builds: every kernel stays a function of its own (not inlined)
+        self.keep_kernels = debug or keep_kernels
         # full debug info with `debug`, line tables only without (debuginfo.py)
         self.dbg = DebugInfo(llmod, f"{module.name}.cuvilir", variables=debug)
         self.prepared: dict[int, Prepared] = {}
@@ -201,7 +204,7 @@ class Lowering:
                 n_scratch=len(prep.scratch),
                 n_extra=len(prep.extra),
                 debug=self.dbg,
-                noinline=self.debug,
+                noinline=self.keep_kernels,
                 inplace=buffers.inplace.get(id(op)),
                 trap=traps.get(id(op), False),
             )

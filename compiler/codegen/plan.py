@@ -46,16 +46,18 @@ def plan_build(
     threads: int = 1,
     debug: bool = False,
     break_on: Sequence[str] = (),
+    keep_kernels: bool = False,
 ) -> BuildPlan:
     """Plan `module`'s main function (a CodegenError when it cannot be built: dynamic
-    shapes, a non-contiguous input, output or param)."""
+    shapes, a non-contiguous input, output or param); `keep_kernels`: no kernel is
+    inlined into the entry (a profiler sees each by name)."""
     fn = module.main
     check_static_shapes(fn)
     check_boundary_layouts(module, fn)
     llmod = ir.Module(name=module.name)
     llmod.triple = target_triple()
     buffers = Buffers(module, fn, llmod)
-    lowering = Lowering(module, fn, llmod, threads, debug, break_on)
+    lowering = Lowering(module, fn, llmod, threads, debug, break_on, keep_kernels)
     for op in fn.ops:  # in op order: constants become globals, kernels get their plan
         buffers.place(op)
         lowering.prepare(op)

@@ -38,7 +38,7 @@ from ..codegen.generator import Program
 from ..codegen.target import init_llvm, optimize, target_machine
 from ..errors import CodegenError
 from ..options import CompileOptions
-from . import debugfiles, jitreg, llvm_worker, objcache
+from . import debugfiles, jitreg, llvm_worker, objcache, perfmap
 from .debugkey import debug_key, key_options, note_module, target, versions
 from .elfinfo import SHT_NOBITS, Elf
 from .symbols import SymbolStore, store_for
@@ -110,6 +110,7 @@ class JitModule:
         (`JitModule.start`); its object is used and cached like MCJIT's own."""
         self.debug_key = jit_key(program, _options(options, opt, debug))
         self.store: SymbolStore | None = store_for(options) if options else None
+        self.perf = perfmap.enabled(options)  # name the functions to perf (perfmap.py)
         self.bisect_log: list[str] = []
         # debug and bisected builds skip the object cache: debug objects must go
         # through JIT registration, bisected ones are not the module's real code
@@ -170,6 +171,10 @@ class JitModule:
         if not address:
             raise RuntimeError(f"the object defines no {program.entry}")
         self.entry = EntryFn(address)
+        if self.perf and obj is not None:
+            labels = perfmap.kernel_labels(program.kernels, self.module)
+            lines = perfmap.map_lines(obj, self.engine.get_function_address, labels)
+            self.perf_map = perfmap.write_map(lines)
 
     def _build(
         self,
@@ -196,7 +201,7 @@ class JitModule:
             return prebuilt.result().object
         self.module = _parse_keyed(program, self.debug_key)
         optimize(self.module, opt)
-        if self.store is None:
+        if self.store is None and not self.perf:
             return None
         return target_machine(opt).emit_object(self.module)
 

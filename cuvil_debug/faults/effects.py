@@ -8,12 +8,21 @@ from llvmlite import ir
 
 from cuvil.codegen.kernel import Kernel, physical_strides
 from cuvil.codegen.pointwise import Access, emit_pointwise
+from cuvil.errors import CodegenError
 from cuvil.ir import ops
 from cuvil.ir.core import Operation, Value
 from cuvil.ir.location import AnyLoc
 from cuvil.ir.types import TensorType
 
-__all__ = ["SCALE", "SHIFT", "NEGATIVE_SLOPE", "effect_ops", "node_loc", "emit_effect"]
+__all__ = [
+    "SCALE",
+    "SHIFT",
+    "NEGATIVE_SLOPE",
+    "effect_ops",
+    "node_loc",
+    "emit_effect",
+    "emit_twice",
+]
 
 SCALE, SHIFT, NEGATIVE_SLOPE = 1.0625, 0.5, 2.0  # all exact in f16/bf16 too
 INT32_MAX = 2**31 - 1
@@ -52,8 +61,35 @@ def _overflow_flag(k: Kernel) -> ir.Value:
     return b.icmp_signed(">", b.add(value, ir.Constant(i32, 1), flags=["nsw"]), value)
 
 
+def emit_twice(k: Kernel) -> None:
+    """At the kernel's end, once per call, the kernel calls itself with its own
+    arguments: the same work again, the same output (a kernel that writes its output
+    from its inputs; an in-place one would apply itself twice, so it is refused). A
+    mutable global flag stops the recursion; the call keeps LLVM from inlining it."""
+    if k.inplace is not None:
+        raise CodegenError(
+            f"fault twice: kernel {k.fn.name} computes its output in place "
+            "(running it twice would change the value)",
+            hint="give the twice effect a node whose kernel is not in place "
+            "(a linear, matmul or convolution)",
+        )
+    b, i1 = k.b, ir.IntType(1)
+    flag = ir.GlobalVariable(
+        k.fn.module, i1, name=k.fn.module.get_unique_name("cuvil_fault_again")
+    )
+    flag.linkage, flag.initializer = "internal", ir.Constant(i1, 0)
+    with b.if_then(b.not_(b.load(flag, typ=i1))):
+        b.store(ir.Constant(i1, 1), flag)
+        b.call(k.fn, list(k.fn.args))
+        b.store(ir.Constant(i1, 0), flag)
+
+
 def emit_effect(k: Kernel, effect: str, t: TensorType) -> None:
-    """``out = effect(out)`` in place over the kernel's output buffer, after its loops."""
+    """``out = effect(out)`` in place over the kernel's output buffer, after its loops
+    (``twice``: the kernel runs again, `emit_twice`)."""
+    if effect == "twice":
+        emit_twice(k)
+        return
     bigger = _overflow_flag(k) if effect == "overflow" else None
 
     def expr(b: ir.IRBuilder, xs: list[ir.Value]) -> ir.Value:

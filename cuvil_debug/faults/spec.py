@@ -27,13 +27,14 @@ EFFECTS: dict[str, str] = {
     "negative": "negative entries of y doubled (hidden by a following ReLU)",
     "shift": "y + 0.5 (hidden by a following softmax)",
     "overflow": "y + 1.0 only after LLVM's optimizer (a folded signed-overflow compare)",
+    "twice": "y unchanged, but the kernel does its work twice (a slower kernel)",
 }
 STAGES: dict[str, str] = {
     "lowering": "wrong frontend lowering",
     "pass": "wrong pass (inject-fault)",
     "kernel": "wrong kernel",
 }
-KERNEL_ONLY = frozenset({"overflow"})
+KERNEL_ONLY = frozenset({"overflow", "twice"})
 
 
 def _choice(what: str, got: str, known) -> CuvilError:

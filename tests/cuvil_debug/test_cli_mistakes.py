@@ -25,6 +25,8 @@ from cuvil import opt as cuvil_opt
 from cuvil.args import pipeline_text
 from cuvil_debug import cli, isolation
 from cuvil_debug import symbols as symbols_cmd
+from cuvil_debug.bench import baseline as bench_baseline
+from cuvil_debug.bench import cli as bench_cmd
 from cuvil_debug.graph import command as graph_cmd
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,6 +53,8 @@ BY_TYPE = {
     symbols_cmd._number: ["-1", "x", "nan"],
     graph_cmd._depth: ["0", "x"],
     symbols_cmd._store_dir: [FILE],  # a file is no store
+    bench_cmd.batch_sizes: ["0", "x", "1,,8"],
+    bench_baseline.percentage: ["0", "-5%", "x"],
 }
 # options without a type= (strings checked when the command runs), by dest
 BY_DEST = {
@@ -68,6 +72,7 @@ BY_DEST = {
     "diff": [MISSING, NOT_JSON],
     "function": ["no_such_function"],
     "paths": [MISSING],
+    "trace": [FILE, DIR, NO_PARENT],
 }
 # (command, dest) -> values where the command's own kind differs from BY_DEST's
 BY_COMMAND = {
@@ -104,6 +109,8 @@ BASE = {
     "tui": [IR],
     "graph": [IR],
     "ci report": [str(ROOT / "tests" / "cuvil_debug" / "ci" / "data" / "triage.json")],
+    "bench": [MODEL],
+    "profile": [MODEL],
 }
 
 
