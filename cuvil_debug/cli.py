@@ -18,9 +18,9 @@ from cuvil.ir import print_module
 from cuvil.opt import add_limit
 
 from .args import ModelArgs, OutputArgs
+from .bench import add_parser as _add_bench
 from .cache_cmd import add_parser as _add_cache
 from .ci.command import add_parser as _add_ci
-from .bench import add_parser as _add_bench
 from .diff import cli as diff_cli
 from .graph.command import add_parser as _add_graph
 from .passes_cmd import add_parser as _add_passes
