@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,32 @@ def test_reduce_writes_a_repro_that_reproduces_on_its_own(capsys, tmp_path):
         capsys, "reduce", MLP, "--inject", "kernel:fc3", "-o", str(out_dir)
     )
     assert code == 2 and "--force" in err
+
+
+def _next_commands(table: str) -> list[list[str]]:
+    """The `next` commands of a diff table, as argv lists (what a user pastes)."""
+    lines = table.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("next "))
+    commands = []
+    for line in lines[start:]:
+        text = line[4:].strip() if line.startswith("next ") else line.strip()
+        if "#" in text and text.startswith("cuvil-debug "):
+            commands.append(shlex.split(text.split("   #")[0]))
+    return commands
+
+
+def test_pasting_the_next_commands_of_an_injected_diff_reproduces_it(
+    capsys, tmp_path, monkeypatch
+):
+    code, out, err = run(capsys, "diff", MLP, "--inject", "pass:relu", "-O1")
+    assert code == 1, err
+    commands = {argv[1]: argv for argv in _next_commands(out)}
+    assert set(commands) == {"bisect", "reduce"}, out
+    for argv in commands.values():  # the options that made the divergence
+        assert argv[argv.index("--inject") + 1] == "pass:relu" and "-O1" in argv
+    code, out, err = run(capsys, *commands["bisect"][1:], "--no-llvm")
+    assert code == 1 and "inject-fault" in out, out + err
+    monkeypatch.chdir(tmp_path)  # reduce writes ./cuvil-repro
+    code, out, err = run(capsys, *commands["reduce"][1:])
+    assert code == 1 and "first divergence: relu" in err, out + err
+    assert (tmp_path / "cuvil-repro" / "repro.py").exists()
