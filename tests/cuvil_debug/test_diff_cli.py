@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import shlex
 import subprocess
@@ -157,3 +158,26 @@ def test_pasting_the_next_commands_of_an_injected_diff_reproduces_it(
     code, out, err = run(capsys, *commands["reduce"][1:])
     assert code == 1 and "first divergence: relu" in err, out + err
     assert (tmp_path / "cuvil-repro" / "repro.py").exists()
+
+
+@pytest.mark.parametrize(
+    "fault,op",
+    [
+        ("kernel:fc3", "%fc3 = cuvil.linear("),  # a kernel of its own
+        ("kernel:relu", "%relu = cuvil.fused("),  # the fused kernel fc1+relu
+    ],
+)
+def test_html_of_a_native_divergence_highlights_its_ir_op_and_reads_plainly(
+    capsys, tmp_path, fault, op
+):
+    page = tmp_path / "diff.html"
+    argv = ["diff", MLP, "--inject", fault, "--format", "html", "-o", str(page)]
+    code, _, err = run(capsys, *argv)
+    assert code == 1, err
+    text = page.read_text()
+    for word in ("False", "None", "True"):  # the pass table's booleans and blanks
+        assert f">{word}<" not in text
+    assert "<td>no</td>" in text and "<td>–</td>" in text
+    ir = text.split("<h2>Optimized IR</h2>", 1)[1].split("</section>", 1)[0]
+    marked = [line for line in ir.splitlines() if 'class="l introduced first"' in line]
+    assert len(marked) == 1 and op in html.unescape(marked[0]), marked
