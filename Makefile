@@ -30,12 +30,18 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
 python-packages: $(VENV)/bin/python
-	$(VENV)/bin/python -m pip install -q -e '.[dev]'
-	$(VENV)/bin/python -m pip install -q --no-deps torchvision==0.28.0 timm==1.0.31
-	$(VENV)/bin/python -m pip install -q --no-deps diffusers==0.42.1 monai==1.6.1 einops==0.8.2 requests==2.34.2 urllib3==2.8.0 certifi==2026.10.19.post1
-	$(VENV)/bin/python -m pip install -q --no-deps vit-pytorch==1.26.11 x-transformers==2.31.10 segmentation-models-pytorch==0.6.0 open-clip-torch==3.3.0 einx==0.4.3 frozendict==2.5.1 loguru==0.7.3 torch-einops-utils==0.2.0 ftfy==6.3.1 wcwidth==0.9.4
-	$(VENV)/bin/python -m pip install -q --no-deps torch-geometric==2.8.1 kornia==0.9.0 kornia-rs==0.2.0 efficientnet-pytorch==0.7.1 pretrainedmodels==0.7.4 xxhash==4.1.0 psutil==7.2.2 pyparsing==3.3.3 munch==4.0.0 six==1.17.0
-	$(VENV)/bin/python -m pip install -q --no-deps segment-anything==1.0 fair-esm==2.0.0 openai-whisper==20250625 pytorch-tabnet==4.1.0 e3nn==0.6.0 tiktoken==0.14.0 numba==0.68.1 llvmlite==0.50.0 more-itertools==11.2.1 opt-einsum==3.4.0 opt-einsum-fx==0.1.4
+	@echo "== python packages: the project and its dev tools (pip install -e '.[dev]'; the longest step)"
+	$(VENV)/bin/python -m pip install --progress-bar on -e '.[dev]'
+	@echo "== python packages: torchvision, timm (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps torchvision==0.28.0 timm==1.0.31
+	@echo "== python packages: diffusers, MONAI and what they import (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps diffusers==0.42.1 monai==1.6.1 einops==0.8.2 requests==2.34.2 urllib3==2.8.0 certifi==2026.10.19.post1
+	@echo "== python packages: the zoo3 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps vit-pytorch==1.26.11 x-transformers==2.31.10 segmentation-models-pytorch==0.6.0 open-clip-torch==3.3.0 einx==0.4.3 frozendict==2.5.1 loguru==0.7.3 torch-einops-utils==0.2.0 ftfy==6.3.1 wcwidth==0.9.4
+	@echo "== python packages: the zoo4 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps torch-geometric==2.8.1 kornia==0.9.0 kornia-rs==0.2.0 efficientnet-pytorch==0.7.1 pretrainedmodels==0.7.4 xxhash==4.1.0 psutil==7.2.2 pyparsing==3.3.3 munch==4.0.0 six==1.17.0
+	@echo "== python packages: the zoo5 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps segment-anything==1.0 fair-esm==2.0.0 openai-whisper==20250625 pytorch-tabnet==4.1.0 e3nn==0.6.0 tiktoken==0.14.0 numba==0.68.1 llvmlite==0.50.0 more-itertools==11.2.1 opt-einsum==3.4.0 opt-einsum-fx==0.1.4
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # `make test`: the suite without the slow tier (under 15 minutes on 2 idle cores);

@@ -4,6 +4,7 @@ files it reads (the diff report's JSON Schema), not only what an editable instal
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -51,3 +52,25 @@ def test_wheel_has_every_package_of_the_tree(wheel):
 def test_wheel_ships_the_diff_report_schema(wheel):
     schema = json.loads(wheel.read("cuvil_debug/diff/render/diff.schema.json"))
     assert schema["properties"]["schema_version"]
+
+
+def test_numpy_is_a_declared_dependency():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = [
+        re.split(r"[<>=!~\[; ]", d, maxsplit=1)[0] for d in project["dependencies"]
+    ]
+    assert "numpy" in names  # else torch warns "Failed to initialize NumPy" each run
+
+
+def test_the_command_starts_without_torchs_numpy_warning():
+    script = Path(sys.executable).parent / "cuvil-debug"
+    cmd = (
+        [str(script)] if script.exists() else [sys.executable, "-m", "cuvil_debug.cli"]
+    )
+    run = subprocess.run(
+        [*cmd, "--version"], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0 and run.stdout.startswith("cuvil-debug ")
+    assert "NumPy" not in run.stderr and "numpy" not in run.stderr.lower()

@@ -31,6 +31,7 @@ from .isolated import (
 )
 from .metrics import parse_tolerances
 from .model import STAGES, DiffReport
+from .progress import StageProgress, progress_mode
 
 __all__ = ["add_parsers", "check_fail_on"]
 
@@ -132,6 +133,12 @@ def _add_diff(commands) -> None:
         "--all", action="store_true", help="table: also show non-tensor nodes"
     )
     p.add_argument(
+        "--progress",
+        action="store_true",
+        help="print each stage as it starts and ends on stderr, one plain line each "
+        "(for CI logs; on a terminal a live status line is shown anyway)",
+    )
+    p.add_argument(
         "--tui",
         action="store_true",
         help="then open the report in cuvil-debug tui (instead of printing it; "
@@ -194,8 +201,9 @@ def _cmd_diff(args) -> int:
     return _diff_and_write(args, output)[1]
 
 
-def diff_report(args) -> tuple[DiffReport, int]:
-    """Run the diff of parsed `args`: the report and the exit code (`--fail-on`)."""
+def diff_report(args, progress=None) -> tuple[DiffReport, int]:
+    """Run the diff of parsed `args`: the report and the exit code (`--fail-on`).
+    `progress`: told each phase as it starts (run_diff's `progress`)."""
     options = _diff_options(args)
     model, check = MODEL.parse(args), CHECK.parse(args)
     loaded = model.load()
@@ -203,14 +211,25 @@ def diff_report(args) -> tuple[DiffReport, int]:
     check_break_on(loaded, options.compile.break_on, model.frontend)
     with faults_injected(check.inject):
         report = run_diff(
-            loaded.model, loaded.inputs, options, label=model.spec, faults=check.inject
+            loaded.model,
+            loaded.inputs,
+            options,
+            label=model.spec,
+            faults=check.inject,
+            progress=progress,
         )
     return report, EXIT_DIVERGED if check_fail_on(report, args.fail_on) else EXIT_OK
 
 
 def _diff_and_write(args, output) -> tuple[DiffReport, int]:
     """The diff of `args` in this process, written where `output` says."""
-    report, code = diff_report(args)
+    mode = progress_mode(args)
+    progress = StageProgress(mode) if mode else None
+    try:
+        report, code = diff_report(args, progress)
+    finally:
+        if progress is not None:
+            progress.close()
     texts = report_texts(report, output, args, *terminal())
     if texts["report"] is not None:
         output.write(texts["report"])

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import torch
@@ -41,6 +41,7 @@ from .mapping import StageMap, fx_value_names, map_stage
 from .metrics import DEFAULT_TOLERANCES
 from .model import STAGES, DiffReport, Tolerance
 from .oracle import Oracle
+from .progress import DONE
 from .stages import Meter, NativeBuild, Recorder, walk_ir, walk_native
 from .status import COMPARED, Stage, Status
 
@@ -105,12 +106,17 @@ def run_diff(
     options: DiffOptions | None = None,
     label: str | None = None,
     faults: Sequence[str] = (),
+    progress: Callable[[str], None] | None = None,
 ) -> DiffReport:
-    """Diff `model` on `inputs` through every stage (see the module docstring)."""
+    """Diff `model` on `inputs` through every stage (see the module docstring).
+    `progress` is called with each phase's name as it starts (progress.PHASES) and
+    with "done" at the end."""
     opts = options or DiffOptions()
-    clock = _Clock()
+    clock = _Clock(progress)
+    clock.start("capture")
     cap = capture(model, inputs, opts.frontend)
     clock.lap("capture")
+    clock.start("lower")
     hooks = fault_hooks()  # the faults of an enclosing faults.inject block, if any
     if cap.exported is not None:
         before = verify(from_export(cap.exported, hooks=hooks))
@@ -122,31 +128,44 @@ def run_diff(
 
     builds = None
     if Stage.OPT in opts.stages or Stage.NATIVE in opts.stages:
+        clock.start("passes")
         run.optimize()
         clock.lap("passes")
     if Stage.NATIVE in opts.stages:
         # LLVM works on the native builds in child processes while the IR stages run
+        clock.start("native-codegen")
         builds = _start_builds(run.after, opts, hooks)
         clock.lap("native-codegen")
     with _share_cores(builds is not None):
         if Stage.IR in opts.stages:
+            clock.start("ir")
             run.interpret(Stage.IR, before, exact=before.fx_values)
             clock.lap("ir")
         if Stage.OPT in opts.stages:
+            clock.start("opt")
             run.interpret(Stage.OPT, run.after)
             clock.lap("opt")
     if Stage.NATIVE in opts.stages:
+        clock.start("native")
         run.native(builds)
+    clock.start("analysis")
     run.conclude()
+    clock.start(DONE)
     return run.report
 
 
 class _Clock:
-    """Seconds per phase (``DiffReport.timings``): `lap(name)` ends the current one."""
+    """Seconds per phase (``DiffReport.timings``): `lap(name)` ends the current one;
+    `start(phase)` tells `progress` (if any) that a phase begins."""
 
-    def __init__(self) -> None:
+    def __init__(self, progress: Callable[[str], None] | None = None) -> None:
         self.timings: dict[str, float] = {}
         self.last = time.perf_counter()
+        self.progress = progress
+
+    def start(self, phase: str) -> None:
+        if self.progress is not None:
+            self.progress(phase)
 
     def lap(self, name: str) -> None:
         now = time.perf_counter()

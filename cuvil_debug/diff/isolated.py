@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import io
 import pickle
-import queue
 import shutil
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from cuvil.argtypes import positive_float
 from cuvil.errors import CuvilError
 
 from ..isolation import Channel, describe_exit, memory_size
+from .progress import StageProgress, progress_mode
 
 __all__ = [
     "add_isolation_args",
@@ -135,7 +135,10 @@ def run_isolated(args, output) -> int:
     """Run the diff of `args` in a worker; write what it sends; the exit code."""
     timeout, memory = isolation_limits(args)
     tty, width = terminal()
+    mode = progress_mode(args)
     payload = {"args": _plain(args), "tty": tty, "width": width, "max_memory": memory}
+    payload["progress"] = mode is not None
+    progress = StageProgress(mode) if mode else None
     channel = Channel()
     proc = subprocess.Popen(
         [sys.executable, "-m", "cuvil_debug.diff.worker"],
@@ -146,12 +149,14 @@ def run_isolated(args, output) -> int:
         env=channel.env(),
     )
     channel.start()
-    relay = threading.Thread(target=_relay, args=(proc.stdout,), daemon=True)
+    relay = threading.Thread(target=_relay, args=(proc.stdout, progress), daemon=True)
     relay.start()
     proc.stdin.write(pickle.dumps(payload))
     proc.stdin.close()
-    events, timed_out = _collect(channel, proc, timeout)
+    events, timed_out = _collect(channel, proc, timeout, progress)
     relay.join(timeout=5)
+    if progress is not None:
+        progress.close()
     if timed_out:
         return _fail(f"the diff did not finish within {timeout:g} s (--timeout)", 2)
     return _finish(events, proc, output)
@@ -169,15 +174,31 @@ def _plain(args: argparse.Namespace) -> dict:
     return plain
 
 
-def _relay(stream) -> None:
-    """The worker's stdout and stderr (the model's output, warnings) to our stderr."""
+def _relay(stream, progress: StageProgress | None) -> None:
+    """The worker's stdout and stderr (the model's output, warnings) to our stderr
+    (above the progress line, if one is shown)."""
     for raw in stream:
-        sys.stderr.write(raw.decode("utf-8", "replace"))
-        sys.stderr.flush()
+        text = raw.decode("utf-8", "replace")
+        if progress is not None:
+            progress.write(text)
+        else:
+            sys.stderr.write(text)
+            sys.stderr.flush()
 
 
-def _collect(channel: Channel, proc: subprocess.Popen, timeout: float | None):
-    """(every event the worker sent, whether it ran past `timeout` and was killed)."""
+def _collect(
+    channel: Channel,
+    proc: subprocess.Popen,
+    timeout: float | None,
+    progress: StageProgress | None,
+):
+    """(every event the worker sent but progress, which goes to `progress` as it
+    comes; whether the worker ran past `timeout` and was killed)."""
+    events: list = []
+    reader = threading.Thread(
+        target=_read_events, args=(channel, events, progress), daemon=True
+    )
+    reader.start()
     timed_out = False
     try:
         proc.wait(timeout=timeout)
@@ -185,14 +206,16 @@ def _collect(channel: Channel, proc: subprocess.Popen, timeout: float | None):
         proc.kill()
         proc.wait()
         timed_out = True
-    events = []
-    while True:
-        try:  # the channel closes when the worker exits (unless a child kept it)
-            event = channel.events.get(timeout=30)
-        except queue.Empty:
-            return events, timed_out
-        if event is None:
-            return events, timed_out
+    reader.join(timeout=30)  # the channel closes when the worker exits (unless a
+    return list(events), timed_out  # child kept it)
+
+
+def _read_events(channel: Channel, events: list, progress) -> None:
+    while (event := channel.events.get()) is not None:
+        if event.get("event") == "progress" and "forged_prefix" not in event:
+            if progress is not None:
+                progress(str(event.get("phase")))
+            continue
         events.append(event)
 
 

@@ -25,11 +25,11 @@ def main() -> int:
     quiet_stdio()
     args = argparse.Namespace(**payload["args"])
     limit_memory(payload.get("max_memory"))
-    channel.send(_run(args, payload))
+    channel.send(_run(args, payload, channel))
     return 0
 
 
-def _run(args, payload: dict) -> dict:
+def _run(args, payload: dict, channel: WorkerChannel) -> dict:
     from cuvil.args import describe_error
     from cuvil.errors import CuvilError
 
@@ -37,7 +37,13 @@ def _run(args, payload: dict) -> dict:
     from .isolated import report_texts
 
     try:
-        report, code = diff_report(args)
+        progress = None
+        if payload.get("progress"):  # each phase, as an event the parent shows
+
+            def progress(phase: str) -> None:
+                channel.send({"event": "progress", "phase": phase})
+
+        report, code = diff_report(args, progress)
         texts = report_texts(
             report, DIFF_OUTPUT.parse(args), args, payload["tty"], payload["width"]
         )

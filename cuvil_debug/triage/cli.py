@@ -201,12 +201,10 @@ def _emit(doc: dict, new: list[dict] | None, output: Output) -> None:
 
 
 def _terminal(doc: dict, new: list[dict] | None, output: Output) -> None:
-    from rich.console import Console
-
-    from .report_terminal import print_report
+    from .report_terminal import print_report, report_console
 
     stream = io.StringIO() if output.path else None
-    console = Console(file=stream) if stream else Console()
+    console = report_console(doc, stream)
     print_report(doc, console)
     if new is not None:
         console.print(f"{len(new)} new failure(s) compared with the baseline")

@@ -2,6 +2,7 @@
 
     python samples/debug/run.py MODEL [--opt O3] [--runs N] [--release] [--recompile]
         [--stats NODE ...] [--break-on NODE ...] [--aot DIR] [--crash null-arena]
+        [--inject SPEC ...]
 
 MODEL is a model file as the other commands take it (samples/models/small_cnn.py). It is
 compiled with debug info (``--release``: without), called ``--runs`` times, and its result
@@ -12,7 +13,9 @@ Prints ``eager-stats NODE: n=.. min=.. max=.. mean=..`` for each --stats node (t
 node's eager value, float64 statistics) to compare with ``cuvil print NODE --stats``.
 ``--recompile`` frees the compiled module and compiles again (a notebook re-run) before
 the second half of the runs; ``--aot DIR`` saves the model there and calls what
-``cuvil.load`` returns; ``--crash null-arena`` calls the entry without its arena.
+``cuvil.load`` returns; ``--crash null-arena`` calls the entry without its arena;
+``--inject SPEC`` builds it with a fault of docs/FAULTS.md (the GDB hint of ``cuvil-debug
+diff --inject`` passes it on).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import torch
 import torch.fx as fx
 
 import cuvil
-from cuvil_debug import load_model
+from cuvil_debug import faults, load_model
 
 
 def eager_stats(model, inputs, nodes: list[str]) -> None:
@@ -53,7 +56,8 @@ def build(model, inputs, args):
     options = {"debug": not args.release, "opt_level": args.opt}
     if args.break_on:
         options["break_on"] = args.break_on
-    cm = cuvil.compile(model, inputs, options=options)
+    hooks = faults.hooks(args.inject) if args.inject else None
+    cm = cuvil.compile(model, inputs, options=options, hooks=hooks)
     if args.aot:
         cuvil.save(cm, args.aot, overwrite=True)
         return cuvil.load(args.aot)
@@ -90,6 +94,7 @@ def main(argv: list[str]) -> None:
     p.add_argument("--break-on", nargs="*", default=[])
     p.add_argument("--aot", default=None)
     p.add_argument("--crash", choices=["null-arena"], default=None)
+    p.add_argument("--inject", action="append", default=[], metavar="SPEC")
     args = p.parse_args(argv)
     loaded = load_model(args.model)
     model, inputs = loaded.model.eval(), list(loaded.inputs)

@@ -244,3 +244,26 @@ def test_triage_is_a_subcommand_of_the_main_cli(capsys):
     report = json.loads(capsys.readouterr().out)
     assert code == 1
     assert report["results"][0]["category"] == "data-dependent-control-flow"
+
+
+def test_the_readme_roadmap_names_what_exists_as_there_today():
+    roadmap = (ROOT / "README.md").read_text().split("## Roadmap", 1)[1]
+    today, planned = roadmap.split("Planned, not there yet", 1)
+    choices = next(
+        a.choices for a in cli.build_parser()._actions if getattr(a, "choices", None)
+    )
+    listed = today.split("`cuvil-debug`", 1)[1].split("(`cuvil-debug --help`", 1)[0]
+    commands = set(re.findall(r"`([a-z]+)`", listed))
+    assert commands <= set(choices)  # each one named is a real subcommand
+    assert {"passes", "opt", "diff", "bisect", "reduce", "triage"} <= commands
+    assert (
+        "cuvil-opt" in today
+        and "cuvil-opt"
+        in subprocess.run(
+            [str(CONSOLE_SCRIPT.parent / "cuvil-opt"), "--help"],
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    for command in commands:  # nothing that exists is still called planned
+        assert f"`{command}`" not in planned and f"cuvil-debug {command}" not in planned

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +129,55 @@ def test_reduce_writes_a_repro_that_reproduces_on_its_own(capsys, tmp_path):
         capsys, "reduce", MLP, "--inject", "kernel:fc3", "-o", str(out_dir)
     )
     assert code == 2 and "--force" in err
+
+
+def _next_commands(table: str) -> list[list[str]]:
+    """The `next` commands of a diff table, as argv lists (what a user pastes)."""
+    lines = table.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("next "))
+    commands = []
+    for line in lines[start:]:
+        text = line[4:].strip() if line.startswith("next ") else line.strip()
+        if "#" in text and text.startswith("cuvil-debug "):
+            commands.append(shlex.split(text.split("   #")[0]))
+    return commands
+
+
+def test_pasting_the_next_commands_of_an_injected_diff_reproduces_it(
+    capsys, tmp_path, monkeypatch
+):
+    code, out, err = run(capsys, "diff", MLP, "--inject", "pass:relu", "-O1")
+    assert code == 1, err
+    commands = {argv[1]: argv for argv in _next_commands(out)}
+    assert set(commands) == {"bisect", "reduce"}, out
+    for argv in commands.values():  # the options that made the divergence
+        assert argv[argv.index("--inject") + 1] == "pass:relu" and "-O1" in argv
+    code, out, err = run(capsys, *commands["bisect"][1:], "--no-llvm")
+    assert code == 1 and "inject-fault" in out, out + err
+    monkeypatch.chdir(tmp_path)  # reduce writes ./cuvil-repro
+    code, out, err = run(capsys, *commands["reduce"][1:])
+    assert code == 1 and "first divergence: relu" in err, out + err
+    assert (tmp_path / "cuvil-repro" / "repro.py").exists()
+
+
+@pytest.mark.parametrize(
+    "fault,op",
+    [
+        ("kernel:fc3", "%fc3 = cuvil.linear("),  # a kernel of its own
+        ("kernel:relu", "%relu = cuvil.fused("),  # the fused kernel fc1+relu
+    ],
+)
+def test_html_of_a_native_divergence_highlights_its_ir_op_and_reads_plainly(
+    capsys, tmp_path, fault, op
+):
+    page = tmp_path / "diff.html"
+    argv = ["diff", MLP, "--inject", fault, "--format", "html", "-o", str(page)]
+    code, _, err = run(capsys, *argv)
+    assert code == 1, err
+    text = page.read_text()
+    for word in ("False", "None", "True"):  # the pass table's booleans and blanks
+        assert f">{word}<" not in text
+    assert "<td>no</td>" in text and "<td>–</td>" in text
+    ir = text.split("<h2>Optimized IR</h2>", 1)[1].split("</section>", 1)[0]
+    marked = [line for line in ir.splitlines() if 'class="l introduced first"' in line]
+    assert len(marked) == 1 and op in html.unescape(marked[0]), marked

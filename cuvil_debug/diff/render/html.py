@@ -14,7 +14,7 @@ from cuvil.errors import CuvilError
 from cuvil.ir import parse_module
 
 from ..model import DiffReport, NodeRow
-from ..status import Stage, Verdict
+from ..status import Stage, Status
 from .cells import (
     MARK,
     STYLE,
@@ -81,7 +81,7 @@ def render_html(report: DiffReport) -> str:
     """One self-contained HTML page: header, verdict, FX graph (inline SVG) beside the
     optimized IR with diverging values highlighted, node table, pass table."""
     title = f"cuvil-debug diff: {report.model}"
-    ir_after = _html_ir(report, Stage.OPT, report.ir_after)
+    ir_after = _html_ir(report, (Stage.OPT, Stage.NATIVE), report.ir_after)
     body = [
         f"<h1>cuvil-debug diff <code>{_e(report.model)}</code></h1>",
         _html_kv(header_items(report)),
@@ -181,21 +181,36 @@ _BODY = re.compile(r"body\s*=\s*@([\w.$-]+)")
 _FUNC = re.compile(r"^\s*func\s+@([\w.$-]+)")
 
 
-def _ir_marks(report: DiffReport, stage: str) -> dict[str, list[str]]:
-    """IR value name (no %) -> CSS classes, for the values of diverging nodes."""
+def _ir_marks(report: DiffReport, *stages: str) -> dict[str, list[str]]:
+    """IR value name (no %) -> CSS classes, for the values of diverging nodes in
+    `stages` (the optimized IR shows opt's and native's: native runs that module)."""
     marks: dict[str, list[str]] = {}
     first = report.first
     for r in report.rows:
-        s = r.stages.get(stage)
-        verdict = verdict_of(s) if s else Verdict.NONE
-        name = s and (s.value or s.kernel)
-        if not name or not verdict.bad:
-            continue
-        classes = marks.setdefault(name.lstrip("%"), [])
-        classes.append(verdict)
-        if first and first.node == r.name and first.stage == stage:
-            classes.append("first")
+        for stage in stages:
+            s = r.stages.get(stage)
+            name = _ir_name(r, stage)
+            if not name or not verdict_of(s).bad:
+                continue
+            classes = marks.setdefault(name.lstrip("%"), [])
+            classes.append(verdict_of(s))
+            if first and first.node == r.name and first.stage == stage:
+                classes.append("first")
     return marks
+
+
+def _ir_name(r: NodeRow, stage: str) -> str | None:
+    """The IR value of row `r` in `stage`'s module: its own value, or for a node fused
+    away the fused op's (native kernels are symbols: opt names the op in the IR)."""
+    s = r.stages.get(stage)
+    if s is None:
+        return None
+    if s.status != Status.FUSED:
+        return s.value or s.kernel
+    if stage == Stage.NATIVE:
+        opt = r.stages.get(Stage.OPT)
+        return opt.kernel if opt and opt.status == Status.FUSED else None
+    return s.kernel or s.value
 
 
 def _line_class(names: list[str], marks: dict[str, list[str]]) -> str:
@@ -204,10 +219,10 @@ def _line_class(names: list[str], marks: dict[str, list[str]]) -> str:
     return " ".join(["l", *verdicts[:1], *(["first"] if "first" in found else [])])
 
 
-def _html_ir(report: DiffReport, stage: str, text: str | None) -> str:
+def _html_ir(report: DiffReport, stages: tuple[str, ...], text: str | None) -> str:
     if not text:
         return '<p class="note">(no IR in this report)</p>'
-    marks = _ir_marks(report, stage)
+    marks = _ir_marks(report, *stages)
     bodies = set(_BODY.findall(text))  # fused bodies reuse names: never highlighted
     lines, func = [], None
     for line in text.splitlines():
@@ -222,7 +237,7 @@ def _html_ir(report: DiffReport, stage: str, text: str | None) -> str:
 def _html_ir_before(report: DiffReport) -> str:
     if not report.ir_before:
         return ""
-    ir = _html_ir(report, Stage.IR, report.ir_before)
+    ir = _html_ir(report, (Stage.IR,), report.ir_before)
     return f"<details><summary>IR before passes</summary>{ir}</details>"
 
 
@@ -263,6 +278,11 @@ def _html_node_row(
 
 
 def _html_value(v: Any) -> str:
+    """A pass-table cell: yes/no for booleans, – for nothing (not Python's words)."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if v is None:
+        return "–"
     if isinstance(v, list | tuple):
         return ", ".join(_html_value(x) for x in v)
     if isinstance(v, dict):

@@ -3,6 +3,7 @@ summary, first divergence, next commands, and the details of a node (tooltips)."
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 from collections.abc import Iterable
@@ -76,29 +77,87 @@ def outputs_line(report: DiffReport) -> str | None:
 
 
 def next_commands(report: DiffReport) -> list[tuple[str, str]]:
+    """What to run next, with the options that reproduce this diff (repro_flags)."""
     model = shlex.quote(report.model)
+    flags = " ".join(shlex.quote(f) for f in repro_flags(report))
+    tail = f" {flags}" if flags else ""
+    frontend = report.options.get("frontend", "fx")
     cmds = []
     if report.first and report.first.stage == Stage.OPT:
-        cmds.append((f"cuvil-debug bisect {model}", "find the pass that breaks it"))
-    cmds.append((f"cuvil-debug reduce {model}", "shrink to the smallest failing graph"))
-    if report.first and report.first.stage == Stage.NATIVE:
+        fe = "" if frontend == "fx" else f" --frontend {frontend}"
         cmds.append(
-            (debugger_command(report.model, report.first.node), "watch it in GDB")
+            (f"cuvil-debug bisect {model}{tail}{fe}", "find the pass that breaks it")
+        )
+    # reduce is fx-only; export's nodes carry fx's names, so the same --inject holds
+    cmds.append(
+        (f"cuvil-debug reduce {model}{tail}", "shrink to the smallest failing graph")
+    )
+    if report.first and report.first.stage == Stage.NATIVE:
+        level = report.options.get("opt_level", "O3")
+        cmds.append(
+            (
+                debugger_command(report.model, report.first.node, report.faults, level),
+                "watch it in GDB",
+            )
         )
     return cmds
 
 
-def debugger_command(model: str, node: str) -> str:
-    """GDB stopping where the kernel computing `node` returns (docs/DEBUGGING.md)."""
+def repro_flags(report: DiffReport) -> list[str]:
+    """The diff's ``--inject`` specs and the compile options not at their default, as
+    bisect and reduce take them (-O, --no-fusion, -p, --threads)."""
+    o = report.options
+    flags = [x for spec in report.faults for x in ("--inject", spec)]
+    level = o.get("opt_level", "O3")
+    if level != "O3":
+        flags.append(f"-{level}")
+    if o.get("enable_fusion") is False:
+        flags.append("--no-fusion")
+    pipeline = o.get("pipeline")
+    if pipeline is not None and not _default_pipeline(report, pipeline):
+        flags += ["-p", pipeline]
+    if o.get("num_threads", 1) != 1:
+        flags += ["--threads", str(o["num_threads"])]
+    return flags
+
+
+def _default_pipeline(report: DiffReport, pipeline: str) -> bool:
+    """Whether `pipeline` is what the report's opt level and fusion choose by
+    themselves (plus the inject-fault items its pass faults add)."""
+    from cuvil.errors import CuvilError
+    from cuvil.passes import default_pipeline
+
+    o = report.options
+    items = re.split(r",(?![^{]*\})", pipeline) if pipeline else []  # a{x=1,y=2}
+    if any(f.startswith("pass:") for f in report.faults):
+        items = [i for i in items if not i.startswith("inject-fault")]
+    try:
+        default = default_pipeline(
+            o.get("opt_level", "O3"), o.get("enable_fusion", True)
+        )
+    except CuvilError:  # a report of another version: say the pipeline
+        return False
+    return ",".join(items) == default
+
+
+def debugger_command(
+    model: str, node: str, faults: Iterable[str] = (), opt_level: str = "O3"
+) -> str:
+    """GDB stopping where the kernel computing `node` returns (docs/DEBUGGING.md),
+    the model built with `faults` injected at `opt_level`."""
     root = Path(__file__).resolve().parents[3]
     script, run = (
         root / "gdb_scripts" / "cuvil.py",
         root / "samples" / "debug" / "run.py",
     )
+    extra = "".join(f" --inject {shlex.quote(f)}" for f in faults)
+    if opt_level != "O3":
+        extra += f" --opt {opt_level}"
     return (
         f"gdb -q -ex {shlex.quote(f'source {script}')} "
         f"-ex {shlex.quote(f'cuvil break {node} --after')} -ex run "
-        f"--args {sys.executable} {run} {shlex.quote(model)} --stats {shlex.quote(node)}"
+        f"--args {sys.executable} {run} {shlex.quote(model)}{extra} "
+        f"--stats {shlex.quote(node)}"
     )
 
 

@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
 from cuvil_debug.triage.cli import EXIT_FAILURES, EXIT_OK, EXIT_USAGE, add_parser
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def main(argv: list[str]) -> int:
@@ -124,3 +130,38 @@ def test_a_model_path_that_is_not_there_is_a_usage_error(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 2 and captured.out == ""
     assert "missing.py: no such file or directory" in captured.err
+
+
+def _piped_triage(*models: Path, columns: str | None = None) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    cmd = [sys.executable, "-m", "cuvil_debug.cli", "triage", "--no-isolate"]
+    run = subprocess.run(
+        [*cmd, *map(str, models)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=600,
+    )
+    assert run.returncode == EXIT_FAILURES, run.stderr
+    return run.stdout
+
+
+def test_a_piped_table_shows_whole_paths_relative_to_the_current_directory():
+    typo = ROOT / "samples" / "failures" / "un_attr_typo.py"  # given absolute
+    double = Path("samples/failures/dt_buffer_double.py")  # given relative
+    table = _piped_triage(typo, double).split("╭")[0]  # the summary, not the panels
+    assert "…" not in table
+    rows = [line for line in table.splitlines() if "failed" in line]
+    assert "│ samples/failures/un_attr_typo.py " in rows[0]
+    assert "samples/failures/un_attr_typo.py:14" in rows[0]
+    assert "│ samples/failures/dt_buffer_double.py " in rows[1]
+    assert "samples/failures/dt_buffer_double.py:10" in rows[1]
+
+
+def test_a_piped_table_respects_columns():
+    typo = ROOT / "samples" / "failures" / "un_attr_typo.py"
+    lines = _piped_triage(typo, columns="70").splitlines()
+    assert max(len(line) for line in lines) <= 70 and "…" in lines[4]
