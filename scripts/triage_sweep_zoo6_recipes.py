@@ -124,8 +124,8 @@ RECIPES = [
     _r("hiera_intermediates", "hiera-hiera", HI, "Hiera", HIERA, [_x("2, 3, 64, 64"), ("mask = None", NONE), ("return_intermediates = True", NONE)]),
     _r("hiera_video", "hiera-hiera", HI, "Hiera", HIERA_VIDEO, [_x("2, 3, 4, 64, 64")]),
     _r("hiera_mae", "hiera-hiera_mae", "hiera.hiera_mae", "MaskedAutoencoderHiera", f"{HIERA}, decoder_embed_dim=16, decoder_depth=1, decoder_num_heads=1", [_x("2, 3, 64, 64")]),
-    _r("hiera_block", "hiera-hiera", HI, "HieraBlock", "dim=16, dim_out=32, heads=2, q_stride=4, window_size=16, use_mask_unit_attn=True", [_x("2, 64, 16", "x", BS)]),
-    _r("hiera_mu_attention", "hiera-hiera", HI, "MaskUnitAttention", "dim=16, dim_out=16, heads=2, window_size=16, use_mask_unit_attn=True", [_x("2, 64, 16", "x", BS)]),
+    _r("hiera_block", "hiera-hiera", HI, "HieraBlock", "dim=16, dim_out=32, heads=2, q_stride=4, window_size=4, use_mask_unit_attn=True", [_x("2, 16, 16", "x", BS)]),
+    _r("hiera_mu_attention", "hiera-hiera", HI, "MaskUnitAttention", "dim=16, dim_out=16, heads=2, window_size=4, use_mask_unit_attn=True", [_x("2, 16, 16", "x", BS)]),
     _r("hiera_patch_embed", "hiera-hiera", HI, "PatchEmbed", "dim_in=3, dim_out=16, kernel=(7, 7), stride=(4, 4), padding=(3, 3)", [_x("2, 3, 64, 64"), (f"mask = torch.rand(2, 1, 2, 2, {G}) > 0.5", B)]),
     _r("hiera_unroll", "hiera-hiera_utils", "hiera.hiera_utils", "Unroll", "input_size=(64, 64), patch_stride=(4, 4), unroll_schedule=[(2, 2)] * 3", [_x("2, 256, 16")]),
     # ------------------------------------------------------------------ stable-baselines3
