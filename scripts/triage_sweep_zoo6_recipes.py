@@ -78,7 +78,10 @@ FTT = (
     "ffn_dropout=0.0, residual_dropout=0.0"
 )
 XCONT = _x("8, 6", "x_cont")
-XCAT = (f"x_cat = torch.stack([torch.randint(0, 3, (8,), {G}), torch.randint(0, 4, (8,), {G})], 1)", B)
+XCAT = (
+    f"x_cat = torch.stack([torch.randint(0, 3, (8,), {G}), torch.randint(0, 4, (8,), {G})], 1)",
+    B,
+)
 BACKBONE = (
     "d_out=2, n_blocks=2, d_block=16, attention_n_heads=2, attention_dropout=0.0, "
     "ffn_d_hidden_multiplier=2.0, ffn_dropout=0.0, residual_dropout=0.0"
