@@ -1,5 +1,5 @@
 """The command line, worker and recipe check shared by the zoo sweeps
-(scripts/triage_sweep_zoo.py, _zoo3.py, _zoo4.py, _zoo5.py): each sweep gives its
+(scripts/triage_sweep_zoo.py, _zoo3.py, _zoo4.py, _zoo5.py, _zoo6.py): each sweep gives its
 rendering of a case, its shim and its recipe names; capturing, signatures, the sweep loop,
 the summary and the re-capture check are scripts/triage_sweep.py's. `render_recipe` is the
 model-file rendering of zoo4's recipe tuples, which zoo5 shares."""
