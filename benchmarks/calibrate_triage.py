@@ -39,6 +39,7 @@ FOLDERS = [
     FAILURES / "zoo3",
     FAILURES / "zoo4",
     FAILURES / "zoo5",
+    FAILURES / "zoo6",
 ]
 T_GRID = [0.5 + 0.1 * i for i in range(46)]
 S_GRID = [0.01 * i for i in range(51)]

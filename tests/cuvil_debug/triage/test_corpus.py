@@ -175,8 +175,11 @@ ZOO_LABELS = json.loads((ZOO / "labels.json").read_text())
 def _library_set_scores(folder: Path, labels: dict, packages: tuple[str, ...]):
     """(top-1, root line in top 3, ECE) of a library corpus, captured now; skipped
     when one of its libraries is not installed."""
-    for package in packages:
-        pytest.importorskip(package)
+    import importlib.util
+
+    for package in packages:  # found, not imported: some need the samples' shim first
+        if importlib.util.find_spec(package) is None:
+            pytest.skip(f"{package} is not installed (make setup installs it)")
     from cuvil_debug.triage.corpus import collect_corpus
 
     records = collect_corpus(folder, workers=2, timeout=300)
@@ -236,3 +239,25 @@ def test_zoo5_development_part_is_triaged_to_its_labels():
     packages = ("segment_anything", "esm", "whisper", "pytorch_tabnet", "e3nn")
     top1, root3, ece = _library_set_scores(ZOO5, ZOO5_LABELS, packages)
     assert top1 >= 0.95 and root3 >= 0.88, (top1, root3, ece)
+
+
+# ---- samples/failures/zoo6: 32 neuraloperator / compressai / hiera-transformer /
+# stable-baselines3 / rtdl-revisiting-models capture failures, swept and labelled by
+# someone who never ran triage on them (README there). Held out, unseen: measured once
+# (top-1 22/32, root line 23/32, ECE 0.072: docs/TRIAGE.md); this floor guards a
+# regression, no target --------------------------------------------------------------
+ZOO6 = CORPUS / "zoo6"
+ZOO6_LABELS = json.loads((ZOO6 / "labels.json").read_text())
+
+
+@pytest.mark.slow
+def test_zoo6_heldout_part_does_not_regress():
+    packages = (
+        "neuralop",
+        "compressai",
+        "hiera",
+        "stable_baselines3",
+        "rtdl_revisiting_models",
+    )
+    top1, root3, ece = _library_set_scores(ZOO6, ZOO6_LABELS, packages)
+    assert top1 >= 0.65 and root3 >= 0.68, (top1, root3, ece)
