@@ -19,6 +19,7 @@ from cuvil.opt import add_limit
 
 from .args import ModelArgs, OutputArgs
 from .diff import cli as diff_cli
+from .doctor.command import add_parser as _add_doctor
 from .graph.command import add_parser as _add_graph
 from .passes_cmd import add_parser as _add_passes
 from .symbols import add_parser as _add_symbols
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_symbols(commands)
     _add_tui(commands)
     _add_graph(commands)
+    _add_doctor(commands)
     return parser
 
 
