@@ -22,6 +22,7 @@ from .diff import cli as diff_cli
 from .doctor.command import add_parser as _add_doctor
 from .graph.command import add_parser as _add_graph
 from .passes_cmd import add_parser as _add_passes
+from .report_cmd import add_parser as _add_report
 from .symbols import add_parser as _add_symbols
 from .triage import cli as triage_cli
 from .tui.command import add_parser as _add_tui
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_tui(commands)
     _add_graph(commands)
     _add_doctor(commands)
+    _add_report(commands)
     return parser
 
 

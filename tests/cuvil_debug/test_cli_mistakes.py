@@ -26,6 +26,7 @@ from cuvil.args import pipeline_text
 from cuvil_debug import cli, isolation
 from cuvil_debug import symbols as symbols_cmd
 from cuvil_debug.graph import command as graph_cmd
+from cuvil_debug.triage import shard as triage_shard
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = str(ROOT / "samples" / "models" / "mlp.py")
@@ -51,6 +52,7 @@ BY_TYPE = {
     symbols_cmd._number: ["-1", "x", "nan"],
     graph_cmd._depth: ["0", "x"],
     symbols_cmd._store_dir: [FILE],  # a file is no store
+    triage_shard.shard_spec: ["0/3", "4/3", "1/0", "x", "2"],
 }
 # options without a type= (strings checked when the command runs), by dest
 BY_DEST = {
@@ -68,6 +70,8 @@ BY_DEST = {
     "diff": [MISSING, NOT_JSON],
     "function": ["no_such_function"],
     "paths": [MISSING],
+    "address": ["127.0.0.1:1"],  # without --executor ray
+    "out": [FILE, DIR, NO_PARENT],
 }
 # (command, dest) -> values where the command's own kind differs from BY_DEST's
 BY_COMMAND = {
