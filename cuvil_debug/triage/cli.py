@@ -27,7 +27,7 @@ from .api import (
     triage,
 )
 from .collect import FRONTENDS, STAGES
-from .ray_executor import require_ray
+from .ray_executor import check_address, require_ray
 from .report_junit import to_junit
 from .report_markdown import to_markdown
 from .report_sarif import write_sarif
@@ -205,6 +205,7 @@ def _executor_mistake(args: argparse.Namespace) -> str | None:
         return f"{flag} captures in this process: leave out --executor ray or {flag}"
     try:
         require_ray()
+        check_address(args.address or "auto")
     except CuvilError as e:
         return e.message
     return None

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from collections.abc import Sequence
 
 from cuvil.errors import CuvilError
 
 from .runner import Job, run_batch
 
-__all__ = ["require_ray", "run_ray", "RAY_MISSING", "LOCAL"]
+__all__ = ["require_ray", "check_address", "run_ray", "RAY_MISSING", "LOCAL"]
 
 RAY_MISSING = "--executor ray needs Ray, which is not installed: pip install cuvil[ray]"
 LOCAL = "local"  # --address local: a private cluster on this machine for this run
+PROBE_S = 10.0  # seconds to wait for the cluster's port to answer
 LOCAL_OBJECT_STORE = 80 * 2**20  # bytes; Ray's least is 75 MiB, results are small
 
 
@@ -54,7 +56,28 @@ def run_ray(
         ray.shutdown()
 
 
+def check_address(address: str) -> None:
+    """Raise CuvilError unless `address` is `local`, `auto`, or a HOST:PORT (or
+    ray://HOST:PORT) that accepts a connection: Ray itself retries an address where
+    nothing listens for minutes."""
+    if address in (LOCAL, "auto"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise CuvilError(
+            f"--address {address!r}: expected HOST:PORT, ray://HOST:PORT, auto or local"
+        )
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), PROBE_S).close()
+    except OSError as e:
+        raise CuvilError(
+            f"cannot reach the Ray cluster at {address!r}: {e.strerror or e}; start "
+            f"one with `ray start --head` or give --address local"
+        ) from None
+
+
 def _connect(ray, address: str, workers: int) -> None:
+    check_address(address)
     quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
     try:
         if address == LOCAL:
