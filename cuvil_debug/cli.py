@@ -22,9 +22,11 @@ from .bench import add_parser as _add_bench
 from .cache_cmd import add_parser as _add_cache
 from .ci.command import add_parser as _add_ci
 from .diff import cli as diff_cli
+from .doctor.command import add_parser as _add_doctor
 from .graph.command import add_parser as _add_graph
 from .passes_cmd import add_parser as _add_passes
 from .profile_cmd import add_parser as _add_profile
+from .report_cmd import add_parser as _add_report
 from .symbols import add_parser as _add_symbols
 from .triage import cli as triage_cli
 from .tui.command import add_parser as _add_tui
@@ -67,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ci(commands)
     _add_bench(commands)
     _add_profile(commands)
+    _add_doctor(commands)
+    _add_report(commands)
     return parser
 
 

@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .results import SCHEMA, to_result
+from .results import SCHEMA, STATUSES, to_result
 from .runner import Job, run_in_process, run_jobs
 
 # seconds per model: torchvision's detection models capture in seconds once the eager
@@ -24,6 +24,7 @@ __all__ = [
     "new_failures",
     "load_baseline",
     "report_doc",
+    "summary",
 ]
 
 
@@ -40,11 +41,15 @@ def triage(
     no_grad: bool = False,
     static: bool = False,
     max_memory: int | None = None,
+    executor: str = "local",
+    address: str | None = None,
 ) -> list[dict]:
     """One result per model spec, in order (`cuvil_leaves`: trace with Cuvil's fx
     leaves; `no_grad`: capture under torch.no_grad(); `static`: predict from the
     source alone, in this process, never importing or running the model files,
-    static.py; `max_memory`: bytes each worker may map beyond its start)."""
+    static.py; `max_memory`: bytes each worker may map beyond its start;
+    `executor` "ray": each model a Ray task on the cluster at `address`, the same
+    per-model job as the local workers, ray_executor.py)."""
     if static:
         from .static import static_result
 
@@ -53,11 +58,14 @@ def triage(
         Job(i, s, frontend, entry, stage, cuvil_leaves=cuvil_leaves, no_grad=no_grad)
         for i, s in enumerate(expand_specs(specs))
     ]
-    records = (
-        run_jobs(jobs, workers, timeout, max_memory)
-        if isolate
-        else run_in_process(jobs)
-    )
+    if not isolate:
+        records = run_in_process(jobs)
+    elif executor == "ray":
+        from .ray_executor import run_ray
+
+        records = run_ray(jobs, address, workers, timeout, max_memory)
+    else:
+        records = run_jobs(jobs, workers, timeout, max_memory)
     return [to_result(r) for r in records]
 
 
@@ -91,19 +99,21 @@ def report_doc(
     "static" (predicted from the source, see docs/TRIAGE.md)."""
     from cuvil import __version__
 
-    counts = {
-        s: sum(r["status"] == s for r in results)
-        for s in ("ok", "failed", "error", "timeout", "crash")
-    }
     return {
         "schema": SCHEMA,
         "tool": {"name": "cuvil-debug triage", "version": __version__},
         "frontend": frontend,
         "stage": stage,
         "mode": mode,
-        "summary": {"total": len(results), **counts},
+        "summary": summary(results),
         "results": results,
     }
+
+
+def summary(results: list[dict]) -> dict:
+    """The report's counts: total, and how many of each status."""
+    counts = {s: sum(r["status"] == s for r in results) for s in STATUSES}
+    return {"total": len(results), **counts}
 
 
 def load_baseline(path: str) -> set[tuple[str, str]]:

@@ -14,6 +14,7 @@ import os
 import sys
 
 from cuvil.argtypes import existing_file, positive_float, positive_int
+from cuvil.errors import CuvilError
 
 from ..args import ModelArgs, Output, OutputArgs
 from ..isolation import memory_size
@@ -27,11 +28,13 @@ from .api import (
     triage,
 )
 from .collect import FRONTENDS, STAGES
+from .ray_executor import check_address, require_ray
 from .report_codequality import write_codequality
 from .report_junit import to_junit
 from .report_markdown import to_markdown
 from .report_sarif import write_sarif
 from .select import model_specs
+from .shard import select, shard_meta, shard_spec
 
 __all__ = [
     "add_parser",
@@ -44,6 +47,7 @@ __all__ = [
 
 EXIT_OK, EXIT_FAILURES, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FORMATS = ("terminal", "json", "markdown", "sarif", "junit", "codequality")
+EXECUTORS = ("local", "ray")
 MODELS = ModelArgs(many=True, frontends=FRONTENDS)
 # an existing report is replaced only with --force (a CI job rewriting it passes it)
 OUTPUT = OutputArgs(
@@ -77,8 +81,34 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         help="a previous --format json report: fail only on failures not in it",
     )
     _add_capture_args(p)
+    _add_scale_args(p)
     p.set_defaults(func=run, run=run)
     return p
+
+
+def _add_scale_args(p: argparse.ArgumentParser) -> None:
+    """Sweeps over many models: shards for a CI matrix, a Ray cluster (docs/SCALING.md)."""
+    p.add_argument(
+        "--shard",
+        type=shard_spec,
+        metavar="K/N",
+        help="triage only shard K of N (1-based; the sorted models dealt "
+        "round-robin); `cuvil-debug report merge` joins the shards' reports",
+    )
+    p.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local worker processes (default), or one Ray task per model on the "
+        "cluster at --address (pip install cuvil[ray])",
+    )
+    p.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="with --executor ray: the cluster (HOST:PORT, ray://HOST:PORT, auto: "
+        "the one `ray start` runs here, the default), or `local` to start a private "
+        "one of -j CPUs for this run",
+    )
 
 
 def _add_capture_args(p: argparse.ArgumentParser) -> None:
@@ -143,13 +173,17 @@ def run(args: argparse.Namespace) -> int:
         specs = model_specs(specs, models.entry)
     elif not specs:
         return _usage(f"no models found in {' '.join(models.specs)}")
+    mistake = _executor_mistake(args)
+    if mistake:
+        return _usage(mistake)
+    positions = select(specs, args.shard) if args.shard else list(range(len(specs)))
     try:
         baseline = load_baseline(args.baseline) if args.baseline else None
     except (OSError, ValueError, KeyError) as e:
         return _usage(f"cannot read baseline: {e}")
     max_memory = args.max_memory
     results = triage(
-        specs,
+        [specs[i] for i in positions],
         models.frontend,
         models.entry,
         args.timeout,
@@ -160,12 +194,32 @@ def run(args: argparse.Namespace) -> int:
         no_grad=args.no_grad,
         static=args.static,
         max_memory=max_memory,
+        executor=args.executor,
+        address=args.address,
     )
     mode = "static" if args.static else "capture"
     doc = report_doc(results, models.frontend, args.stage, mode)
+    if args.shard:
+        doc["shard"] = shard_meta(args.shard, len(specs), positions)
     new = new_failures(results, baseline)
     _emit(doc, new if baseline is not None else None, output)
     return EXIT_FAILURES if new else EXIT_OK
+
+
+def _executor_mistake(args: argparse.Namespace) -> str | None:
+    """What is wrong with --executor / --address, or None; Ray is imported here, so
+    that a missing Ray is said before any capture."""
+    if args.executor != "ray":
+        return "--address needs --executor ray" if args.address else None
+    if args.no_isolate or args.static:
+        flag = "--no-isolate" if args.no_isolate else "--static"
+        return f"{flag} captures in this process: leave out --executor ray or {flag}"
+    try:
+        require_ray()
+        check_address(args.address or "auto")
+    except CuvilError as e:
+        return e.message
+    return None
 
 
 def _missing_path(spec: str) -> bool:

@@ -5,25 +5,55 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-__all__ = ["to_junit"]
+__all__ = ["to_junit", "suite_element", "document", "shard_properties", "SUITE"]
+
+SUITE = "cuvil-triage"
 
 
 def to_junit(doc: dict) -> str:
     results = doc["results"]
-    suite = ET.Element(
-        "testsuite",
-        name="cuvil-triage",
-        tests=str(len(results)),
-        failures=str(sum(r["status"] == "failed" for r in results)),
-        errors=str(sum(r["status"] in ("error", "timeout", "crash") for r in results)),
-        time=f"{sum(r.get('duration_s') or 0 for r in results):.3f}",
+    suite = suite_element(
+        tests=len(results),
+        failures=sum(r["status"] == "failed" for r in results),
+        errors=sum(r["status"] in ("error", "timeout", "crash") for r in results),
+        time=sum(r.get("duration_s") or 0 for r in results),
     )
+    if doc.get("shard"):  # where each testcase goes back (cuvil-debug report merge)
+        suite.append(shard_properties(doc["shard"]))
     for r in results:
         suite.append(_case(r))
-    root = ET.Element("testsuites", name="cuvil-triage")
+    return document(suite)
+
+
+def suite_element(tests: int, failures: int, errors: int, time: float) -> ET.Element:
+    return ET.Element(
+        "testsuite",
+        name=SUITE,
+        tests=str(tests),
+        failures=str(failures),
+        errors=str(errors),
+        time=f"{time:.3f}",
+    )
+
+
+def document(suite: ET.Element) -> str:
+    """The XML text of `suite` inside <testsuites>."""
+    root = ET.Element("testsuites", name=SUITE)
     root.append(suite)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def shard_properties(meta: dict) -> ET.Element:
+    """The shard record as JUnit <properties> (the schema's place for such facts)."""
+    props = ET.Element("properties")
+    for name, value in (
+        ("cuvil.shard", f"{meta['index']}/{meta['count']}"),
+        ("cuvil.total", str(meta["total"])),
+        ("cuvil.positions", " ".join(map(str, meta["positions"]))),
+    ):
+        ET.SubElement(props, "property", name=name, value=value)
+    return props
 
 
 def _case(r: dict) -> ET.Element:

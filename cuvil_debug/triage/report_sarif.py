@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .categories import CATEGORIES
 from .results import where
+from .shard import SHARD_KEY
 
 __all__ = ["to_sarif", "write_sarif", "STATUS_RULES"]
 
@@ -44,18 +45,24 @@ def to_sarif(doc: dict) -> dict:
         "informationUri": INFO_URI,
         "rules": rules,
     }
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {"driver": driver},
-                "results": results,
-                "columnKind": "unicodeCodePoints",
-                **_base_ids(sites),
-            }
-        ],
+    run = {
+        "tool": {"driver": driver},
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+        **_base_ids(sites),
     }
+    if doc.get("shard"):  # where each result goes back (cuvil-debug report merge)
+        run["properties"] = {SHARD_KEY: _shard(doc)}
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _shard(doc: dict) -> dict:
+    """The shard record with the positions of the results SARIF lists (not ok)."""
+    meta = doc["shard"]
+    positions = [
+        p for p, r in zip(meta["positions"], doc["results"]) if r["status"] != "ok"
+    ]
+    return {**meta, "positions": positions}
 
 
 def _rules() -> list[dict]:

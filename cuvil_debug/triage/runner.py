@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..isolation import FORGED, Channel, describe_exit
 from .collect import collect
 
-__all__ = ["Job", "run_jobs", "run_in_process"]
+__all__ = ["Job", "run_jobs", "run_batch", "run_in_process"]
 
 STARTUP_S = 120.0  # importing torch in a fresh worker on a loaded CI machine
 
@@ -67,17 +67,22 @@ def run_jobs(
     batches = [list(jobs[i::workers]) for i in range(max(1, workers))]
     with ThreadPoolExecutor(len(batches)) as pool:
         done = pool.map(
-            lambda b: _run_batch(b, timeout, max_memory), [b for b in batches if b]
+            lambda b: run_batch(b, timeout, max_memory), [b for b in batches if b]
         )
     by_index = {i: r for part in done for i, r in part.items()}
     return [by_index[j.index] for j in jobs]
 
 
-def _run_batch(batch: list[Job], timeout: float, max_memory: int | None) -> dict:
+def run_batch(
+    batch: list[Job], timeout: float, max_memory: int | None, cwd: str | None = None
+) -> dict:
+    """The per-model job of every executor: records by job index, each batch in a
+    worker process started in `cwd` (None: here); a model that hangs or kills its
+    worker is recorded as `timeout` / `crash` and a fresh worker takes the rest."""
     results: dict[int, dict] = {}
     while len(results) < len(batch):
         pending = [j for j in batch if j.index not in results]
-        results.update(_one_worker(pending, timeout, max_memory))
+        results.update(_one_worker(pending, timeout, max_memory, cwd))
     return results
 
 
@@ -86,7 +91,9 @@ def _worker_argv(max_memory: int | None) -> list[str]:
     return argv + (["--max-memory", str(max_memory)] if max_memory else [])
 
 
-def _one_worker(jobs: list[Job], timeout: float, max_memory: int | None) -> dict:
+def _one_worker(
+    jobs: list[Job], timeout: float, max_memory: int | None, cwd: str | None = None
+) -> dict:
     """Runs jobs until all finish or one hangs / crashes (recorded, then we return).
     The worker's stdout and stderr (the models' output) go to a file read here."""
     channel = Channel()
@@ -98,6 +105,7 @@ def _one_worker(jobs: list[Job], timeout: float, max_memory: int | None) -> dict
             stderr=out,
             pass_fds=channel.pass_fds,
             env=channel.env(),
+            cwd=cwd,
         )
         channel.start()
         proc.stdin.write("".join(j.as_json() + "\n" for j in jobs).encode())

@@ -28,6 +28,7 @@ from cuvil_debug import symbols as symbols_cmd
 from cuvil_debug.bench import baseline as bench_baseline
 from cuvil_debug.bench import cli as bench_cmd
 from cuvil_debug.graph import command as graph_cmd
+from cuvil_debug.triage import shard as triage_shard
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = str(ROOT / "samples" / "models" / "mlp.py")
@@ -55,6 +56,7 @@ BY_TYPE = {
     symbols_cmd._store_dir: [FILE],  # a file is no store
     bench_cmd.batch_sizes: ["0", "x", "1,,8"],
     bench_baseline.percentage: ["0", "-5%", "x"],
+    triage_shard.shard_spec: ["0/3", "4/3", "1/0", "x", "2"],
 }
 # options without a type= (strings checked when the command runs), by dest
 BY_DEST = {
@@ -73,6 +75,8 @@ BY_DEST = {
     "function": ["no_such_function"],
     "paths": [MISSING],
     "trace": [FILE, DIR, NO_PARENT],
+    "address": ["127.0.0.1:1"],  # without --executor ray
+    "out": [FILE, DIR, NO_PARENT],
 }
 # (command, dest) -> values where the command's own kind differs from BY_DEST's
 BY_COMMAND = {
