@@ -20,76 +20,34 @@ scripts/triage_sweep_zoo5_recipes.py holds the recipes.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import triage_sweep as ts  # noqa: E402
 import triage_sweep_zoo_driver as driver  # noqa: E402
 from triage_sweep_zoo5_recipes import RECIPES  # noqa: E402
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing is downloaded
-os.environ.setdefault("TORCH_HUB_OFFLINE", "1")
-# a signature names the innermost such frame
-ts.LIB_PREFIXES = (
-    "segment_anything/",
-    "esm/",
-    "whisper/",
-    "pytorch_tabnet/",
-    "e3nn/",
+CORPUS = driver.ZooCorpus(
+    "zoo5",
+    RECIPES,
+    prefixes=(
+        "segment_anything/",
+        "esm/",
+        "whisper/",
+        "pytorch_tabnet/",
+        "e3nn/",
+    ),
+    library={
+        "segment_anything": "segment-anything",
+        "esm": "fair-esm",
+        "whisper": "openai-whisper",
+        "pytorch_tabnet": "pytorch-tabnet",
+        "e3nn": "e3nn",
+    },
+    script=__file__,
+    shim_note="offline hubs, torchvision C++ op schemas",
+    offline=("HF_HUB_OFFLINE", "TORCH_HUB_OFFLINE"),
 )
-ROOT = ts.ROOT
-SHIM = ROOT / "samples" / "failures" / "zoo5" / "_shim.py"
-MODES = ("fx", "export", "export-strict", "dynamic")
-LIBRARY = {
-    "segment_anything": "segment-anything",
-    "esm": "fair-esm",
-    "whisper": "openai-whisper",
-    "pytorch_tabnet": "pytorch-tabnet",
-    "e3nn": "e3nn",
-}
-DIMS = {  # a spec names these; each one used is defined in the file
-    "BATCH": 'Dim("batch", min=1, max=64)',
-    "SEQ": 'Dim("seq", min=2, max=16)',
-}
-RENDERING = driver.Rendering(
-    LIBRARY,
-    DIMS,
-    "scripts/triage_sweep_zoo5.py",
-    "offline hubs, torchvision C++ op schemas",
-)
-
-
-def find(name: str):
-    for r in RECIPES:
-        if r[0] == name:
-            return r
-    raise KeyError(name)
-
-
-def family(name: str) -> str:
-    return find(name)[1]
-
-
-def render(name: str, mode: str) -> str:
-    """The model file for one case: Model(), example_inputs() and, for `dynamic`,
-    DYNAMIC_SHAPES (the batch Dim, and the seq Dim where the input has a sequence)."""
-    return driver.render_recipe(RENDERING, find(name), mode)
-
 
 if __name__ == "__main__":
-    sys.exit(
-        driver.main(
-            driver.SweepSet(
-                render,
-                SHIM,
-                family,
-                [r[0] for r in RECIPES],
-                MODES,
-                Path("/tmp/zoo5_sweep"),
-                Path(__file__).resolve(),
-            ),
-            __doc__,
-        )
-    )
+    sys.exit(driver.run_corpus(CORPUS, __doc__))

@@ -2,18 +2,21 @@
 (scripts/triage_sweep_zoo.py, _zoo3.py, _zoo4.py, _zoo5.py, _zoo6.py): each sweep gives its
 rendering of a case, its shim and its recipe names; capturing, signatures, the sweep loop,
 the summary and the re-capture check are scripts/triage_sweep.py's. `render_recipe` is the
-model-file rendering of zoo4's recipe tuples, which zoo5 shares."""
+model-file rendering of zoo4's recipe tuples, which zoo5 and zoo6 share; a `ZooCorpus` is
+all that such a sweep's script names (its recipes, libraries and Dims), `run_corpus` its
+command line."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import triage_sweep as ts
@@ -99,6 +102,75 @@ def render_recipe(r: Rendering, recipe: tuple, mode: str) -> str:
         + f"{body}\n"
         f"    return ({', '.join(args)}{',' if len(args) == 1 else ''})\n"
     )
+
+
+# ---------------------------------------------------------------- recipe-tuple corpora
+DIMS = {  # a spec names these; each one used is defined in the file
+    "BATCH": 'Dim("batch", min=1, max=64)',
+    "SEQ": 'Dim("seq", min=2, max=16)',
+}
+MODES = ("fx", "export", "export-strict", "dynamic")
+
+
+@dataclass(frozen=True)
+class ZooCorpus:
+    """One sweep of recipe tuples (zoo4, zoo5, zoo6). `name` gives its shim
+    (samples/failures/<name>/_shim.py), its default --out (/tmp/<name>_sweep) and the
+    script its model files name (scripts/triage_sweep_<name>.py)."""
+
+    name: str  # "zoo4"
+    recipes: list[tuple]  # see render_recipe
+    prefixes: tuple[
+        str, ...
+    ]  # ts.LIB_PREFIXES: a signature names the innermost such frame
+    library: dict[str, str]  # top-level module -> the package a model file names
+    script: str | Path  # the sweep's own __file__: ts.sweep runs it with --worker
+    dims: dict[str, str] = field(default_factory=dict)  # Dims beyond DIMS
+    shim_note: str = "offline hub, torchvision C++ op schemas"
+    offline: tuple[str, ...] = ("HF_HUB_OFFLINE",)  # set to "1": nothing is downloaded
+    modes: tuple[str, ...] = MODES
+
+    def find(self, name: str) -> tuple:
+        for r in self.recipes:
+            if r[0] == name:
+                return r
+        raise KeyError(name)
+
+    def family(self, name: str) -> str:
+        return self.find(name)[1]
+
+    @property
+    def rendering(self) -> Rendering:
+        script = f"scripts/triage_sweep_{self.name}.py"
+        return Rendering(self.library, DIMS | self.dims, script, self.shim_note)
+
+    def render(self, name: str, mode: str) -> str:
+        return render_recipe(self.rendering, self.find(name), mode)
+
+    def sweep_set(self) -> SweepSet:
+        return SweepSet(
+            self.render,
+            ts.ROOT / "samples" / "failures" / self.name / "_shim.py",
+            self.family,
+            [r[0] for r in self.recipes],
+            self.modes,
+            Path(f"/tmp/{self.name}_sweep"),
+            Path(self.script).resolve(),
+        )
+
+
+def setup(c: ZooCorpus) -> None:
+    """The corpus's offline environment and signature prefixes, for this process (and
+    the worker / check processes it starts)."""
+    for var in c.offline:
+        os.environ.setdefault(var, "1")
+    ts.LIB_PREFIXES = c.prefixes
+
+
+def run_corpus(c: ZooCorpus, doc: str) -> int:
+    """The command line of a corpus's script (`doc`: its docstring)."""
+    setup(c)
+    return main(c.sweep_set(), doc)
 
 
 def _write(s: SweepSet, folder: Path, name: str, mode: str) -> Path:
