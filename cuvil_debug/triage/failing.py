@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from .evidence import _drafted, _is_code, code_stack, message_head
-from .linefacts import line_facts
+from .linefacts import line_facts, tensor_type_check
 from .source import _header, index_file
 
 _WHERE = re.compile(r"^(.+\.py):(\d+)")
@@ -158,9 +158,9 @@ def _from_io(record, chain, user, files):
     if m:
         param = next((p for p in fwd.params if p.arg == m.group(1)), None)
         return (fwd.file, param.lineno) if param else None
-    if re.search(r"output \d+ is a", text) and fwd.returns():
-        return fwd.file, fwd.returns()[-1].line
-    return None
+    return (
+        forward_return(record, files) if re.search(r"output \d+ is a", text) else None
+    )
 
 
 def _forward(record, files):
@@ -203,9 +203,10 @@ def type_guard(key: tuple[str, int]) -> tuple[str, int] | None:
         header = ix.stmt_at(line)
         if header is None or not isinstance(header.node, ast.If | ast.Assert):
             continue
-        if "tensor-type-check" in line_facts(
-            header.node, [header.node.test]
-        ) and not _tests_a_number(header.node.test, stmt.func):
+        test = header.node.test
+        if any(map(tensor_type_check, ast.walk(test))) and not _tests_a_number(
+            test, stmt.func
+        ):
             return ix.path, line
     return None
 

@@ -119,7 +119,7 @@ def _shape_iterate(stmt: ast.AST, node: ast.AST) -> bool:
     return False
 
 
-def _tensor_type_check(node: ast.AST) -> bool:
+def tensor_type_check(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     f = node.func
@@ -306,7 +306,7 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
     ),
     # `isinstance(x, Tensor)` / `torch.is_tensor(x)`: False for fx's Proxy, so the
     # tracer runs the branch for non-tensors
-    "tensor-type-check": lambda s, n: _tensor_type_check(n),
+    "tensor-type-check": lambda s, n: tensor_type_check(n),
     # `x.ndim` / `x.dim()`: the tensor's rank (fx: a Proxy; not a size)
     "rank-read": lambda s, n: (
         (isinstance(n, ast.Attribute) and n.attr == "ndim")

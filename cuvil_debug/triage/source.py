@@ -213,9 +213,10 @@ def _guards(fn: ast.FunctionDef) -> dict[int, set[int]]:
             if isinstance(node, ast.If) and any(
                 isinstance(b[-1], _EXITS) for b in _branches(chain)
             ):  # `if a: return ... elif b: return ...`: the rest of the block runs
-                ruled |= lines(block[i + 1 :])  # only when no exiting branch was taken
+                rest = lines(block[i + 1 :])  # only when no exiting branch was taken
+                ruled |= rest
                 for header in chain[1:]:
-                    for line in lines(block[i + 1 :]):
+                    for line in rest:
                         out.setdefault(line, set()).add(header.lineno)
             for line in ruled:
                 out.setdefault(line, set()).add(node.lineno)
