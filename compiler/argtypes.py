@@ -105,3 +105,14 @@ def folder_path(text: str) -> str:
     if os.path.lexists(text) and not os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"'{text}' is a file, not a folder")
     return text
+
+
+def existing_folder(text: str) -> str:
+    """A folder that exists (a repository's root, a tree to read)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a folder path, got ''")
+    if not os.path.exists(text):
+        raise argparse.ArgumentTypeError(f"'{text}' does not exist")
+    if not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"'{text}' is a file, not a folder")
+    return text

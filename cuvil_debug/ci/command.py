@@ -10,7 +10,7 @@ import importlib.metadata
 import os
 from pathlib import Path
 
-from cuvil.argtypes import folder_path
+from cuvil.argtypes import existing_folder
 from cuvil.errors import CuvilError
 from cuvil.userpaths import check_file, write_file
 
@@ -59,7 +59,7 @@ def _add_init(sub) -> None:
     )
     p.add_argument(
         "--dir",
-        type=folder_path,
+        type=existing_folder,
         default=".",
         metavar="DIR",
         help="the repository's root (default: the current folder)",

@@ -49,6 +49,7 @@ BY_TYPE = {
     argtypes.existing_file: [MISSING, DIR],
     argtypes.input_file: [MISSING, DIR],
     argtypes.folder_path: [FILE],
+    argtypes.existing_folder: [FILE, NO_PARENT],
     pipeline_text: ["no-such-pass", "dce{bogus=1}", "dce,,"],
     symbols_cmd._count: ["-1", "x"],
     symbols_cmd._number: ["-1", "x", "nan"],
