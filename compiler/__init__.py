@@ -44,4 +44,10 @@ __all__ = [
     "metrics",
 ]
 
-metrics.serve_from_env()  # $CUVIL_METRICS_PORT: serve from the start
+try:
+    metrics.serve_from_env()  # $CUVIL_METRICS_PORT: serve from the start
+except CuvilError as _e:  # a setting of the user's: one message, exit 2, no traceback
+    import sys as _sys
+
+    print(f"cuvil: error: {_e}", file=_sys.stderr)
+    raise SystemExit(2) from None
