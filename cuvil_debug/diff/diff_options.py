@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from cuvil.errors import CuvilError
 from cuvil.options import CompileOptions
 
-from .judge import FACTORS, JUDGES, Judge
+from .judge import JUDGES, Judge
 from .metrics import DEFAULT_TOLERANCES
 from .model import STAGES, Tolerance
 from .native import MEMBERS
@@ -23,7 +23,7 @@ class DiffOptions:
     (opt_level, enable_fusion, frontend, pipeline, num_threads, ...) change `compile`
     (default: ``CompileOptions()``); the others are the diff's: `judge` ("float64" or
     "normwise"), `factor` (the float64 judge's multiple of eager's error, all dtypes;
-    None: judge.FACTORS), `members` (native.MEMBERS: "auto", "all", "none"; True is
+    None: judge.FACTORS, MAX_FACTORS), `members` (native.MEMBERS: "auto", "all", "none"; True is
     "all", False "none"), `normwise` (False: --elementwise)."""
 
     compile: CompileOptions
@@ -79,10 +79,7 @@ class DiffOptions:
         """The float64 rule (None: ``judge="normwise"``, the tolerances alone)."""
         if self.judge != "float64":
             return None
-        factors = dict(FACTORS)
-        if self.factor is not None:
-            factors = dict.fromkeys(factors, self.factor)
-        return Judge(factors, elementwise=not self.normwise)
+        return Judge.with_factor(self.factor, elementwise=not self.normwise)
 
     # read-only views of `compile` for the stages
     opt_level = property(lambda self: self.compile.opt_level)

@@ -20,7 +20,7 @@ import torch
 from cuvil.argtypes import count, existing_file, positive_float
 from cuvil.errors import CuvilError
 
-from .judge import FACTORS, JUDGES, Judge
+from .judge import FACTORS, JUDGES, MAX_FACTORS, Judge
 
 __all__ = ["JudgeArgs", "JudgeChoice", "model_inputs"]
 
@@ -41,10 +41,7 @@ class JudgeChoice:
         """The float64 rule to pass to bisect / reduce (None: normwise)."""
         if self.judge != "float64":
             return None
-        factors = dict(FACTORS)
-        if self.factor is not None:
-            factors = dict.fromkeys(factors, self.factor)
-        return Judge(factors, elementwise=self.elementwise)
+        return Judge.with_factor(self.factor, self.elementwise)
 
 
 class JudgeArgs:
@@ -67,7 +64,7 @@ class JudgeArgs:
             type=positive_float,
             metavar="K",
             help="the float64 judge's multiple of eager's error (default "
-            f"{FACTORS['f32']:g})",
+            f"{FACTORS['f32']:g}, with --elementwise {MAX_FACTORS['f32']:g})",
         )
         p.add_argument(
             "--elementwise",

@@ -72,6 +72,23 @@ def double_copy(module: torch.nn.Module) -> torch.nn.Module:
     return twin.eval()
 
 
+_NARROW = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def _widened(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """`gm` (a copy) with every float dtype its nodes name made float64: the casts,
+    factory calls and dtype checks a graph spells out (torch.export writes
+    ``_assert_tensor_metadata(x, ..., torch.float32)``, ``_to_copy(x, dtype=...)``)."""
+
+    def widen(a):
+        return torch.float64 if isinstance(a, torch.dtype) and a in _NARROW else a
+
+    for n in gm.graph.nodes:
+        n.args = torch.fx.node.map_aggregate(n.args, widen)
+        n.kwargs = torch.fx.node.map_aggregate(n.kwargs, widen)
+    return gm
+
+
 @contextlib.contextmanager
 def float64_default() -> Iterator[None]:
     """torch's default dtype is float64 inside (tensors created in forward)."""
@@ -95,7 +112,7 @@ class Twin(torch.fx.Interpreter):
         eager: dict[str, Any],
         versions: dict[str, list[tuple[int, Any]]] | None = None,
     ) -> None:
-        super().__init__(double_copy(gm))
+        super().__init__(_widened(double_copy(gm)))
         self.args, self.eager, self.versions = tuple(args), eager, versions or {}
         self.nodes = list(self.module.graph.nodes)
         self.position = {n.name: i for i, n in enumerate(self.nodes)}
