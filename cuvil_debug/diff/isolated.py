@@ -13,12 +13,16 @@ success.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
+import os
 import pickle
 import shutil
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 from rich.console import Console
 
@@ -140,6 +144,25 @@ def run_isolated(args, output) -> int:
     payload["progress"] = mode is not None
     progress = StageProgress(mode) if mode else None
     channel = Channel()
+    proc = _start(payload, channel)
+    channel.start()
+    relay = threading.Thread(target=_relay, args=(proc.stdout, progress), daemon=True)
+    relay.start()
+    events, timed_out = _collect(channel, proc, timeout, progress)
+    relay.join(timeout=5)
+    if progress is not None:
+        progress.close()
+    if timed_out:
+        return _fail(f"the diff did not finish within {timeout:g} s (--timeout)", 2)
+    return _finish(events, proc, output)
+
+
+def _start(payload: dict, channel: Channel):
+    """The worker: a fork of this process, which has Python, torch and Cuvil loaded
+    already (a second start of them costs a second or more), when this process runs
+    no other thread; else ``python -m cuvil_debug.diff.worker``."""
+    if hasattr(os, "fork") and threading.active_count() == 1:
+        return _Forked(payload, channel)
     proc = subprocess.Popen(
         [sys.executable, "-m", "cuvil_debug.diff.worker"],
         stdin=subprocess.PIPE,
@@ -148,18 +171,60 @@ def run_isolated(args, output) -> int:
         pass_fds=channel.pass_fds,
         env=channel.env(),
     )
-    channel.start()
-    relay = threading.Thread(target=_relay, args=(proc.stdout, progress), daemon=True)
-    relay.start()
     proc.stdin.write(pickle.dumps(payload))
     proc.stdin.close()
-    events, timed_out = _collect(channel, proc, timeout, progress)
-    relay.join(timeout=5)
-    if progress is not None:
-        progress.close()
-    if timed_out:
-        return _fail(f"the diff did not finish within {timeout:g} s (--timeout)", 2)
-    return _finish(events, proc, output)
+    return proc
+
+
+class _Forked:
+    """A forked worker, with the part of subprocess.Popen's interface run_isolated
+    uses: `stdout` (its fd 1 and 2), `wait(timeout)`, `kill()`, `returncode`."""
+
+    def __init__(self, payload: dict, channel: Channel) -> None:
+        read, write = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:  # the worker: never returns
+            _serve_forked(payload, channel, read, write)
+        os.close(write)
+        self.stdout = os.fdopen(read, "rb")
+        self.returncode: int | None = None
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.returncode is None:
+            pid, status = os.waitpid(self.pid, 0 if deadline is None else os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+            elif time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired("cuvil-debug diff worker", timeout)
+            else:
+                time.sleep(0.02)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _serve_forked(payload: dict, channel: Channel, read: int, write: int) -> None:
+    code = 3
+    try:
+        from .. import isolation
+        from .worker import serve
+
+        os.close(read)
+        os.dup2(write, 1)
+        os.dup2(write, 2)
+        os.close(write)
+        os.environ.update(channel.env({}))  # what WorkerChannel takes and hides
+        code = serve(payload, isolation.WorkerChannel())
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
 
 
 def _plain(args: argparse.Namespace) -> dict:
