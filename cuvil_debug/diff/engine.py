@@ -307,6 +307,8 @@ class DiffRun:
         report.timings = self.clock.timings
         report.memory["eager"] = cap.nbytes()
         report.memory["peak_live"] = self.meter.peak
+        if self.twin is not None:
+            report.memory["truth"] = self.twin.nbytes()
 
 
 @contextlib.contextmanager
@@ -328,7 +330,7 @@ def _twin(cap: Capture, notes: list[str]):
     from .truth import Twin
 
     try:
-        return Twin(cap.gm, cap.args, cap.eager, cap.versions).compute()
+        return Twin(cap.gm, cap.args, cap.eager, cap.versions, cap.stats).compute()
     except Exception as e:  # noqa: BLE001 - the tolerances judge instead
         notes.append(
             f"no float64 twin ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}): "

@@ -99,10 +99,12 @@ def ulp_spacing(ref: torch.Tensor, dtype: str) -> torch.Tensor:
     return (power * 2.0 ** (1 - bits)).clamp_min(2.0**tiny)
 
 
-def truth_error(diff: torch.Tensor, ref: torch.Tensor, dtype: str) -> TruthError:
-    """RMSE, max abs and max ulp (of `ref`'s elements, in `dtype`) of `diff` (float32;
-    elements that are not finite are left out: the comparison with eager counts
-    them)."""
+def truth_error(
+    diff: torch.Tensor, ref: torch.Tensor, dtype: str, spacing=None
+) -> TruthError:
+    """RMSE, max abs and max ulp (of `ref`'s elements, in `dtype`; `spacing`: those
+    ulps, when known) of `diff` (float32; elements that are not finite are left out:
+    the comparison with eager counts them)."""
     if diff.numel() == 0:
         return TruthError(0.0, 0.0, 0.0)
     mag = diff.abs()
@@ -112,7 +114,11 @@ def truth_error(diff: torch.Tensor, ref: torch.Tensor, dtype: str) -> TruthError
         mag = diff.abs()
         max_abs = float(mag.max())
     norm = float(torch.linalg.vector_norm(diff, dtype=torch.float64))
-    ulps = float((mag / ulp_spacing(ref, dtype)).max()) if max_abs > 0 else 0.0
+    ulps = 0.0
+    if max_abs > 0:
+        ulps = float(
+            (mag / (ulp_spacing(ref, dtype) if spacing is None else spacing)).max()
+        )
     return TruthError(norm / math.sqrt(diff.numel()), max_abs, ulps)
 
 
@@ -127,32 +133,32 @@ class Truth:
     dtype: str  # f32 | f16 | bf16: the value's dtype
 
     @staticmethod
-    def of(eager: torch.Tensor, truth: torch.Tensor) -> Truth | None:
+    def of(eager: torch.Tensor, truth: torch.Tensor, stats=None) -> Truth | None:
         """`eager`'s truth `truth` (float64, same shape), or None when it is none.
-        The scale (RMS, max) is eager's: the same as the truth's to float32's
-        precision."""
+        The scale (RMS, max) is eager's, the same as the truth's to float32's
+        precision (`stats`: metrics.RefStats of `eager`, when known)."""
         if not twinned(eager, truth):
             return None
-        e = eager.detach().to(torch.float32)
-        diff = (eager.detach().to(torch.float64) - truth).to(torch.float32)
-        dtype = _NAMES[eager.dtype]
-        err = truth_error(diff, e, dtype)
-        if not bool(torch.isfinite(diff).all()):
-            diff = torch.nan_to_num(diff, nan=0.0, posinf=0.0, neginf=0.0)
-        n = max(e.numel(), 1)
-        finite = torch.nan_to_num(e, nan=0.0, posinf=0.0, neginf=0.0)
-        rms = float(torch.linalg.vector_norm(finite, dtype=torch.float64)) / math.sqrt(
-            n
-        )
-        amax = float(finite.abs().max()) if e.numel() else 0.0
-        return Truth(diff.to(torch.bfloat16), err, rms, amax, dtype)
+        if stats is None:
+            from .metrics import RefStats
 
-    def error_of(self, actual: torch.Tensor, eager: torch.Tensor) -> TruthError:
+            stats = RefStats.of(eager)
+        eager = eager.detach()
+        diff = torch.sub(eager, truth).to(torch.float32)  # in float64, then rounded
+        if diff.numel() and not math.isfinite(float(diff.abs().max())):
+            diff = torch.nan_to_num(diff, nan=0.0, posinf=0.0, neginf=0.0)
+        dtype = _NAMES[eager.dtype]
+        err = truth_error(diff, eager, dtype, stats.spacing(eager, dtype))
+        return Truth(diff.to(torch.bfloat16), err, stats.rms, stats.scale, dtype)
+
+    def error_of(
+        self, actual: torch.Tensor, eager: torch.Tensor, spacing=None
+    ) -> TruthError:
         """`actual`'s error against the truth: (actual - eager) + (eager - truth).
         (actual - eager) is exact in float32 for close values (Sterbenz)."""
         diff = actual.to(torch.float32) - eager.to(torch.float32)
-        diff += self.error.to(torch.float32)
-        return truth_error(diff, eager, self.dtype)
+        diff += self.error
+        return truth_error(diff, eager, self.dtype, spacing)
 
 
 @dataclass(frozen=True)
@@ -216,10 +222,14 @@ def resolve(judge: Judge | str | None, elementwise: bool = False) -> Judge | Non
     raise ValueError(f"judge must be one of {', '.join(JUDGES)} or a Judge: {judge!r}")
 
 
-def judged(m: Metrics, actual, eager, truth: Truth, judge: Judge) -> Metrics:
-    """`m` (the comparison with eager) decided by the float64 `judge` instead."""
+def judged(
+    m: Metrics, actual, eager, truth: Truth, judge: Judge, stats=None
+) -> Metrics:
+    """`m` (the comparison with eager) decided by the float64 `judge` instead
+    (`stats`: metrics.RefStats of `eager`, its ulps cached)."""
     same = m.max_abs == 0.0 and m.nan == 0 and m.inf == 0 and m.shape_ok
-    error = truth.eager if same else truth.error_of(actual, eager)
+    spacing = stats.spacing(eager, truth.dtype) if stats is not None else None
+    error = truth.eager if same else truth.error_of(actual, eager, spacing)
     m.judge, m.truth, m.eager = "float64", error, truth.eager
     m.bound, m.measure = judge.bound(truth), judge.measure
     m.ok = m.shape_ok and m.nan == 0 and m.inf == 0 and judge.passes(error, truth)

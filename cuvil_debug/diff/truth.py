@@ -111,15 +111,20 @@ class Twin(torch.fx.Interpreter):
         args: Sequence[Any],
         eager: dict[str, Any],
         versions: dict[str, list[tuple[int, Any]]] | None = None,
+        stats=None,
     ) -> None:
         super().__init__(_widened(double_copy(gm)))
         self.args, self.eager, self.versions = tuple(args), eager, versions or {}
+        self.stats = stats or (lambda name: None)  # name -> metrics.RefStats of eager
         self.nodes = list(self.module.graph.nodes)
         self.position = {n.name: i for i, n in enumerate(self.nodes)}
         self.propagated: dict[str, Truth] = {}
         self.spans: dict[tuple[str, Span], Truth | None] = {}
         self.outputs: list[Truth | None] = []
         self._scales: dict[str, tuple[float, float]] = {}
+        # float64 values of nodes computed from eager inputs: a span starting there
+        # (a convolution and its batch norm) reuses them
+        self._alone: dict[str, torch.Tensor] = {}
 
     def compute(self) -> Twin:
         """One float64 pass: every node's propagated and single-node isolated truth."""
@@ -136,7 +141,7 @@ class Twin(torch.fx.Interpreter):
             if len(want) == len(got):
                 self.outputs = [Truth.of(w, g) for w, g in zip(want, got)]
         elif isinstance(eager, torch.Tensor):
-            truth = Truth.of(eager, result)
+            truth = Truth.of(eager, result, self.stats(n.name))
             if truth is not None:
                 self.propagated[n.name] = truth
                 if n.op in CALLS:
@@ -219,12 +224,26 @@ class Twin(torch.fx.Interpreter):
         env: dict[str, Any] = {}
         try:
             for n in self.nodes[: self.position[node] + 1]:
-                if n.name in span:
+                if n.name not in span:
+                    continue
+                alone = not any(a.name in span for a in n.all_input_nodes)
+                if alone and n.name in self._alone:
+                    env[n.name] = self._alone[n.name]
+                else:
                     env[n.name] = self._one(n, env)
         except Exception:  # noqa: BLE001 - no truth: the tolerance rule judges it
             self.spans[key] = None
             return
-        self.spans[key] = Truth.of(eager, env[node])
+        if span == {node} and isinstance(env[node], torch.Tensor):
+            self._alone[node] = env[node]
+        self.spans[key] = Truth.of(eager, env[node], self.stats(node))
+
+    def nbytes(self) -> int:
+        """Bytes the twin keeps: eager's errors (bfloat16) and the float64 values
+        of single nodes computed from eager inputs."""
+        truths = [*self.propagated.values(), *self.spans.values()]
+        kept = sum(t.error.untyped_storage().nbytes() for t in truths if t is not None)
+        return kept + sum(v.untyped_storage().nbytes() for v in self._alone.values())
 
     def _one(self, n: torch.fx.Node, env: dict[str, Any]) -> Any:
         """Node `n` in float64, its inputs from `env` or else eager's values."""
