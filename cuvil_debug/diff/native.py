@@ -22,6 +22,7 @@ the node it names is in it (`NativeBuild.twin_hooks`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,6 +104,7 @@ class NativeBuild:
         default=lambda nodes: None
     )
     twins: int = 0  # twin builds made (0 for a clean model with members "auto")
+    twin_seconds: float = 0.0  # spent building twins during the walk (lazily)
     _made: dict[frozenset, Twin] = field(default_factory=dict)  # by the groups' ids
 
     @staticmethod
@@ -224,8 +226,10 @@ def walk_native(
     walk = Walk(module, rec, run, on_fused, meter)
     outs = walk.main(inputs)
     if pending:
+        start = time.perf_counter()
         lazy = build.twin_for([p.op for p in pending])
-        t_lazy = _bound(lazy)
+        t_lazy = _bound(lazy)  # waits for LLVM
+        build.twin_seconds += time.perf_counter() - start
         for p in pending:
             _members(lazy, t_lazy, p.op, p.ps, p.is_, p.spans, rec, meter)
     return outs

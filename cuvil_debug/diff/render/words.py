@@ -158,6 +158,29 @@ def repro_flags(report: DiffReport) -> list[str]:
         flags += ["-p", pipeline]
     if o.get("num_threads", 1) != 1:
         flags += ["--threads", str(o["num_threads"])]
+    return flags + _judge_flags(report)
+
+
+def _judge_flags(report: DiffReport) -> list[str]:
+    """The judge and the batch of the report, as bisect and reduce take them."""
+    from ..judge import FACTORS, MAX_FACTORS
+
+    j = report.judge or {"kind": "normwise"}
+    flags = []
+    if j.get("kind") == "normwise" and report.judge:
+        flags += ["--judge", "normwise"]
+    elif j.get("kind") == "float64":
+        elementwise = j.get("measure") == "max_abs"
+        default = MAX_FACTORS if elementwise else FACTORS
+        factors = set((j.get("factors") or default).values())
+        flags += ["--elementwise"] if elementwise else []
+        if factors != set(default.values()) and len(factors) == 1:
+            flags += ["--factor", f"{factors.pop():g}"]
+    source = report.input_source or ""
+    if report.saved_inputs:
+        flags += ["--inputs", report.saved_inputs]
+    elif source.endswith(".pt") and not report.trials:
+        flags += ["--inputs", source]
     return flags
 
 
