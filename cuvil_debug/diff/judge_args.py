@@ -113,13 +113,28 @@ class JudgeArgs:
             getattr(args, "seed", 0),
             getattr(args, "save_inputs", None),
         )
-        save = choice.save_inputs
-        if save and Path(save).exists() and not getattr(args, "force", False):
-            raise CuvilError(
-                f"--save-inputs '{save}' already exists",
-                hint="pass --force to overwrite it, or name a new file",
-            )
+        if choice.save_inputs:
+            _check_save(Path(choice.save_inputs), getattr(args, "force", False))
         return choice
+
+
+def _check_save(path: Path, force: bool) -> None:
+    """--save-inputs names a file that can be written (and is not replaced unless
+    --force): said before any work."""
+    if path.is_dir():
+        raise CuvilError(
+            f"--save-inputs '{path}' is a folder", hint="name a .pt file to write"
+        )
+    if not path.parent.is_dir():
+        raise CuvilError(
+            f"--save-inputs '{path}': the folder '{path.parent}' does not exist",
+            hint="create it first, or name a file in an existing folder",
+        )
+    if path.exists() and not force:
+        raise CuvilError(
+            f"--save-inputs '{path}' already exists",
+            hint="pass --force to overwrite it, or name a new file",
+        )
 
 
 def model_inputs(loaded, choice: JudgeChoice) -> tuple[tuple[torch.Tensor, ...], str]:
