@@ -203,8 +203,10 @@ class Walk:
 
     def op(self, op: Operation, ps, is_, spans) -> tuple[Tensors, Tensors, list]:
         """One op in both modes: its results and their isolated spans (a fused body
-        walked here gives its own; otherwise the op's nodes and its inputs')."""
-        span = frozenset(op.loc.nodes).union(*spans)
+        walked here gives its own; otherwise the op's nodes and its inputs'; none for
+        an op of no operand: a constant or param computes nothing from the inputs, and
+        one constant shared by many nodes, CSE's, names them all)."""
+        span = frozenset(op.loc.nodes).union(*spans) if op.operands else NOTHING
         if isinstance(op, FusedOp) and self.on_fused is None:
             body = body_of(self.module, op)
             return self.function(body, ps, is_, spans)
