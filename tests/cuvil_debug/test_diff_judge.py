@@ -143,20 +143,55 @@ def test_subtle_faults_found_by_the_float64_judge_missed_by_normwise(
     assert found.judge["kind"] == "float64" and missed.judge == {"kind": "normwise"}
 
 
-def test_a_fused_group_gets_a_twin_only_when_its_output_is_worse(cnn):
+@pytest.fixture(scope="module")
+def reports(cnn):
+    """small_cnn clean (members auto and all) and with a wrong fused kernel."""
     model, inputs = cnn
-    clean = run_diff(model, inputs, DiffOptions())
+    clean = run_diff(model, inputs)
+    every = run_diff(model, inputs, DiffOptions(members="all"))
+    with faults.inject("kernel:block2_bn"):  # the group's output (its ReLU) is wrong
+        bad = run_diff(model, inputs)
+    return clean, every, bad
+
+
+def test_a_fused_group_gets_a_twin_only_when_its_output_is_worse(reports):
+    clean, every, bad = reports
     assert clean.first is None and clean.memory["twins"] == 0
     bn = clean.row("block1_bn").stages["native"]
     assert bn.status == "fused" and bn.propagated is None and "not measured" in bn.note
-    every = run_diff(model, inputs, DiffOptions(members="all"))
     assert every.first is None and every.memory["twins"] == 1
     assert every.row("block1_bn").stages["native"].propagated.ok
-    with faults.inject("kernel:block2_bn"):  # the group's output (its ReLU) is wrong
-        bad = run_diff(model, inputs, DiffOptions())
     assert bad.memory["twins"] == 1  # the members of that one group recomputed
     assert bad.row("block2_bn").stages["native"].propagated is not None
     assert bad.row("block1_bn").stages["native"].propagated is None
+    assert clean.memory["truth"] > 0 and not clean.notes
+
+
+def test_every_format_shows_both_errors(reports):
+    import json
+
+    from rich.console import Console
+
+    from cuvil_debug.diff.render import render_html, render_table, report_json
+    from cuvil_debug.diff.render.json import report_from_json, validate_json
+
+    _, _, bad = reports
+    doc = json.loads(json.dumps(report_json(bad)))
+    validate_json(doc)
+    assert doc["judge"]["kind"] == "float64" and doc["judge"]["measure"] == "rmse"
+    m = doc["first"]["metrics"]
+    assert m["judge"] == "float64" and m["truth"]["rmse"] > m["bound"] > 0
+    assert m["eager"]["max_ulp"] >= 0 and m["measure"] == "rmse"
+    again = report_from_json(doc)
+    assert again.first.metrics.truth == bad.first.metrics.truth
+    console = Console(width=200, record=True, force_terminal=False)
+    render_table(bad, console)
+    text = console.export_text()
+    assert "judge" in text and "against float64" in text and "introduced" in text
+    cell = f"{bad.first.metrics.truth.rmse:.2g}"[:3]
+    assert cell in text  # the stage's error next to eager's in the cell
+    html = render_html(bad)
+    assert "vs float64: RMSE" in html and "eager-float32" in html
 
 
 # ---- many inputs -----------------------------------------------------------------------
@@ -256,3 +291,20 @@ def test_the_oracle_judges_outputs_with_their_truths():
     result = oracle.compare(got, want, truths=truths)
     assert not result.ok and "vs float64" in result.problem
     assert Oracle().compare(got, want).ok  # the tolerances alone: within 1e-4
+
+
+def test_the_tui_inspector_shows_both_errors(reports):
+    import json
+
+    from cuvil_debug.diff.render import report_json
+    from cuvil_debug.diff.status import Verdict
+    from cuvil_debug.tui.diffdata import NodeVerdict, _node_rows
+
+    doc = json.loads(json.dumps(report_json(reports[2])))
+    row = next(r for r in doc["rows"] if r["name"] == doc["first"]["node"])
+    stage = row["stages"][doc["first"]["stage"]]
+    shown = dict(
+        _node_rows(NodeVerdict(row["name"], Verdict.INTRODUCED, stage), "isolated")
+    )
+    assert "(eager " in shown["f64 rmse"] and "(eager " in shown["f64 max ulp"]
+    assert shown["bound"].endswith("on rmse")
