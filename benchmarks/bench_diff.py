@@ -7,6 +7,9 @@
         # warm cache: wall and CPU (the command and its children), min and median;
         # with --baseline, that checkout's command measured in the same rounds,
         # interleaved (its own .venv/bin/cuvil-debug)
+    python benchmarks/bench_diff.py --phases --rounds 3
+        # thread CPU time of each engine phase (ResNet-18, warm cache, in one
+        # process; best of the rounds) and of the imports
 
 Target (issue 21): ResNet-18 full diff, warm cache, <= 3 s wall from the start of the
 command on an idle machine; the engine's phases (--format json timings) say where the
@@ -115,7 +118,9 @@ def show(label: str, r: dict) -> None:
         f"  memory: activations (eager values) {eager / 2**20:.1f} MiB, peak live "
         f"stage values {mem.get('peak_live', 0) / 2**20:.1f} MiB -> kept "
         f"{kept / eager:.2f}x activations; native arenas "
-        f"{mem.get('arena', 0) / 2**20:.1f} MiB; process max RSS {r['maxrss_mb']:.0f} MiB"
+        f"{mem.get('arena', 0) / 2**20:.1f} MiB; float64 truth "
+        f"{mem.get('truth', 0) / 2**20:.1f} MiB; twin builds {mem.get('twins', 0)}; "
+        f"process max RSS {r['maxrss_mb']:.0f} MiB"
     )
     print(f"  eager forward alone: {r['eager_forward'] * 1e3:.1f} ms")
 
@@ -178,15 +183,66 @@ def commands(args) -> None:
         )
 
 
+PHASES_CHILD = r"""
+import json, sys, time
+sys.path.insert(0, {root!r})
+t0 = time.thread_time()
+import torch
+from cuvil_debug.diff import engine
+from cuvil_debug.loader import load_model
+imports = time.thread_time() - t0
+cpu = {{}}
+start, lap = engine._Clock.start, engine._Clock.lap
+def timed_start(self, phase):
+    self.cpu0 = time.thread_time()
+    return start(self, phase)
+def timed_lap(self, name):
+    now = time.thread_time()
+    cpu[name] = cpu.get(name, 0.0) + now - getattr(self, "cpu0", now)
+    self.cpu0 = now
+    return lap(self, name)
+engine._Clock.start, engine._Clock.lap = timed_start, timed_lap
+loaded = load_model({root!r} + "/samples/models/resnet18.py")
+t1 = time.thread_time()
+engine.run_diff(loaded.model, loaded.inputs)
+print(json.dumps({{"imports": imports, "engine": time.thread_time() - t1, **cpu}}))
+"""
+
+
+def phases(args) -> None:
+    """--phases: thread CPU per phase, best of the rounds (warm cache)."""
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, CUVIL_CACHE_DIR=cache)
+        for k in range(args.rounds + 1):  # the first fills the cache
+            out = subprocess.run(
+                [sys.executable, "-c", PHASES_CHILD.format(root=str(ROOT))],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            if k:
+                for name, v in json.loads(out.stdout.splitlines()[-1]).items():
+                    best[name] = min(best.get(name, v), v)
+    print("thread CPU, best of", args.rounds, "warm runs:")
+    for name, v in best.items():
+        print(f"  {name:16s} {v:6.2f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--command", action="store_true", help="time the command itself")
+    ap.add_argument("--phases", action="store_true", help="CPU time of each phase")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--baseline", help="another checkout to time in the same rounds")
     args = ap.parse_args()
     if args.command:
         commands(args)
+        return
+    if args.phases:
+        phases(args)
         return
     nodes = 300 if args.quick else 1000
     cases = [
