@@ -155,6 +155,7 @@ def diff_batches(run: DiffRun, batches: Sequence[Batch], save_to=None) -> None:
         run.clock.start(f"batch {k + 1}/{len(batches)}: {batch.source}")
         same = k == 0 and all(a is b for a, b in zip(batch.inputs, run.cap.inputs))
         run.reset(run.cap if same else recapture(run.cap, batch.inputs), batch.source)
+        run.clock.lap("capture")
         run.measure()
         run.gather()
         row, key = _summary(run, k, batch)
