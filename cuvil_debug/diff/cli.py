@@ -55,7 +55,7 @@ JUDGE = JudgeArgs()
 DIFF_JUDGE = JudgeArgs(trials=True)
 DIFF_OUTPUT = OutputArgs(
     "write the report to FILE, not stdout",
-    force="let -o/--dot overwrite files",
+    force="let -o/--dot/--save-inputs overwrite files",
     also=[("--dot", "also write the FX graph, coloured by error")],
     formats=["table", "json", "html", "dot"],
     default_format="table",

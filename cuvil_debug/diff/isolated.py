@@ -63,8 +63,8 @@ def add_isolation_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-isolate",
         action="store_true",
-        help="run the model in this process (faster start; a model that exits or "
-        "crashes takes the diff with it)",
+        help="run the model in this process, not in a worker (a model that exits "
+        "or crashes takes the diff with it)",
     )
 
 
