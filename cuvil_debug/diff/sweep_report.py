@@ -101,6 +101,7 @@ def verdict(r: dict) -> str:
 def to_table(doc: dict, width: int = 160, tty: bool = False) -> str:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=None, show_lines=False, expand=False)
     for name, kw in (
@@ -113,10 +114,10 @@ def to_table(doc: dict, width: int = 160, tty: bool = False) -> str:
     style = {"ok": "green", "diverged": "red"}
     for r in doc["results"]:
         status = r["status"]
-        table.add_row(
-            r["model"],
-            f"[{style.get(status, 'yellow')}]{status}[/]",
-            verdict(r) if status != "ok" else "",
+        table.add_row(  # Text: a model's message is not rich markup
+            Text(r["model"]),
+            Text(status, style=style.get(status, "yellow")),
+            Text(verdict(r) if status != "ok" else ""),
             f"{r.get('duration_s') or 0:.1f}",
         )
     buffer = io.StringIO()

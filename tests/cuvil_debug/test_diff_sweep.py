@@ -249,3 +249,13 @@ def test_a_crash_and_a_hang_are_those_models_results_only(
 def _cases(path: Path) -> dict:
     suite = ET.parse(path).getroot().find("testsuite")
     return {c.get("name"): c for c in suite.findall("testcase")}
+
+
+def test_the_table_prints_messages_as_they_are_not_as_rich_markup():
+    from cuvil_debug.diff.sweep_report import sweep_doc
+
+    message = "no node [bold]fc1[/] in [1/2]"
+    record = {"model": "m[red].py", "status": "error", "message": message}
+    text = render_sweep(sweep_doc([{**record, "duration_s": 1.0}], "fx", {}), "table")
+    assert "m[red].py" in text and message in text
+    assert "1 model(s): 0 ok, 0 diverged, 1 error(s)" in text
