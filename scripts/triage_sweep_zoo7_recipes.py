@@ -40,7 +40,7 @@ HD = "demucs.hdemucs"
 DM = "demucs.demucs"
 DT = "demucs.transformer"
 SRC = "sources=['drums', 'bass'], audio_channels=2"
-MIX = _x("1, 2, 2048", "mix")  # (batch, audio channels, samples)
+MIX = _x("2, 2, 2048", "mix")  # (batch, audio channels, samples)
 HYBRID = f"{SRC}, channels=8, depth=2, nfft=256, samplerate=8000, segment=1"
 HDEMUCS = f"{SRC}, channels=8, depth=3, nfft=256, samplerate=8000"  # depth 2: the branches' sizes differ
 # ------------------------------------------------------------------ pytorch-tcn
@@ -103,7 +103,7 @@ RECIPES = [
     _r("demucs_dconv", "demucs-demucs", DM, "DConv", "channels=16, depth=2, attn=True, lstm=True, heads=2", [_x("2, 16, 32")]),
     _r("demucs_local_state", "demucs-demucs", DM, "LocalState", "channels=16, heads=2, nfreqs=2", [_x("2, 16, 32")]),
     _r("demucs_blstm", "demucs-demucs", DM, "BLSTM", "dim=16, max_steps=16", [_x("2, 16, 40")]),
-    _r("demucs_cross_transformer", "demucs-transformer", DT, "CrossTransformerEncoder", "dim=16, num_heads=2, num_layers=2, hidden_scale=1.0", [_x("1, 16, 8, 6"), _x("1, 16, 10", "xt")]),
+    _r("demucs_cross_transformer", "demucs-transformer", DT, "CrossTransformerEncoder", "dim=16, num_heads=2, num_layers=2, hidden_scale=1.0", [_x("2, 16, 8, 6"), _x("2, 16, 10", "xt")]),
     _r("demucs_henc", "demucs-hdemucs", HD, "HEncLayer", "chin=4, chout=8, dconv_kw={'depth': 1, 'compress': 2}", [_x("2, 4, 32, 10")]),
     _r("demucs_scaled_embedding", "demucs-hdemucs", HD, "ScaledEmbedding", "num_embeddings=16, embedding_dim=8, smooth=True", [(f"idx = torch.randint(0, 16, (5,), {G})", B)]),
     # ------------------------------------------------------------------ pytorch-tcn
