@@ -1,0 +1,362 @@
+"""What torch.compile calls for one dynamo graph: weights frozen, a build per shape.
+
+``GraphRunner`` is the callable the backend returns. On its first call it freezes the
+module's weights (weights.py) and builds a *plan* for the call's input shapes:
+
+1. the graph's sizes bound (a symbolic graph: frontend/specialize.py) and its int
+   outputs set aside (they are fixed by the shapes);
+2. the survey (survey.py) lowers every node it can and records every refusal;
+3. nothing refused: the survey's module is compiled whole (one Cuvil module, the same
+   passes and kernels as ``cuvil.compile``); else the graph is split (split.py): Cuvil
+   regions, each compiled per shape on first use, and the refused ops run eagerly
+   (strict mode raises instead, naming every refused op and its line);
+4. a build Cuvil cannot do at all runs the graph eagerly, says so once (a warning) and
+   in the report.
+
+A static graph has one plan; a symbolic one a plan per concrete shape
+(runtime/dynamic.py's cache), so a new shape never changes how the known ones run.
+A changed weight (the guard) rebuilds; after ``MAX_WEIGHT_CHANGES`` the weights are
+compiled as inputs instead (slower, never stale).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+import torch.fx
+
+from ..errors import CuvilError, UnsupportedOpError
+from ..frontend.fx import from_fx
+from ..frontend.provenance import node_loc
+from ..frontend.specialize import is_symbolic, split_outputs
+from ..options import CompileOptions
+from ..pipeline import compile_module
+from ..runtime.dynamic import DynamicCompiledModule
+from .records import BuildRecord, GraphRecord, RegionRecord, new_graph
+from .scalars import bind, scalar_inputs
+from .split import split_graph, written_nodes
+from .survey import Refusal, op_name, short_path, survey
+from .weights import WeightGuard, freeze, weight_inputs
+
+__all__ = ["GraphRunner", "EagerFallbackWarning", "MAX_WEIGHT_CHANGES"]
+
+MAX_WEIGHT_CHANGES = 2
+
+
+class EagerFallbackWarning(UserWarning):
+    """Some ops of a compiled graph run eagerly (torch), not as Cuvil code."""
+
+
+class _Unfreeze(Exception):
+    """A frozen tensor is written by the graph: rebuild with it as an input."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.names = names
+
+
+class GraphRunner:
+    """The compiled form of one dynamo graph (module docstring)."""
+
+    def __init__(self, gm, example_inputs, opts: CompileOptions, strict: bool) -> None:
+        self.gm, self.opts, self.strict = gm, opts, strict
+        self.record: GraphRecord = new_graph(_where(gm))
+        # Python numbers dynamo passes as 0-d tensors (dynamic=True): keyed by value
+        self.scalars = scalar_inputs(gm)
+        self.symbolic = bool(self.scalars) or any(
+            is_symbolic(x) for x in example_inputs
+        )
+        self.weights = weight_inputs(gm, example_inputs)
+        self.thawed: set[int] = set()  # weights taken as inputs after all
+        self.guard: WeightGuard | None = None
+        self.plan: Callable[..., Any] | None = None  # the static graph's
+        self.cache: DynamicCompiledModule | None = None  # a symbolic graph's plans
+        self.frozen: torch.fx.GraphModule | None = None
+        self.keep: list[int] | None = None
+        self.scalar_pos: list[int] = []
+
+    def __call__(self, *args: Any) -> Any:
+        if self.keep is None or (self.guard is not None and not self.guard.holds(args)):
+            self._prepare(args)
+        keep = self.keep
+        runtime = args if keep is None else [args[i] for i in keep]
+        for i in self.scalar_pos:
+            runtime[i] = runtime[i].item()
+        try:
+            if self.cache is not None:
+                return self.cache(*runtime)
+            plan = self.plan or self._static(runtime)
+            return plan(*runtime)
+        except _Unfreeze as u:
+            self.thawed |= {i for i, n in self._frozen_names() if n in u.names}
+            self.keep = None
+            return self(*args)
+
+    # ---- weights ---------------------------------------------------------------------
+    def _prepare(self, args: Sequence[Any]) -> None:
+        """(Re)freeze the weights from this call's tensors; every plan is rebuilt."""
+        if self.guard is not None:  # a weight changed since the last build
+            self.record.weight_changes += 1
+            why = self.guard.what_changed(args)
+            if self.record.weight_changes > MAX_WEIGHT_CHANGES:
+                self.thawed |= set(self.weights)
+                warnings.warn(
+                    f"cuvil: the weights of the graph at {self.record.where} changed "
+                    f"{self.record.weight_changes} times (last: {why}); they are inputs "
+                    "of its compiled code from now on (no constant folding)",
+                    EagerFallbackWarning,
+                    stacklevel=_user_stacklevel(),
+                )
+        frozen = [i for i in self.weights if i not in self.thawed]
+        tensors = [args[i] for i in frozen]
+        self.frozen, names = (
+            freeze(self.gm, frozen, tensors) if frozen else (self.gm, [])
+        )
+        self.guard = WeightGuard(frozen, args, names) if frozen else None
+        self.names = dict(zip(frozen, names))
+        self.record.weights = (
+            f"{len(frozen)} constant(s)"
+            if frozen
+            else "none"
+            if not self.weights
+            else f"{len(self.weights)} input(s)"
+        )
+        taken = set(frozen)
+        self.keep = [i for i in range(len(args)) if i not in taken]
+        self.scalar_pos = [j for j, i in enumerate(self.keep) if i in self.scalars]
+        self.plan = None
+        runtime = [args[i] for i in self.keep]
+        self.cache = (
+            DynamicCompiledModule(self._build, None, runtime, who="dynamo graph")
+            if self.symbolic
+            else None
+        )
+
+    def _frozen_names(self):
+        return list(self.names.items())
+
+    def _static(self, runtime: list[Any]) -> Callable[..., Any]:
+        self.plan = self._build(runtime)
+        return self.plan
+
+    # ---- builds ----------------------------------------------------------------------
+    def _build(self, args: list[Any]) -> Callable[..., Any]:
+        """The plan for the shapes of `args` (module docstring, steps 1-4)."""
+        gm = bind(self.frozen, args) if self.symbolic else _copy(self.frozen)
+        tensors = [x for x in args if isinstance(x, torch.Tensor)]
+        gm, template = split_outputs(gm, tensors)
+        build = BuildRecord(_shapes(args))
+        try:
+            walk = survey(gm, tensors, "DynamoGraph")
+        except CuvilError as e:
+            return self._eager(gm, build, template, e)
+        written = {str(n.target) for n in written_nodes(walk) if n.op == "get_attr"}
+        if written & set(self.names.values()):
+            raise _Unfreeze(written)
+        build.refused = list(walk.refused.values())
+        if walk.refused:
+            if self.strict:
+                raise _strict_error(build.refused, self.record.where)
+            plan = self._split(walk, build)
+        else:
+            try:
+                compiled = compile_module(walk.cx.module, self.opts)
+            except CuvilError as e:
+                return self._eager(gm, build, template, e)
+            region = RegionRecord(ops=_count_ops(gm), kernels=len(compiled.kernels))
+            build.regions.append(region)
+            plan = _whole(compiled, region, build)
+        self.record.add(build)
+        self._warn(build)
+        return _with_template(plan, template, tensors_only=self.symbolic)
+
+    def _split(self, walk, build: BuildRecord) -> Callable[..., Any]:
+        def make_region(index: int, region_gm: torch.fx.GraphModule):
+            record = RegionRecord(ops=_count_ops(region_gm))
+            build.regions.append(record)
+            return _Region(region_gm, record, self.opts, self.strict, index)
+
+        split = split_graph(walk, make_region)
+        for step in split.eager:
+            build.eager_ops += [_describe(n) for n in step]
+        top = split.top
+
+        def run(*tensors: Any) -> Any:
+            build.calls += 1
+            return top(*tensors)
+
+        return run
+
+    def _eager(self, gm, build: BuildRecord, template, e: CuvilError):
+        if self.strict:
+            raise e
+        build.error = _one_line(e)
+        self.record.add(build)
+        self._warn(build)
+
+        def run(*tensors: Any) -> Any:
+            build.calls += 1
+            return gm(*tensors)
+
+        return _with_template(run, template, tensors_only=self.symbolic)
+
+    def _warn(self, build: BuildRecord) -> None:
+        if build.kind == "cuvil" or self.record.warned:
+            return
+        self.record.warned = True
+        where = f"the graph at {self.record.where}, shapes {build.shapes},"
+        if build.kind == "eager":
+            text = f"no Cuvil code runs for {where}: {build.error}"
+        else:
+            ops = "; ".join(r.line() for r in build.refused[:8])
+            more = (
+                f" (and {len(build.refused) - 8} more)"
+                if len(build.refused) > 8
+                else ""
+            )
+            text = (
+                f"{len(build.eager_ops)} op(s) of {where} run eagerly, Cuvil runs the "
+                f"rest ({len(build.regions)} region(s)): {ops}{more}"
+            )
+        warnings.warn(
+            f"cuvil: {text}. cuvil.backend.report() shows what ran where; "
+            "CUVIL_FALLBACK=0 makes this an error",
+            EagerFallbackWarning,
+            stacklevel=_user_stacklevel(),
+        )
+
+
+class _Region:
+    """One Cuvil region of a split graph, compiled per input shape on first use."""
+
+    def __init__(self, gm, record: RegionRecord, opts, strict: bool, index: int):
+        self.gm, self.record, self.opts, self.strict = gm, record, opts, strict
+        self.__name__ = self.__qualname__ = f"cuvil_region_{index}"
+        self.__module__ = __name__
+        inputs = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        self.cache = DynamicCompiledModule(
+            self._compile, None, inputs, who=f"Cuvil region {index}"
+        )
+
+    def __call__(self, *args: Any) -> Any:
+        return self.cache(*args)
+
+    def _compile(self, args: list[Any]) -> Callable[..., Any]:
+        record = self.record
+        try:
+            module = from_fx(self.gm, args, gm=self.gm)
+            compiled = compile_module(module, self.opts)
+        except CuvilError as e:
+            if self.strict:
+                raise
+            record.error = _one_line(e)
+            gm = self.gm
+
+            def eager(*xs: Any) -> Any:
+                record.eager_runs += 1
+                return gm(*xs)
+
+            return eager
+        record.kernels = len(compiled.kernels)
+
+        def run(*xs: Any) -> Any:
+            record.runs += 1
+            return compiled(*xs)
+
+        return run
+
+
+def _whole(compiled, region: RegionRecord, build: BuildRecord) -> Callable[..., Any]:
+    def run(*tensors: Any) -> Any:
+        build.calls += 1
+        region.runs += 1
+        return compiled(*tensors)
+
+    return run
+
+
+def _with_template(plan, template, *, tensors_only: bool) -> Callable[..., Any]:
+    """The plan called with the graph's inputs: its tensors only (the sizes are bound),
+    its int outputs put back where the graph returns them."""
+    if not tensors_only and template is None:
+        return plan
+
+    def run(*args: Any) -> Any:
+        out = plan(*[x for x in args if isinstance(x, torch.Tensor)])
+        if template is None:
+            return out
+        outs = iter(out)
+        return tuple(next(outs) if t is None else t for t in template)
+
+    return run
+
+
+def _copy(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    graph = torch.fx.Graph()
+    graph.output(graph.graph_copy(gm.graph, {}))
+    return torch.fx.GraphModule(gm, graph, gm.__class__.__name__)
+
+
+def _count_ops(gm: torch.fx.GraphModule) -> int:
+    return sum(
+        n.op in ("call_function", "call_method", "call_module") for n in gm.graph.nodes
+    )
+
+
+def _describe(node: torch.fx.Node) -> str:
+    where = short_path(node_loc(node).source())
+    return f"{op_name(node)} at {where}" if where else op_name(node)
+
+
+def _where(gm: torch.fx.GraphModule) -> str:
+    for n in gm.graph.nodes:
+        loc = node_loc(n) if n.op != "placeholder" else None
+        if loc is not None and loc.file:
+            return short_path(f"{loc.file}:{loc.line}") or "?"
+    return "<no source line>"
+
+
+_INTERNAL = (
+    os.path.dirname(torch.__file__),
+    os.path.dirname(os.path.dirname(__file__)),
+)
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel of the first caller outside torch and Cuvil (the model's code)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _shapes(args: Sequence[Any]) -> str:
+    parts = [
+        "x".join(map(str, x.shape)) or "()" for x in args if isinstance(x, torch.Tensor)
+    ]
+    return "(" + ", ".join(parts) + ")"
+
+
+def _one_line(e: CuvilError) -> str:
+    text = f"{e.where}: {e.message}" if e.where else e.message
+    return text.splitlines()[0]
+
+
+def _strict_error(refused: list[Refusal], where: str) -> UnsupportedOpError:
+    first = refused[0]
+    text = (
+        f"Cuvil cannot compile {len(refused)} op(s) of the graph at {where}:\n"
+        + "\n".join(f"  {r.line()}" for r in refused)
+    )
+    e = UnsupportedOpError(
+        first.op,
+        where=first.where,
+        hint="unset CUVIL_FALLBACK (or pass options={'fallback': 'partition'}) to run "
+        "them eagerly and the rest as Cuvil code; docs/OPS.md lists the supported ops",
+    )
+    e.message, e.args = text, (text,)
+    return e
