@@ -7,8 +7,9 @@ returns a ``GraphRunner`` (runner.py): the module's weights become constants
 the ops it refuses otherwise (survey.py, split.py): those run eagerly, with a warning
 naming each and its line, and everything else as Cuvil code. ``CUVIL_FALLBACK=0`` (or
 ``options={"fallback": "strict"}``) raises instead. A graph with symbolic sizes gets
-one build per call shape. ``report()`` says what ran where (records.py). Design and
-usage: docs/BACKEND.md.
+one build per call shape. A call that needs gradients goes through AOTAutograd:
+Cuvil compiles the forward, torch runs the backward (autograd.py). ``report()`` says
+what ran where (records.py). Design and usage: docs/BACKEND.md.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import torch
 
 from ..errors import CuvilError
 from ..options import CompileOptions
-from .autograd import needs_grad, refuse_grad
+from .autograd import AUTOGRAD_MODES, needs_grad, refuse_grad, with_autograd
 from .records import Report, report, reset
 from .runner import MAX_WEIGHT_CHANGES, EagerFallbackWarning, GraphRunner
 
@@ -44,14 +45,27 @@ def cuvil_backend(
     gm: torch.fx.GraphModule, example_inputs: Sequence[Any], **options: Any
 ) -> Callable[..., Any]:
     """The backend: ``torch.compile(model, backend="cuvil", options={...})`` takes
-    ``cuvil.compile``'s options and ``fallback`` ("partition", the default, or
-    "strict")."""
+    ``cuvil.compile``'s options, ``fallback`` ("partition", the default, or "strict")
+    and ``autograd`` ("aot", the default, or "error")."""
     flat = dict(options.get("options") or {})
     strict = _mode(flat.pop("fallback", None)) == "strict"
+    autograd = flat.pop("autograd", "aot")
+    if autograd not in AUTOGRAD_MODES:
+        raise CuvilError(
+            f"option autograd={autograd!r} is not one of {AUTOGRAD_MODES}",
+            hint="'aot': Cuvil computes the forward, torch the backward; 'error': "
+            "raise when a call needs gradients",
+        )
     opts = CompileOptions.parse(flat)
-    if needs_grad(example_inputs):
+    if not needs_grad(example_inputs):
+        return GraphRunner(gm, example_inputs, opts, strict)
+    if autograd == "error":
         return refuse_grad(gm)
-    return GraphRunner(gm, example_inputs, opts, strict)
+
+    def forward(fw_gm: torch.fx.GraphModule, fw_inputs: Sequence[Any]):
+        return GraphRunner(fw_gm, fw_inputs, opts, strict, autograd=True)
+
+    return with_autograd(gm, example_inputs, forward)
 
 
 def _mode(option: Any) -> str:

@@ -77,6 +77,7 @@ class GraphRecord:
     builds: list[BuildRecord] = field(default_factory=list)
     weight_changes: int = 0
     warned: bool = False
+    autograd: bool = False  # the forward of a graph that needs gradients
 
     def add(self, build: BuildRecord) -> BuildRecord:
         self.builds.append(build)

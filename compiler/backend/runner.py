@@ -62,9 +62,12 @@ class _Unfreeze(Exception):
 class GraphRunner:
     """The compiled form of one dynamo graph (module docstring)."""
 
-    def __init__(self, gm, example_inputs, opts: CompileOptions, strict: bool) -> None:
+    def __init__(
+        self, gm, example_inputs, opts: CompileOptions, strict: bool, autograd=False
+    ) -> None:
         self.gm, self.opts, self.strict = gm, opts, strict
         self.record: GraphRecord = new_graph(_where(gm))
+        self.record.autograd = autograd
         # Python numbers dynamo passes as 0-d tensors (dynamic=True): keyed by value
         self.scalars = scalar_inputs(gm)
         self.symbolic = bool(self.scalars) or any(
@@ -118,12 +121,8 @@ class GraphRunner:
         )
         self.guard = WeightGuard(frozen, args, names) if frozen else None
         self.names = dict(zip(frozen, names))
-        self.record.weights = (
-            f"{len(frozen)} constant(s)"
-            if frozen
-            else "none"
-            if not self.weights
-            else f"{len(self.weights)} input(s)"
+        self.record.weights = _weights_text(
+            len(frozen), len(self.weights), self.record.autograd
         )
         taken = set(frozen)
         self.keep = [i for i in range(len(args)) if i not in taken]
@@ -268,6 +267,14 @@ class _Region:
             return compiled(*xs)
 
         return run
+
+
+def _weights_text(frozen: int, weights: int, autograd: bool) -> str:
+    if frozen:
+        return f"{frozen} constant(s)"
+    if autograd:
+        return "inputs (the forward of an autograd graph)"
+    return f"{weights} input(s)" if weights else "none"
 
 
 def _whole(compiled, region: RegionRecord, build: BuildRecord) -> Callable[..., Any]:

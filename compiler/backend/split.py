@@ -20,7 +20,8 @@ region's output is the tensor the writer writes); the writer comes after the nod
 before it that touch the storage and before those after it. A writer Cuvil lowers must
 share its region with every node of the storage, else it runs eagerly. Storage facts
 come from the survey's run (``StorageProp``). A region's value read outside must be one
-tensor (not a tuple), else its node runs eagerly. These rules repeat until stable.
+tensor (not a tuple), else its node runs eagerly; so does a cuvil node reading a tuple
+an eager node returns (``x[0]`` of it). These rules repeat until stable.
 """
 
 from __future__ import annotations
@@ -173,6 +174,12 @@ def _settle(walk: Survey, kinds: dict) -> tuple[dict, dict]:
                 kinds[w], changed = "eager", True
         for n in _outside_reads(graph, kinds, level):
             if not isinstance(values.get(n.name), Value):
+                kinds[n], changed = "eager", True
+        for n in graph.nodes:  # a region's inputs are tensors: x[i] of an eager tuple
+            if kinds[n] == "cuvil" and any(
+                kinds[a] == "eager" and not isinstance(values.get(a.name), Value)
+                for a in n.all_input_nodes
+            ):
                 kinds[n], changed = "eager", True
         if not changed:
             return level, extra
