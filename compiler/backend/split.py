@@ -83,17 +83,39 @@ def _literal(v: Any) -> bool:
 
 
 # ---- levels, with the writes' ordering --------------------------------------------------
-def _writes(node: torch.fx.Node, root) -> torch.fx.Node | None:
-    """The node whose tensor `node` writes in place, if it writes one."""
+def _writes(node: torch.fx.Node, root) -> list[torch.fx.Node]:
+    """The nodes whose tensors `node` writes in place."""
+    target = node.target
+    if isinstance(target, torch._ops.OpOverloadPacket | torch._ops.OpOverload):
+        return _schema_writes(node)
     first = node.args[0] if node.args else None
     if not isinstance(first, torch.fx.Node):
-        return None
-    if node.target is operator.setitem or "out" in node.kwargs:
-        return first
+        return []
+    if target is operator.setitem or "out" in node.kwargs:
+        return [first]
     try:
-        return first if is_inplace(node, root) else None
+        return [first] if is_inplace(node, root) else []
     except AttributeError:  # a call_module target that is not there
-        return None
+        return []
+
+
+def _schema_writes(node: torch.fx.Node) -> list[torch.fx.Node]:
+    """The arguments an ATen or custom op's schema marks written (``Tensor(a!)``)."""
+    target = node.target
+    overloads = (
+        [getattr(target, o) for o in target.overloads()]
+        if isinstance(target, torch._ops.OpOverloadPacket)
+        else [target]
+    )
+    written = []
+    for op in overloads:
+        for i, arg in enumerate(op._schema.arguments):
+            if arg.alias_info is None or not arg.alias_info.is_write:
+                continue
+            value = node.args[i] if i < len(node.args) else node.kwargs.get(arg.name)
+            if isinstance(value, torch.fx.Node) and value not in written:
+                written.append(value)
+    return written
 
 
 def _storage_facts(graph: torch.fx.Graph, root):
@@ -109,8 +131,7 @@ def _storage_facts(graph: torch.fx.Graph, root):
             k = a.meta.get(STORAGE)
             if k is not None:
                 readers.setdefault(k, []).append(n)
-        target = _writes(n, root)
-        if target is not None:
+        for target in _writes(n, root):
             writes.append((n, target.meta.get(STORAGE)))
     return writes, nodes, readers
 
