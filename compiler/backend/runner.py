@@ -21,6 +21,7 @@ compiled as inputs instead (slower, never stale).
 
 from __future__ import annotations
 
+import operator
 import os
 import sys
 import warnings
@@ -83,12 +84,14 @@ class GraphRunner:
         self.scalar_pos: list[int] = []
 
     def __call__(self, *args: Any) -> Any:
-        if self.keep is None or (self.guard is not None and not self.guard.holds(args)):
+        guard = self.guard
+        if self.keep is None or (guard is not None and not guard.holds(args)):
             self._prepare(args)
-        keep = self.keep
-        runtime = args if keep is None else [args[i] for i in keep]
-        for i in self.scalar_pos:
-            runtime[i] = runtime[i].item()
+        runtime = self.pick(args)
+        if self.scalar_pos:
+            runtime = list(runtime)
+            for i in self.scalar_pos:
+                runtime[i] = runtime[i].item()
         try:
             if self.cache is not None:
                 return self.cache(*runtime)
@@ -126,6 +129,7 @@ class GraphRunner:
         )
         taken = set(frozen)
         self.keep = [i for i in range(len(args)) if i not in taken]
+        self.pick = _picker(self.keep)
         self.scalar_pos = [j for j, i in enumerate(self.keep) if i in self.scalars]
         self.plan = None
         runtime = [args[i] for i in self.keep]
@@ -267,6 +271,14 @@ class _Region:
             return compiled(*xs)
 
         return run
+
+
+def _picker(indices: list[int]) -> Callable[[Sequence[Any]], Sequence[Any]]:
+    """args -> the args at `indices`, as a sequence (itemgetter: one C call)."""
+    if len(indices) == 1:
+        (i,) = indices
+        return lambda args: (args[i],)
+    return operator.itemgetter(*indices) if indices else lambda args: ()
 
 
 def _weights_text(frozen: int, weights: int, autograd: bool) -> str:

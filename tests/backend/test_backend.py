@@ -213,7 +213,9 @@ def test_backward_matches_eager(make):
     model = make().eval()
     x = torch.randn(3, 8) if make is bm.Mlp else torch.randn(2, 3, 8, 8)
     x.requires_grad_(True)
-    out = torch.compile(model, backend="cuvil")(x)
+    with warnings.catch_warnings():  # batch norm's saved statistics run eagerly
+        warnings.simplefilter("ignore", EagerFallbackWarning)
+        out = torch.compile(model, backend="cuvil")(x)
     assert out.grad_fn is not None
     out.square().sum().backward()
     got = [p.grad.clone() for p in model.parameters()] + [x.grad.clone()]
