@@ -24,7 +24,12 @@ from ..errors import CuvilError
 from ..options import CompileOptions
 from .autograd import AUTOGRAD_MODES, needs_grad, refuse_grad, with_autograd
 from .records import Report, report, reset
-from .runner import MAX_WEIGHT_CHANGES, EagerFallbackWarning, GraphRunner
+from .runner import (
+    MAX_WEIGHT_CHANGES,
+    BackendWarning,
+    EagerFallbackWarning,
+    GraphRunner,
+)
 
 __all__ = [
     "cuvil_backend",
@@ -32,6 +37,7 @@ __all__ = [
     "report",
     "reset",
     "Report",
+    "BackendWarning",
     "EagerFallbackWarning",
     "FALLBACK_ENV",
     "MAX_WEIGHT_CHANGES",

@@ -32,7 +32,7 @@ import torch
 import torch.fx
 
 from ..errors import CuvilError, UnsupportedOpError
-from ..frontend.fx import from_fx
+from ..frontend.fx import _propagate_shapes, from_fx
 from ..frontend.provenance import node_loc
 from ..frontend.specialize import is_symbolic, split_outputs
 from ..options import CompileOptions
@@ -44,12 +44,21 @@ from .split import split_graph, written_nodes
 from .survey import Refusal, op_name, short_path, survey
 from .weights import WeightGuard, freeze, weight_inputs
 
-__all__ = ["GraphRunner", "EagerFallbackWarning", "MAX_WEIGHT_CHANGES"]
+__all__ = [
+    "GraphRunner",
+    "BackendWarning",
+    "EagerFallbackWarning",
+    "MAX_WEIGHT_CHANGES",
+]
 
 MAX_WEIGHT_CHANGES = 2
 
 
-class EagerFallbackWarning(UserWarning):
+class BackendWarning(UserWarning):
+    """Something the user should know about how the backend runs their model."""
+
+
+class EagerFallbackWarning(BackendWarning):
     """Some ops of a compiled graph run eagerly (torch), not as Cuvil code."""
 
 
@@ -97,9 +106,9 @@ class GraphRunner:
                 return self.cache(*runtime)
             plan = self.plan or self._static(runtime)
             return plan(*runtime)
-        except _Unfreeze as u:
-            self.thawed |= {i for i, n in self._frozen_names() if n in u.names}
-            self.keep = None
+        except _Unfreeze as u:  # (not a weight change: the guard is not consulted)
+            self.thawed |= {i for i, n in self.names.items() if n in u.names}
+            self.keep = self.guard = None
             return self(*args)
 
     # ---- weights ---------------------------------------------------------------------
@@ -114,9 +123,11 @@ class GraphRunner:
                     f"cuvil: the weights of the graph at {self.record.where} changed "
                     f"{self.record.weight_changes} times (last: {why}); they are inputs "
                     "of its compiled code from now on (no constant folding)",
-                    EagerFallbackWarning,
+                    BackendWarning,
                     stacklevel=_user_stacklevel(),
                 )
+        if self.guard is None and self.weights and self.record.weight_changes == 0:
+            self.thawed |= self._written_inputs(args)
         frozen = [i for i in self.weights if i not in self.thawed]
         tensors = [args[i] for i in frozen]
         self.frozen, names = (
@@ -139,8 +150,18 @@ class GraphRunner:
             else None
         )
 
-    def _frozen_names(self):
-        return list(self.names.items())
+    def _written_inputs(self, args: Sequence[Any]) -> set[int]:
+        """The inputs the graph writes in place (a buffer updated by the model): found
+        by one run on copies, before any constant is made of them."""
+        gm = bind(self.gm, args) if self.symbolic else _copy(self.gm)
+        try:
+            _propagate_shapes(gm, [x for x in args if isinstance(x, torch.Tensor)])
+        except CuvilError:  # the build will say why
+            return set()
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        written = set(written_nodes(gm))
+        tensors = [i for i, x in enumerate(args) if isinstance(x, torch.Tensor)]
+        return {i for i, node in zip(tensors, placeholders) if node in written}
 
     def _static(self, runtime: list[Any]) -> Callable[..., Any]:
         self.plan = self._build(runtime)
@@ -151,31 +172,34 @@ class GraphRunner:
         """The plan for the shapes of `args` (module docstring, steps 1-4)."""
         gm = bind(self.frozen, args) if self.symbolic else _copy(self.frozen)
         tensors = [x for x in args if isinstance(x, torch.Tensor)]
-        gm, template = split_outputs(gm, tensors)
+        gm, template = split_outputs(gm, [x.clone() for x in tensors])  # (it runs gm)
         build = BuildRecord(_shapes(args))
         try:
-            walk = survey(gm, tensors, "DynamoGraph")
+            plan = self._compile(gm, tensors, build)
+        except _Unfreeze:
+            raise
         except CuvilError as e:
             return self._eager(gm, build, template, e)
-        written = {str(n.target) for n in written_nodes(walk) if n.op == "get_attr"}
+        except Exception as e:  # a bug of Cuvil's: the graph still runs, and says so
+            return self._eager(gm, build, template, _internal(e))
+        self.record.add(build)
+        self._warn(build)
+        return _with_template(plan, template, tensors_only=self.symbolic)
+
+    def _compile(self, gm, tensors, build: BuildRecord) -> Callable[..., Any]:
+        walk = survey(gm, tensors, "DynamoGraph")
+        written = {str(n.target) for n in written_nodes(gm) if n.op == "get_attr"}
         if written & set(self.names.values()):
             raise _Unfreeze(written)
         build.refused = list(walk.refused.values())
         if walk.refused:
             if self.strict:
                 raise _strict_error(build.refused, self.record.where)
-            plan = self._split(walk, build)
-        else:
-            try:
-                compiled = compile_module(walk.cx.module, self.opts)
-            except CuvilError as e:
-                return self._eager(gm, build, template, e)
-            region = RegionRecord(ops=_count_ops(gm), kernels=len(compiled.kernels))
-            build.regions.append(region)
-            plan = _whole(compiled, region, build)
-        self.record.add(build)
-        self._warn(build)
-        return _with_template(plan, template, tensors_only=self.symbolic)
+            return self._split(walk, build)
+        compiled = compile_module(walk.cx.module, self.opts)
+        region = RegionRecord(ops=_count_ops(gm), kernels=len(compiled.kernels))
+        build.regions.append(region)
+        return _whole(compiled, region, build)
 
     def _split(self, walk, build: BuildRecord) -> Callable[..., Any]:
         def make_region(index: int, region_gm: torch.fx.GraphModule):
@@ -197,7 +221,7 @@ class GraphRunner:
     def _eager(self, gm, build: BuildRecord, template, e: CuvilError):
         if self.strict:
             raise e
-        build.error = _one_line(e)
+        build.error, build.regions, build.eager_ops = _one_line(e), [], []
         self.record.add(build)
         self._warn(build)
 
@@ -253,10 +277,11 @@ class _Region:
         try:
             module = from_fx(self.gm, args, gm=self.gm)
             compiled = compile_module(module, self.opts)
-        except CuvilError as e:
+        except Exception as e:  # a CuvilError, or a bug of Cuvil's: runs eagerly
+            error = e if isinstance(e, CuvilError) else _internal(e)
             if self.strict:
-                raise
-            record.error = _one_line(e)
+                raise error from e
+            record.error = _one_line(error)
             gm = self.gm
 
             def eager(*xs: Any) -> Any:
@@ -363,6 +388,13 @@ def _shapes(args: Sequence[Any]) -> str:
 def _one_line(e: CuvilError) -> str:
     text = f"{e.where}: {e.message}" if e.where else e.message
     return text.splitlines()[0]
+
+
+def _internal(e: Exception) -> CuvilError:
+    return CuvilError(
+        f"internal error in Cuvil's torch.compile backend: {type(e).__name__}: {e}",
+        hint="please report it with the model; CUVIL_FALLBACK=0 raises it here",
+    )
 
 
 def _strict_error(refused: list[Refusal], where: str) -> UnsupportedOpError:

@@ -136,12 +136,13 @@ def _storage_facts(graph: torch.fx.Graph, root):
     return writes, nodes, readers
 
 
-def written_nodes(walk: Survey) -> list[torch.fx.Node]:
+def written_nodes(gm: torch.fx.GraphModule) -> list[torch.fx.Node]:
     """Every node whose tensor the graph writes in place: through an in-place op (any
-    alias), or as the running statistics of a batch/instance norm in training mode."""
-    writes, nodes, _ = _storage_facts(walk.graph, walk.root)
+    alias), or as the running statistics of a batch/instance norm in training mode
+    (from the storage facts of a run: ``StorageProp``)."""
+    writes, nodes, _ = _storage_facts(gm.graph, gm)
     keys = {key for _, key in writes if key is not None}
-    for n in walk.graph.nodes:
+    for n in gm.graph.nodes:
         keys |= {a.meta.get(STORAGE) for a in _norm_statistics(n)}
     return [n for key in keys for n in nodes.get(key, [])]
 

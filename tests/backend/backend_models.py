@@ -108,3 +108,18 @@ class Buffers(nn.Module):
     def forward(self, x):
         bias = self.table[self.index]  # (8, 4)
         return x @ bias + self.pos[:, : x.shape[0], None]
+
+
+class Stateful(nn.Module):
+    """Buffers the forward updates: a counter and batch norm's running statistics (in
+    training mode); they must not become constants, nor be updated twice."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.register_buffer("count", torch.zeros(1))
+        self.fc, self.bn = nn.Linear(4, 4), nn.BatchNorm1d(4)
+
+    def forward(self, x):
+        self.count.add_(1)
+        return self.bn(self.fc(x)) * self.count

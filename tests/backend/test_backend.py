@@ -88,11 +88,25 @@ def test_a_changed_weight_recompiles_and_then_becomes_an_input():
             last = i == len(changes) - 1
             assert bool(seen) == last, [str(w.message) for w in seen]
         assert "inputs of its compiled code" in str(seen[0].message)
+        assert issubclass(seen[0].category, cuvil.backend.BackendWarning)
         model.fc1.bias.add_(1)  # an input now: seen without a rebuild
         close(compiled(x), model(x))
     graph = cuvil.backend.report().graphs[0]
     assert graph.weight_changes == 3 and graph.weights == "4 input(s)"
     assert len(graph.builds) == 4  # the first, two rebuilds, the one with inputs
+
+
+def test_buffers_the_forward_writes_stay_inputs_and_are_written_once():
+    model, twin = bm.Stateful().train(), bm.Stateful().train()
+    compiled = torch.compile(model, backend="cuvil")
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", EagerFallbackWarning)  # training batch norm
+        for _ in range(3):
+            x = torch.randn(3, 4)
+            close(compiled(x), twin(x))
+    for name, buffer in twin.named_buffers():
+        close(dict(model.named_buffers())[name], buffer)
+    assert cuvil.backend.report().graphs[0].weights == "4 constant(s)"  # fc and bn's
 
 
 # ---- partitioning ---------------------------------------------------------------------------

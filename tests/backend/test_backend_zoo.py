@@ -58,7 +58,9 @@ def check(name: str, batches=(2,)) -> None:
             got, want = compiled(*xs), model(*xs)
             assert want.abs().max() > 1e-3, "a vacuous comparison"
             torch.testing.assert_close(got, want, rtol=RTOL, atol=ATOL)
-            assert cuvil.backend.report().cuvil_runs > before, f"no Cuvil code, b{batch}"
+            assert cuvil.backend.report().cuvil_runs > before, (
+                f"no Cuvil code, b{batch}"
+            )
     report = cuvil.backend.report()
     for graph in report.graphs:
         assert graph.weights.endswith("constant(s)") or graph.weights == "none"
