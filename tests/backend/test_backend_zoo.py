@@ -5,7 +5,8 @@ rtol 1e-4, atol 1e-5), and the report checked: Cuvil code ran in every one.
 Normal tier: BART (its ``shift_tokens_right`` assigns items, which Cuvil refuses: the
 test shows the graph split around them, everything else compiled) and Llama at batch
 sizes 1, 2, 8. Slow tier: the 21 Hugging Face architectures and ResNet-18 and AlexNet
-(the 23 of benchmarks/bench_backend.py), batch sequences and gradients of a few.
+(the 23 of benchmarks/bench_backend.py), batch sequences (also with ``dynamic=True``)
+and gradients (through AOTAutograd) of a few.
 Latency is a benchmark (benchmarks/bench_backend.py, BENCHMARKS.md), not a test.
 """
 
@@ -15,7 +16,7 @@ import warnings
 
 import pytest
 import torch
-from models import SPECS, TORCHVISION, case, find
+from models import SPECS, case, find
 
 import cuvil
 import cuvil.backend
@@ -89,7 +90,7 @@ def test_architecture_matches_eager_with_cuvil_code(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["gpt2", "bert", "vit", "resnet"])
+@pytest.mark.parametrize("name", ["gpt2", "resnet"])
 @pytest.mark.parametrize("dynamic", [None, True])
 def test_batch_sizes_1_2_8_in_sequence(name, dynamic):
     spec = find(name)
@@ -105,16 +106,17 @@ def test_batch_sizes_1_2_8_in_sequence(name, dynamic):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["llama", "bert", "resnet18"])
+@pytest.mark.parametrize("name", ["llama", "bert", "resnet"])
 def test_gradients_match_eager(name):
-    spec = next(s for s in SPECS + TORCHVISION if s.name == name)
-    model, xs = case(spec, mask=spec.masked)
+    model, xs = case(find(name), mask=find(name).masked)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cuvil.backend.EagerFallbackWarning)
         torch.compile(model, backend="cuvil")(*xs).square().mean().backward()
-    got = {n: p.grad.clone() for n, p in model.named_parameters()}
-    model.zero_grad()
+    got = {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+    model.zero_grad(set_to_none=True)
     model(*xs).square().mean().backward()
-    for n, p in model.named_parameters():
-        torch.testing.assert_close(got[n], p.grad, rtol=RTOL, atol=ATOL, msg=n)
+    want = {n: p.grad for n, p in model.named_parameters() if p.grad is not None}
+    assert got.keys() == want.keys() and len(want) > 10
+    for n, g in want.items():
+        torch.testing.assert_close(got[n], g, rtol=RTOL, atol=ATOL, msg=n)
     assert cuvil.backend.report().cuvil_runs >= 1
