@@ -135,6 +135,8 @@ def _reason(op: str, error: CuvilError | None) -> str:
     text = _FX_NODE.sub("", error.message.splitlines()[0])
     if text == f"unsupported op '{op}'":
         text = "not supported by Cuvil"
+    elif text.startswith("unsupported op '") and text.endswith("'"):
+        text = text[len("unsupported op '") : -1]  # what Cuvil does not do, as it says
     return text + (
         f" ({error.hint})" if error.hint and "docs/OPS.md" not in error.hint else ""
     )
