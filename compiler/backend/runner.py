@@ -24,6 +24,7 @@ from __future__ import annotations
 import operator
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -32,12 +33,21 @@ import torch
 import torch.fx
 
 from ..errors import CuvilError, UnsupportedOpError
-from ..frontend.fx import _propagate_shapes, from_fx
+from ..frontend.fx import _propagate_shapes
 from ..frontend.provenance import node_loc
 from ..frontend.specialize import is_symbolic, split_outputs
 from ..options import CompileOptions
 from ..pipeline import compile_module
 from ..runtime.dynamic import DynamicCompiledModule
+from .plans import (
+    Region,
+    copy_graph,
+    count_ops,
+    internal,
+    one_line,
+    whole,
+    with_template,
+)
 from .records import BuildRecord, GraphRecord, RegionRecord, new_graph
 from .scalars import bind, scalar_inputs
 from .split import split_graph, written_nodes
@@ -90,12 +100,17 @@ class GraphRunner:
         self.cache: DynamicCompiledModule | None = None  # a symbolic graph's plans
         self.frozen: torch.fx.GraphModule | None = None
         self.keep: list[int] | None = None
+        self.names: dict[int, str] = {}  # frozen input -> its name in the graph
         self.scalar_pos: list[int] = []
+        self._lock = threading.RLock()  # builds: one at a time
 
     def __call__(self, *args: Any) -> Any:
         guard = self.guard
         if self.keep is None or (guard is not None and not guard.holds(args)):
-            self._prepare(args)
+            with self._lock:
+                guard = self.guard
+                if self.keep is None or (guard is not None and not guard.holds(args)):
+                    self._prepare(args)
         runtime = self.pick(args)
         if self.scalar_pos:
             runtime = list(runtime)
@@ -153,7 +168,7 @@ class GraphRunner:
     def _written_inputs(self, args: Sequence[Any]) -> set[int]:
         """The inputs the graph writes in place (a buffer updated by the model): found
         by one run on copies, before any constant is made of them."""
-        gm = bind(self.gm, args) if self.symbolic else _copy(self.gm)
+        gm = bind(self.gm, args) if self.symbolic else copy_graph(self.gm)
         try:
             _propagate_shapes(gm, [x for x in args if isinstance(x, torch.Tensor)])
         except CuvilError:  # the build will say why
@@ -164,13 +179,15 @@ class GraphRunner:
         return {i for i, node in zip(tensors, placeholders) if node in written}
 
     def _static(self, runtime: list[Any]) -> Callable[..., Any]:
-        self.plan = self._build(runtime)
-        return self.plan
+        with self._lock:
+            if self.plan is None:
+                self.plan = self._build(runtime)
+            return self.plan
 
     # ---- builds ----------------------------------------------------------------------
     def _build(self, args: list[Any]) -> Callable[..., Any]:
         """The plan for the shapes of `args` (module docstring, steps 1-4)."""
-        gm = bind(self.frozen, args) if self.symbolic else _copy(self.frozen)
+        gm = bind(self.frozen, args) if self.symbolic else copy_graph(self.frozen)
         tensors = [x for x in args if isinstance(x, torch.Tensor)]
         gm, template = split_outputs(gm, [x.clone() for x in tensors])  # (it runs gm)
         build = BuildRecord(_shapes(args))
@@ -181,10 +198,10 @@ class GraphRunner:
         except CuvilError as e:
             return self._eager(gm, build, template, e)
         except Exception as e:  # a bug of Cuvil's: the graph still runs, and says so
-            return self._eager(gm, build, template, _internal(e))
+            return self._eager(gm, build, template, internal(e))
         self.record.add(build)
         self._warn(build)
-        return _with_template(plan, template, tensors_only=self.symbolic)
+        return with_template(plan, template, tensors_only=self.symbolic)
 
     def _compile(self, gm, tensors, build: BuildRecord) -> Callable[..., Any]:
         walk = survey(gm, tensors, "DynamoGraph")
@@ -197,15 +214,15 @@ class GraphRunner:
                 raise _strict_error(build.refused, self.record.where)
             return self._split(walk, build)
         compiled = compile_module(walk.cx.module, self.opts)
-        region = RegionRecord(ops=_count_ops(gm), kernels=len(compiled.kernels))
+        region = RegionRecord(ops=count_ops(gm), kernels=len(compiled.kernels))
         build.regions.append(region)
-        return _whole(compiled, region, build)
+        return whole(compiled, region, build)
 
     def _split(self, walk, build: BuildRecord) -> Callable[..., Any]:
         def make_region(index: int, region_gm: torch.fx.GraphModule):
-            record = RegionRecord(ops=_count_ops(region_gm))
+            record = RegionRecord(ops=count_ops(region_gm))
             build.regions.append(record)
-            return _Region(region_gm, record, self.opts, self.strict, index)
+            return Region(region_gm, record, self.opts, self.strict, index)
 
         split = split_graph(walk, make_region)
         for step in split.eager:
@@ -221,7 +238,7 @@ class GraphRunner:
     def _eager(self, gm, build: BuildRecord, template, e: CuvilError):
         if self.strict:
             raise e
-        build.error, build.regions, build.eager_ops = _one_line(e), [], []
+        build.error, build.regions, build.eager_ops = one_line(e), [], []
         self.record.add(build)
         self._warn(build)
 
@@ -229,7 +246,7 @@ class GraphRunner:
             build.calls += 1
             return gm(*tensors)
 
-        return _with_template(run, template, tensors_only=self.symbolic)
+        return with_template(run, template, tensors_only=self.symbolic)
 
     def _warn(self, build: BuildRecord) -> None:
         if build.kind == "cuvil" or self.record.warned:
@@ -257,47 +274,6 @@ class GraphRunner:
         )
 
 
-class _Region:
-    """One Cuvil region of a split graph, compiled per input shape on first use."""
-
-    def __init__(self, gm, record: RegionRecord, opts, strict: bool, index: int):
-        self.gm, self.record, self.opts, self.strict = gm, record, opts, strict
-        self.__name__ = self.__qualname__ = f"cuvil_region_{index}"
-        self.__module__ = __name__
-        inputs = [n for n in gm.graph.nodes if n.op == "placeholder"]
-        self.cache = DynamicCompiledModule(
-            self._compile, None, inputs, who=f"Cuvil region {index}"
-        )
-
-    def __call__(self, *args: Any) -> Any:
-        return self.cache(*args)
-
-    def _compile(self, args: list[Any]) -> Callable[..., Any]:
-        record = self.record
-        try:
-            module = from_fx(self.gm, args, gm=self.gm)
-            compiled = compile_module(module, self.opts)
-        except Exception as e:  # a CuvilError, or a bug of Cuvil's: runs eagerly
-            error = e if isinstance(e, CuvilError) else _internal(e)
-            if self.strict:
-                raise error from e
-            record.error = _one_line(error)
-            gm = self.gm
-
-            def eager(*xs: Any) -> Any:
-                record.eager_runs += 1
-                return gm(*xs)
-
-            return eager
-        record.kernels = len(compiled.kernels)
-
-        def run(*xs: Any) -> Any:
-            record.runs += 1
-            return compiled(*xs)
-
-        return run
-
-
 def _picker(indices: list[int]) -> Callable[[Sequence[Any]], Sequence[Any]]:
     """args -> the args at `indices`, as a sequence (itemgetter: one C call)."""
     if len(indices) == 1:
@@ -312,43 +288,6 @@ def _weights_text(frozen: int, weights: int, autograd: bool) -> str:
     if autograd:
         return "inputs (the forward of an autograd graph)"
     return f"{weights} input(s)" if weights else "none"
-
-
-def _whole(compiled, region: RegionRecord, build: BuildRecord) -> Callable[..., Any]:
-    def run(*tensors: Any) -> Any:
-        build.calls += 1
-        region.runs += 1
-        return compiled(*tensors)
-
-    return run
-
-
-def _with_template(plan, template, *, tensors_only: bool) -> Callable[..., Any]:
-    """The plan called with the graph's inputs: its tensors only (the sizes are bound),
-    its int outputs put back where the graph returns them."""
-    if not tensors_only and template is None:
-        return plan
-
-    def run(*args: Any) -> Any:
-        out = plan(*[x for x in args if isinstance(x, torch.Tensor)])
-        if template is None:
-            return out
-        outs = iter(out)
-        return tuple(next(outs) if t is None else t for t in template)
-
-    return run
-
-
-def _copy(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
-    graph = torch.fx.Graph()
-    graph.output(graph.graph_copy(gm.graph, {}))
-    return torch.fx.GraphModule(gm, graph, gm.__class__.__name__)
-
-
-def _count_ops(gm: torch.fx.GraphModule) -> int:
-    return sum(
-        n.op in ("call_function", "call_method", "call_module") for n in gm.graph.nodes
-    )
 
 
 def _describe(node: torch.fx.Node) -> str:
@@ -383,18 +322,6 @@ def _shapes(args: Sequence[Any]) -> str:
         "x".join(map(str, x.shape)) or "()" for x in args if isinstance(x, torch.Tensor)
     ]
     return "(" + ", ".join(parts) + ")"
-
-
-def _one_line(e: CuvilError) -> str:
-    text = f"{e.where}: {e.message}" if e.where else e.message
-    return text.splitlines()[0]
-
-
-def _internal(e: Exception) -> CuvilError:
-    return CuvilError(
-        f"internal error in Cuvil's torch.compile backend: {type(e).__name__}: {e}",
-        hint="please report it with the model; CUVIL_FALLBACK=0 raises it here",
-    )
 
 
 def _strict_error(refused: list[Refusal], where: str) -> UnsupportedOpError:
