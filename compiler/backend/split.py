@@ -176,7 +176,7 @@ def _levels(graph, kinds, extra) -> dict[torch.fx.Node, int]:
     return level
 
 
-def _settle(walk: Survey, kinds: dict) -> tuple[dict, dict]:
+def _settle(walk: Survey, kinds: dict) -> dict[torch.fx.Node, int]:
     """Apply the write rules and the one-tensor rule until nothing changes."""
     graph, root = walk.graph, walk.root
     writes, nodes, readers = _storage_facts(graph, root)
@@ -204,7 +204,7 @@ def _settle(walk: Survey, kinds: dict) -> tuple[dict, dict]:
             ):
                 kinds[n], changed = "eager", True
         if not changed:
-            return level, extra
+            return level
 
 
 def _eager_write(w, key, nodes, readers, kinds, order, extra) -> bool:
@@ -310,7 +310,7 @@ def split_graph(walk: Survey, make_region: Callable[[int, torch.fx.GraphModule],
     """The split of the survey's graph (module docstring): the top-level GraphModule,
     whose regions are the callables `make_region(index, region_graph)` returns."""
     kinds = classify(walk)
-    level, _ = _settle(walk, kinds)
+    level = _settle(walk, kinds)
     graph = walk.graph
     reads = _outside_reads(graph, kinds, level)
     values = walk.cx.module.fx_values
@@ -322,8 +322,8 @@ def split_graph(walk: Survey, make_region: Callable[[int, torch.fx.GraphModule],
     split = Split(top=None)  # type: ignore[arg-type]
     for k in steps:
         members = [n for n in graph.nodes if kinds[n] == "cuvil" and level[n] == k]
-        if members:
-            outputs = [n for n in members if n in reads]
+        outputs = [n for n in members if n in reads]
+        if outputs:  # (a region nothing reads is dead code)
             gm, inputs, outputs = _region(walk, kinds, members, outputs)
             call = make_region(len(split.regions), gm)
             split.regions.append(gm)
