@@ -53,16 +53,10 @@ def cuvil_backend(
     """The backend: ``torch.compile(model, backend="cuvil", options={...})`` takes
     ``cuvil.compile``'s options, ``fallback`` ("partition", the default, or "strict")
     and ``autograd`` ("aot", the default, or "error")."""
-    flat = dict(options.get("options") or {})
-    strict = _mode(flat.pop("fallback", None)) == "strict"
-    autograd = flat.pop("autograd", "aot")
-    if autograd not in AUTOGRAD_MODES:
-        raise CuvilError(
-            f"option autograd={autograd!r} is not one of {AUTOGRAD_MODES}",
-            hint="'aot': Cuvil computes the forward, torch the backward; 'error': "
-            "raise when a call needs gradients",
-        )
-    opts = CompileOptions.parse(flat)
+    try:
+        opts, strict, autograd = _parse(dict(options.get("options") or {}))
+    except CuvilError as e:  # raised by the call: the user's error, not dynamo's
+        return _raising(e)
     if not needs_grad(example_inputs):
         return GraphRunner(gm, example_inputs, opts, strict)
     if autograd == "error":
@@ -72,6 +66,25 @@ def cuvil_backend(
         return GraphRunner(fw_gm, fw_inputs, opts, strict, autograd=True)
 
     return with_autograd(gm, example_inputs, forward)
+
+
+def _parse(flat: dict[str, Any]) -> tuple[CompileOptions, bool, str]:
+    strict = _mode(flat.pop("fallback", None)) == "strict"
+    autograd = flat.pop("autograd", "aot")
+    if autograd not in AUTOGRAD_MODES:
+        raise CuvilError(
+            f"option autograd={autograd!r} is not one of {AUTOGRAD_MODES}",
+            hint="'aot': Cuvil computes the forward, torch the backward; 'error': "
+            "raise when a call needs gradients",
+        )
+    return CompileOptions.parse(flat), strict, autograd
+
+
+def _raising(error: CuvilError) -> Callable[..., Any]:
+    def run(*args: Any) -> Any:
+        raise error
+
+    return run
 
 
 def _mode(option: Any) -> str:

@@ -159,7 +159,12 @@ def test_strict_mode_raises_naming_every_refused_op(how, monkeypatch):
 def test_a_bad_fallback_mode_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("CUVIL_FALLBACK", "sometimes")
     compiled = torch.compile(bm.Mlp().eval(), backend="cuvil")
-    with torch.no_grad(), pytest.raises(Exception, match="CUVIL_FALLBACK='sometimes'"):
+    with torch.no_grad(), pytest.raises(cuvil.CuvilError, match="CUVIL_FALLBACK='s"):
+        compiled(torch.randn(2, 8))
+    monkeypatch.delenv("CUVIL_FALLBACK")
+    torch._dynamo.reset()
+    compiled = torch.compile(bm.Mlp(), backend="cuvil", options={"opt_level": "O7"})
+    with torch.no_grad(), pytest.raises(cuvil.CuvilError, match="opt_level='O7'"):
         compiled(torch.randn(2, 8))
 
 
