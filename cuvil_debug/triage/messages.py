@@ -93,6 +93,9 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         ),
         # fx met a module built inside forward(): `nn.ZeroPad2d(...)(x)`
         (r"module is not installed as a submodule", "not-submodule"),
+        # export lifted a tensor made while tracing into its constants: module state
+        # assigned a traced value (`self.w.data = ...`)
+        (r"found a fake tensor in the exported program constant", "fake-constant"),
         # Cuvil refusing an op whose output size depends on the values
         (
             r"unsupported op '[^']*(boolean mask|data-dependent shape|nonzero|"

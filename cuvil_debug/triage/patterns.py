@@ -251,19 +251,19 @@ _ZOO = [
         "dynamic-shape",
         "msg:proxy-iter ast:shape-iterate",
         7.0,
-        "ast:item near:item flow:param-optional",
+        "ast:item near:item operand:param-optional",
     ),
     _p(
         "dynamic-shape",
         "msg:numpy near:shape-read",
         6.0,
-        "ast:item near:item near:reduction flow:param-optional",
+        "ast:item near:item near:reduction operand:param-optional",
     ),
     _p(
         "dynamic-shape",
         "msg:proxy-control-flow ast:shape-attr",
         6.0,
-        "ast:item ast:reduction near:item flow:param-optional",
+        "ast:item ast:reduction near:item operand:param-optional",
     ),
     # `torch.jit.isinstance(x, dict[str, Tensor])` on a Proxy: the check itself
     # branches on the traced value
@@ -283,8 +283,12 @@ _ZOO3 = [
         "dynamic-shape",
         "msg:proxy-iter ast:unpack near:shape-attr",
         7.0,
-        "ast:item near:item flow:param-optional",
+        "ast:item near:item operand:param-optional",
     ),
+    # dynamo refuses to trace a function it marks as skipped (a torch probe such as
+    # torch.cpu._is_avx2_supported, torch.distributions' is_dependent): valid code
+    # strict export / torch.compile cannot capture, whatever else failed
+    _p("capture-limitation", "gb:attempted-to-call-function-marked-as-skipped", 4.0),
 ]
 
 
@@ -302,7 +306,7 @@ _ZOO4 = [
         "dynamic-shape",
         "msg:proxy-iter ast:len-call near:shape-attr",
         7.0,
-        "ast:item near:item flow:param-optional",
+        "ast:item near:item operand:param-optional",
     ),
     # the failing line runs under (or falls through) `isinstance(x, Tensor)` /
     # `torch.is_tensor(x)`: fx's Proxy is no Tensor, so the non-tensor path ran
@@ -327,15 +331,10 @@ _ZOO4 = [
 
 # ---- rules written from samples/failures/zoo5/ (segment-anything, esm, whisper...)
 _ZOO5 = [
-    # a bool / int / float example input export keeps as a placeholder: a non-tensor
-    # among the inputs (no Proxy is involved); a dict or list is a container parameter
-    _p("unsupported-io-type", "msg:input-scalar fe:export", 5.0, "io:container-type"),
-    _p(
-        "non-tensor-argument",
-        "msg:input-builtin fe:export",
-        3.0,
-        "msg:input-none",
-    ),
+    # a bool / int / float example input export keeps as a placeholder, also a leaf
+    # of a tuple or dict input: a non-tensor among the inputs (no Proxy is involved;
+    # zoo6 dropped the container exception, categories.py)
+    _p("unsupported-io-type", "msg:input-scalar fe:export", 5.0),
     # `coords[:, :, 0] = ...` / `norms[norms < eps] = eps` on a traced tensor under fx:
     # the tracer records no item assignment, whatever the tensor came from
     _p(
@@ -347,7 +346,7 @@ _ZOO5 = [
     # `shape = [1] * x.dim(); shape[d] = -1`: the list is a Proxy of the rank
     _p("capture-limitation", "msg:proxy-setitem near:rank-read eager:ok", 7.0),
     # `np.ceil(x.shape[0] / v)` on the failing line
-    _p("dynamic-shape", "msg:numpy ast:shape-iterate", 7.0, "flow:param-optional"),
+    _p("dynamic-shape", "msg:numpy ast:shape-iterate", 7.0, "operand:param-optional"),
     # `int(batch.max()) + 1` as a size: the number taken out of a reduction
     _p(
         "data-dependent-python-value",
@@ -359,6 +358,20 @@ _ZOO5 = [
     _p("capture-limitation", "exc:NotImplementedError eager:ok", 3.0),
 ]
 
+# ---- rules written from samples/failures/zoo6/ (neuraloperator, compressai, ...)
+_ZOO6 = [
+    # a data-dependent guard asking for a tensor's truth value (torch's own frames:
+    # guard_bool without SymBool.__bool__), e.g. torch.distributions' validation
+    _p("data-dependent-control-flow", "guard:tensor-bool", 5.0, "ast:numpy"),
+    # dynamo traces numpy as tensors: a branch on numpy results is the numpy's doing
+    _p("non-torch-call", "gb:data-dependent-branching ast:numpy", 4.0),
+    # forward() writes module state (`self.w.data = ...`) and export finds the traced
+    # value among its constants, or dynamo made a grad-mode region of it
+    _p("inplace-mutation", "msg:fake-constant search:state-write", 6.0),
+    _p("inplace-mutation", "op:grad-mode-region search:state-write", 6.0),
+]
+
+
 PATTERNS: list[Pattern] = [
     *_from("failures", _FAILURES),
     *_from("written", _WRITTEN),
@@ -368,6 +381,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo3", _ZOO3),
     *_from("zoo4", _ZOO4),
     *_from("zoo5", _ZOO5),
+    *_from("zoo6", _ZOO6),
 ]
 
 
@@ -394,7 +408,7 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
     "shape-mismatch": {"module-init": 4, "size-arith": 4.5, "reshape": 2, "failing": 1},
     "dtype-mismatch": {"dtype-set": 4, "failing": 0.5},
     "non-torch-call": {"numpy": 4, "failing": 1, "type-check": 3},
-    "inplace-mutation": {"inplace": 4, "failing": 2},
+    "inplace-mutation": {"inplace": 4, "failing": 2, "state-write": 4},
     "unsupported-python-construct": {"format": 4, "failing": 2, "type-check": 4},
     "undefined-name": {"failing": 4},
     "unsupported-op": {"failing": 4, "torch-call": 1},

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from .linefacts import line_facts
+from .linefacts import line_facts, state_write
 from .patterns import ROOT_FACTS
 from .source import FileIndex, Func, Stmt, _header, bound_args, names_in
 
@@ -205,6 +205,9 @@ class DefUseGraph:
             if args:
                 arg = self._arg_node(site, fn, param, args)
                 self.g.add_edge(self._param_node(fn, param), arg, kind="caller", var="")
+            elif args is None:  # a splat: the parameter came from the whole call
+                key = self._param_node(fn, param)
+                self.g.add_edge(key, caller, kind="caller", var="")
         out = []
         for param in self._reached_params(callee, fn):
             if bound[param.arg] is None:
@@ -254,6 +257,15 @@ class DefUseGraph:
             return {start: [start]}
         paths = nx.single_source_shortest_path(self.g, start, cutoff=MAX_DEPTH)
         return paths
+
+    def walk_uses(self, start, names: set[str]) -> dict[tuple[str, int], list]:
+        """Like walk_back, through the uses of `names` on the start line only."""
+        out = {}
+        for t in self.g.successors(start) if start in self.g and names else ():
+            if self.g.edges[start, t].get("var") in names:
+                for key, path in self.walk_back(t).items():
+                    out.setdefault(key, [start, *path])
+        return out
 
     def search(self, cls: str | None) -> dict[tuple[str, int], list]:
         """No failing line known: every line of the model's methods (but __init__),
@@ -320,6 +332,8 @@ class DefUseGraph:
                 index = self.files.get(key[0])
                 stmt = index.stmt_at(key[1]) if index else None
             facts = line_facts(stmt.node, _header(stmt.node)) if stmt else set()
+            if stmt and stmt.func and stmt.func.name != "__init__":
+                facts |= {"state-write"} if state_write(stmt.node) else set()
             node["facts"] = facts | node.get("extra", set())
         return node["facts"]
 
