@@ -3,6 +3,7 @@ PATTERNS table, and walks the def-use graph for the root cause."""
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections import defaultdict
@@ -22,7 +23,7 @@ from .failing import (
 from .linefacts import shape_bases
 from .patterns import PATTERNS
 from .rootcause import Candidate, DefUseGraph, flow_facts, rank_roots
-from .source import _header, index_file
+from .source import _header, index_file, names_in
 
 __all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
 
@@ -115,18 +116,25 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     # argument a caller bound to it is as near (`f(x.shape[:-1])` -> `if not dims:`)
     near = {k: p for k, p in paths.items() if len(p) > 1 and _hops(graph, p) <= 1}
     signals |= {f"near:{f}" for f in flow_facts(graph, near, tensors)}
-    # where the tensors whose size the failing line reads came from (`mask` in
-    # `len(mask.shape[2:])`): an unfed Optional there, not just anywhere upstream
-    sized = _sized_names(start) if "where:unknown" not in signals else set()
+    # where the failing line's operands came from, along def-use edges only: the
+    # tensors whose size it reads (`mask` in `len(mask.shape[2:])`) and the names a
+    # branch tests (an unfed Optional there, not anywhere upstream)
+    sized = _operand_names(start) if "where:unknown" not in signals else set()
     operand = graph.walk_uses(start, sized)
     signals |= {f"operand:{f}" for f in flow_facts(graph, operand, tensors)}
     return start, paths
 
 
-def _sized_names(key) -> set[str]:
+def _operand_names(key) -> set[str]:
     ix = index_file(key[0]) if key else None
     stmt = ix.stmt_at(key[1]) if ix else None
-    return shape_bases(_header(stmt.node)) if stmt else set()
+    if stmt is None:
+        return set()
+    parts = _header(stmt.node)
+    tests = [n.test for p in parts for n in ast.walk(p) if isinstance(n, ast.IfExp)]
+    if isinstance(stmt.node, ast.If | ast.While | ast.Assert):
+        tests.append(stmt.node.test)
+    return shape_bases(parts).union(*map(names_in, tests))
 
 
 SEARCH_FACTS = ("state-write",)  # read from every searched line: search:<fact>

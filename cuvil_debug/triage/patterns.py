@@ -236,6 +236,9 @@ _TIMM = [
     # torch failed inside its own check of the dynamic shapes' constraints (its
     # suggested-fix printer asserting): a dynamic Dim the model does not allow
     _p("dynamic-shape", "raise:guard-solve", 5.0, "msg:constraint"),
+    # Cuvil refusing an op it has (slicing) because it lost a size to a symbol: the
+    # category definitions' "a symbolic dim Cuvil mishandles" (timm and zoo label it)
+    _p("compiler-internal-error", "msg:cuvil-symbolic-slice eager:ok", 6.0),
 ]
 
 
@@ -272,6 +275,15 @@ _ZOO = [
         "msg:proxy-control-flow ast:type-check eager:ok",
         5.0,
         "ast:reduction ast:item ast:shape-read",
+    ),
+    # a branch under fx whose tested value came (by def-use edges, through parameter
+    # passing) from a size read, and not from a value, the rank or an unfed Optional
+    _p(
+        "dynamic-shape",
+        "msg:proxy-control-flow operand:shape-read",
+        4.0,
+        "operand:item operand:reduction operand:param-optional ast:rank-read "
+        "ast:tensor-meta",
     ),
 ]
 

@@ -140,9 +140,12 @@ class DefUseGraph:
             for var in set().union(*map(names_in, args)):
                 for target, kind in self._defs_of(var, site, site.func):
                     self.g.add_edge(arg, target, kind=kind, var=var)
-            for line in site.guards:
-                if (site.file, line) in self.g:
-                    self.g.add_edge(arg, (site.file, line), kind="control", var="")
+            index = self.files.get(site.file)
+            for line in site.guards:  # the guard's function may not be added yet
+                guard = index.stmts.get(line) if index else None
+                if guard is not None:
+                    key = self._node(guard.file, guard.line, guard)
+                    self.g.add_edge(arg, key, kind="control", var="")
         return arg
 
     def _attr_defs(self, var: str, fn: Func):
@@ -259,11 +262,16 @@ class DefUseGraph:
         return paths
 
     def walk_uses(self, start, names: set[str]) -> dict[tuple[str, int], list]:
-        """Like walk_back, through the uses of `names` on the start line only."""
+        """Where the values of `names` on the start line came from: like walk_back,
+        from those uses only, along def-use edges (not the branches lines ran under)."""
+        data = nx.subgraph_view(
+            self.g, filter_edge=lambda u, v: self.g.edges[u, v]["kind"] != "control"
+        )
         out = {}
         for t in self.g.successors(start) if start in self.g and names else ():
             if self.g.edges[start, t].get("var") in names:
-                for key, path in self.walk_back(t).items():
+                found = nx.single_source_shortest_path(data, t, cutoff=MAX_DEPTH - 1)
+                for key, path in found.items():
                     out.setdefault(key, [start, *path])
         return out
 
