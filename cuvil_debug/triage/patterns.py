@@ -23,9 +23,13 @@ __all__ = [
 @dataclass(frozen=True)
 class Pattern:
     """Votes `weight` for `category` when all `signals` are present (and none of
-    `unless`). Signal families: exc:Type, msg:signal, ast:fact (failing line),
-    flow:fact (lines the offending value came from), param:kind, eager:ok|fail,
-    raise:user|lib|cuvil, io:non-tensor-input|container-input."""
+    `unless`). Signal families: exc:Type, err:/gb:/guard:/op: (torch's structured
+    fields and frames), msg:signal, ast:fact (failing line), flow:fact (lines the
+    offending value came from), near:fact (its direct defs), operand:fact (where the
+    failing line's operands came from, def-use edges only), search:fact (any model
+    line, no failing line known), eager:ok|fail, raise:user|lib|cuvil,
+    io:non-tensor-input|container-input, sig:, fe:. `origin`: the labelled set the
+    row was written from (scripts/triage_loso.py leaves a set's rows out)."""
 
     category: str
     signals: frozenset[str]
