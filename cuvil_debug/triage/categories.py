@@ -140,7 +140,10 @@ _ROWS = [
         "unfed, a bool, number or string, a tuple, list or dict, *args / **kwargs), "
         "which torch.fx turns into a Proxy: the model's Python uses it as its real "
         "value (a branch, `in`, a splat, `isinstance(obs, dict)`), or Cuvil refuses it"
-        " as an input. Under export and dynamo: unsupported-io-type.",
+        " as an input. It decides when passing the real value (concrete_args, a tensor)"
+        " would avoid the failure, e.g. an unfed `mask=None` whose `is not None` branch"
+        " then reads `mask.shape`; a line that fails whatever arrives (a branch on the "
+        "rank) keeps its own category. Under export and dynamo: unsupported-io-type.",
     ),
     (
         "unsupported-io-type",
