@@ -139,6 +139,8 @@ def test_subtle_faults_found_by_the_float64_judge_missed_by_normwise(
         assert "kernel cuvil_k" in first.culprit
     elif stage == "opt":
         assert first.pass_name.startswith("inject-fault{node=block2_relu,effect=ulp")
+    else:
+        assert first.culprit.startswith("frontend: the lowering of"), first.culprit
     assert missed.first is None, missed.first
     assert found.judge["kind"] == "float64" and missed.judge == {"kind": "normwise"}
 

@@ -27,7 +27,9 @@ SETTINGS = [
     ("O3", 1, False),
     ("O3", 2, False),
     ("O0", 1, True),  # --elementwise: the max abs error against 16x eager's
+    ("O0", 2, True),
     ("O3", 1, True),
+    ("O3", 2, True),
 ]
 
 
@@ -71,6 +73,10 @@ def test_resnet18_subtle_faults(spec, node, stage):
         found = run_diff(model, inputs)
         missed = run_diff(model, inputs, DiffOptions(judge="normwise"))
     assert (found.first.node, found.first.stage) == (node, stage), found.first
+    if stage == "native":
+        assert "kernel cuvil_k" in found.first.culprit, found.first.culprit
+    else:
+        assert found.first.pass_name.startswith(f"inject-fault{{node={node},")
     assert missed.first is None, missed.first
 
 
