@@ -84,8 +84,14 @@ def const(dtype: DType, value: float | int | bool) -> ir.Constant:
 
 
 def _intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value]) -> ir.Value:
+    """``llvm.<op>.<type>`` on scalars and vectors (GEMM epilogues compute on
+    ``<16 x float>``; llvmlite's declare_intrinsic cannot name a vector overload)."""
     t = args[0].type
-    fn = b.module.declare_intrinsic(name, [t], ir.FunctionType(t, [t] * len(args)))
+    fnty = ir.FunctionType(t, [t] * len(args))
+    if not isinstance(t, ir.VectorType):
+        return b.call(b.module.declare_intrinsic(name, [t], fnty), args)
+    full = f"{name}.v{t.count}{t.element.intrinsic_name}"
+    fn = b.module.globals.get(full) or ir.Function(b.module, fnty, full)
     return b.call(fn, args)
 
 
@@ -274,10 +280,25 @@ BINARY: dict[str, BinaryEmitter] = {
 }
 
 
+def _in_float(emit):
+    """`emit` on half floats computed as torch's CPU kernels do: in float, rounded to
+    half once (half arithmetic op by op, and libm's float functions called with
+    halves, lose precision eager does not)."""
+
+    def widened(b: ir.IRBuilder, *args):
+        wide = [b.fpext(a, F32) if a.type == F16 else a for a in args[:-1]]
+        out = emit(b, *wide, args[-1])
+        return b.fptrunc(out, F16) if out.type == F32 else out
+
+    return widened
+
+
 def unary(name: str, dtype: DType) -> UnaryEmitter:
     """The emitter of unary op `name` on an operand of `dtype` (unsigned ints differ)."""
     if is_unsigned(dtype) and name in UNSIGNED_UNARY:
         return UNSIGNED_UNARY[name]
+    if dtype is DType.f16:
+        return _in_float(UNARY[name])
     return UNARY[name]
 
 
@@ -285,6 +306,9 @@ def binary(name: str, dtype: DType) -> BinaryEmitter:
     """The emitter of binary op `name` on operands of `dtype` (unsigned ints differ)."""
     if is_unsigned(dtype) and name in UNSIGNED_BINARY:
         return UNSIGNED_BINARY[name]
+    if dtype is DType.f16:
+        emit = _in_float(lambda b, x, y, _: BINARY[name](b, x, y))
+        return lambda b, x, y: emit(b, x, y, None)
     return BINARY[name]
 
 

@@ -210,6 +210,9 @@ _UNARY = {
 }
 
 
+_INT_IDENTITY = {"cuvil.floor", "cuvil.ceil"}
+
+
 def _unary(name: str):
     cls = ops.UNARY_OPS[name]
 
@@ -217,6 +220,8 @@ def _unary(name: str):
     def rule(cx: LoweringContext, x, *_, **kw):
         refuse_extra(cx, name, kw, "inplace")
         v = cx.value(x)
+        if name in _INT_IDENTITY and not v.type.dtype.is_float:
+            return v  # torch.floor of an integer tensor is that tensor, not a float
         if cls.FLOAT_ONLY and not v.type.dtype.is_float:
             v = cx.cast(v, DType.from_torch(torch.get_default_dtype()))
         return cx.emit(cls, v)
@@ -246,7 +251,12 @@ def _clamp(cx: LoweringContext, x, min=None, max=None):
         return v if max is None else emit_bin(cx, "cuvil.minimum", v, max)
     bounds = [b for b in (min, max) if b is not None]
     v = cx.value(x)
-    return cx.emit(ops.ClampOp, cx.cast(v, result_dtype(v, *bounds)), min=min, max=max)
+    v = cx.cast(v, result_dtype(v, *bounds))
+    if any(isinstance(b, float) and math.isnan(b) for b in bounds):
+        return emit_bin(cx, "cuvil.add", v, math.nan)  # torch: a NaN bound gives NaN
+    if min is not None and max is not None and min > max:
+        min = max  # torch: min(max(x, min), max) is max everywhere (NaN stays NaN)
+    return cx.emit(ops.ClampOp, v, min=min, max=max)
 
 
 @lowers(torch.clamp_min, "clamp_min", aten.clamp_min)
