@@ -13,6 +13,7 @@ from llvmlite import ir
 
 from ..errors import CodegenError
 from ..ir.types import DType
+from .bfloat import narrow, round_to_bf16, widen
 from .mathfn import fast_erf, fast_exp, fast_tanh, is_f32
 from .scalar_math import MATH_BINARY, MATH_UNARY
 from .scalar_unsigned import UNSIGNED_BINARY, UNSIGNED_UNARY, is_unsigned
@@ -44,6 +45,7 @@ _TYPES = {
     DType.f32: F32,
     DType.f64: F64,
     DType.f16: F16,
+    DType.bf16: F32,  # computed in float, stored as 16 bits (bfloat.py)
     DType.i64: ir.IntType(64),
     DType.i32: ir.IntType(32),
     DType.i16: ir.IntType(16),
@@ -64,15 +66,22 @@ def llvm_type(dtype: DType) -> ir.Type:
 
 
 def mem_type(dtype: DType) -> ir.Type:
-    """The in-memory type of an element (booleans are bytes, as in torch)."""
+    """The in-memory type of an element (booleans are bytes, as in torch; bfloat16
+    is its 16 bits)."""
+    if dtype is DType.bf16:
+        return ir.IntType(16)
     return I8 if dtype is DType.i1 else llvm_type(dtype)
 
 
 def to_reg(b: ir.IRBuilder, v: ir.Value, dtype: DType) -> ir.Value:
+    if dtype is DType.bf16:
+        return widen(b, v)
     return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dtype is DType.i1 else v
 
 
 def to_mem(b: ir.IRBuilder, v: ir.Value, dtype: DType) -> ir.Value:
+    if dtype is DType.bf16:
+        return narrow(b, v)
     return b.zext(v, I8) if dtype is DType.i1 else v
 
 
@@ -323,6 +332,13 @@ def emit_cast(b: ir.IRBuilder, x: ir.Value, src: DType, dst: DType) -> ir.Value:
             b.fcmp_unordered("!=", x, zero)
             if src.is_float
             else b.icmp_unsigned("!=", x, zero)
+        )
+    if DType.bf16 in (src, dst):  # a float register, rounded to bf16 on the way in
+        x = x if src is DType.bf16 else emit_cast(b, x, src, DType.f32)
+        return (
+            round_to_bf16(b, x)
+            if dst is DType.bf16
+            else emit_cast(b, x, DType.f32, dst)
         )
     if src.is_float and dst.is_float:
         return b.fptrunc(x, to) if _bits(dst) < _bits(src) else b.fpext(x, to)

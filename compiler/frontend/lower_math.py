@@ -276,7 +276,12 @@ def _relu6(cx: LoweringContext, x, inplace=False):
 
 @lowers(F.hardtanh, aten.hardtanh)
 def _hardtanh(cx: LoweringContext, x, min_val=-1.0, max_val=1.0, inplace=False):
-    return cx.emit(ops.ClampOp, x, min=float(min_val), max=float(max_val))
+    """clamp in x's own type (an integer hardtanh stays integer), with clamp's
+    answers for min > max (max) and a NaN bound (NaN)."""
+    lo, hi = float(min_val), float(max_val)
+    if math.isnan(lo) or math.isnan(hi):
+        return emit_bin(cx, "cuvil.add", cx.value(x), math.nan)
+    return cx.emit(ops.ClampOp, x, min=min(lo, hi), max=hi)
 
 
 @lowers(torch.square, "square", aten.square)

@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
+from ..ir.types import DType
 from .context import LoweringContext
 from .lower_shape import reshape, transpose, unsqueeze
 from .registry import aten, lowers, named
@@ -185,10 +186,21 @@ def batch_norm(
             return v
         raise _unsupported(cx, f"batch_norm of a rank-{v.type.rank} input")
     c = v.type.shape[1]
+    v, back = in_param_dtype(cx, v, running_mean, running_var, weight, bias)
     if weight is None and bias is not None:
         weight = torch.ones(c, dtype=v.type.dtype.torch)
-    args = [x, running_mean, running_var] + [a for a in (weight, bias) if a is not None]
-    return cx.emit(ops.BatchNormOp, *args, eps=float(eps))
+    args = [v, running_mean, running_var] + [a for a in (weight, bias) if a is not None]
+    return back(cx.emit(ops.BatchNormOp, *args, eps=float(eps)))
+
+
+def in_param_dtype(cx: LoweringContext, v: Value, *params):
+    """(x, back): a half-float input normalized with float32 parameters is computed in
+    float32 and cast back, as torch's mixed-precision norms do; else x as it is."""
+    dtypes = {cx.value(p).type.dtype for p in params if p is not None}
+    if v.type.dtype not in (DType.f16, DType.bf16) or dtypes <= {v.type.dtype}:
+        return v, lambda out: out
+    wide = cx.cast(v, DType.f32)
+    return wide, lambda out: cx.cast(out, v.type.dtype)
 
 
 @lowers(aten.batch_norm)
@@ -208,10 +220,12 @@ def layer_norm(
     cx: LoweringContext, x, normalized_shape, weight=None, bias=None, eps=1e-5, *_
 ) -> Value:
     shape = tuple(normalized_shape)
+    v, back = in_param_dtype(cx, cx.value(x), weight, bias)
     if weight is None and bias is not None:
-        weight = torch.ones(shape, dtype=cx.value(x).type.dtype.torch)
-    args = [x] + [a for a in (weight, bias) if a is not None]
-    return cx.emit(ops.LayerNormOp, *args, normalized_shape=shape, eps=float(eps))
+        weight = torch.ones(shape, dtype=v.type.dtype.torch)
+    args = [v] + [a for a in (weight, bias) if a is not None]
+    out = cx.emit(ops.LayerNormOp, *args, normalized_shape=shape, eps=float(eps))
+    return back(out)
 
 
 @lowers(aten.native_layer_norm)
