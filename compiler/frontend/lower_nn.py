@@ -31,30 +31,41 @@ def _unsupported(cx: LoweringContext, what: str, hint: str | None = None):
 
 
 # ---- matmul -------------------------------------------------------------------------------
+def _contract(cx: LoweringContext, a, b) -> Value:
+    """a @ b over the last two dims (batch dims broadcast). Integer tensors, which
+    cuvil.matmul does not take, multiply exactly as torch's: a sum of products in
+    their own type, (..., n, k, 1) * (..., 1, k, m) summed over k."""
+    va, vb = cx.value(a), cx.value(b)
+    if va.type.dtype.is_float and vb.type.dtype.is_float:
+        return cx.emit(ops.MatmulOp, va, vb)
+    prod = cx.op("cuvil.mul", unsqueeze(cx, va, -1), unsqueeze(cx, vb, -3))
+    return cx.emit(ops.REDUCE_OPS["cuvil.sum"], prod, dims=(prod.type.rank - 2,))
+
+
 @lowers(torch.matmul, "matmul", aten.matmul, __import__("operator").matmul)
 def matmul(cx: LoweringContext, a, b) -> Value:
     va, vb = cx.value(a), cx.value(b)
     if va.type.rank == 1 and vb.type.rank == 1:
         return reshape(
-            cx, cx.emit(ops.MatmulOp, unsqueeze(cx, va, 0), unsqueeze(cx, vb, 1)), ()
+            cx, _contract(cx, unsqueeze(cx, va, 0), unsqueeze(cx, vb, 1)), ()
         )
     if va.type.rank == 1:
-        out = cx.emit(ops.MatmulOp, unsqueeze(cx, va, 0), vb)
+        out = _contract(cx, unsqueeze(cx, va, 0), vb)
         return reshape(cx, out, out.type.shape[:-2] + out.type.shape[-1:])
     if vb.type.rank == 1:
-        out = cx.emit(ops.MatmulOp, va, unsqueeze(cx, vb, 1))
+        out = _contract(cx, va, unsqueeze(cx, vb, 1))
         return reshape(cx, out, out.type.shape[:-1])
-    return cx.emit(ops.MatmulOp, va, vb)
+    return _contract(cx, va, vb)
 
 
 @lowers(torch.mm, torch.bmm, "mm", "bmm", aten.mm, aten.bmm)
 def _mm(cx: LoweringContext, a, b) -> Value:
-    return cx.emit(ops.MatmulOp, a, b)
+    return _contract(cx, a, b)
 
 
 @lowers(torch.addmm, "addmm", aten.addmm)
 def _addmm(cx: LoweringContext, bias, a, b, *, beta=1, alpha=1) -> Value:
-    out = cx.emit(ops.MatmulOp, a, b)
+    out = _contract(cx, a, b)
     if alpha != 1:
         out = cx.op("cuvil.mul", out, cx.scalar(float(alpha), out.type.dtype))
     bias_v = cx.value(bias)

@@ -20,9 +20,19 @@ import warnings
 from typing import Any
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
 
 from .catalog import Form, Param, families
-from .graph import Graph, Node, build_state, evaluate, make_module
+from .graph import (
+    Env,
+    Graph,
+    Node,
+    build_state,
+    call_node,
+    decode,
+    evaluate,
+    make_module,
+)
 from .synth import Draft, Pool, Skip
 from .values import TensorSpec, make
 
@@ -54,6 +64,20 @@ def same(a: Any, b: Any) -> bool:
     if a.dtype.is_floating_point:
         return bool(((a == b) | (a.isnan() & b.isnan())).all())
     return torch.equal(a, b)
+
+
+def _same_meta(fake: Any, real: Any) -> bool:
+    if isinstance(real, tuple | list):
+        return (
+            isinstance(fake, tuple | list)
+            and len(fake) == len(real)
+            and all(map(_same_meta, fake, real))
+        )
+    return (
+        isinstance(fake, torch.Tensor)
+        and fake.shape == real.shape
+        and fake.dtype == real.dtype
+    )
 
 
 def _valid(value: Any) -> bool:
@@ -204,6 +228,23 @@ class Generator:
         if not _valid(first[-1]) or not same(first[-1], second[-1]):
             return None
         return first
+
+    def _meta_differs(self, trial: Graph, values: list[Any], form: Form) -> bool:
+        """torch's own shape functions (fake tensors: what torch.export and dynamo see)
+        disagree with eager on the new node, or fail: torch's bug, not Cuvil's."""
+        if _inplace(form) or form.kind == "module":
+            return False
+        node = trial.nodes[-1]
+        env = Env([make(s) for s in trial.inputs], values[:-1], build_state(trial)[0])
+        args = decode(node.args, env)
+        kwargs = {k: decode(v, env) for k, v in node.kwargs.items()}
+        try:
+            with FakeTensorMode(allow_non_fake_inputs=True), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fake = call_node(node, args, kwargs, env, {})
+        except Exception:
+            return True
+        return not _same_meta(fake, values[-1])
 
     def _ties(self, trial: Graph, values: list[Any]) -> bool:
         """An op whose order among equal values torch leaves open (topk, an unstable

@@ -21,7 +21,16 @@ import torch.nn as nn
 from .catalog import resolve
 from .values import DTYPES, TensorSpec, make
 
-__all__ = ["Node", "Graph", "Env", "decode", "evaluate", "build_state", "promote"]
+__all__ = [
+    "Node",
+    "Graph",
+    "Env",
+    "decode",
+    "evaluate",
+    "build_state",
+    "promote",
+    "call_node",
+]
 
 #: casts that the float64 reference turns into ``.double()``
 _FLOAT_CASTS = {".float", ".half", ".bfloat16", ".double"}
@@ -103,7 +112,7 @@ def decode(arg: Any, env: Env) -> Any:
     raise ValueError(f"unknown argument encoding {arg!r}")
 
 
-def _call(node: Node, args: list, kwargs: dict, env: Env, modules: dict) -> Any:
+def call_node(node: Node, args: list, kwargs: dict, env: Env, modules: dict) -> Any:
     if node.kind == "module":
         return modules[node.module](*args, **kwargs)
     if node.kind == "method" and node.call in _FLOAT_CASTS and env.dt == torch.float64:
@@ -156,5 +165,5 @@ def evaluate(
     for node in graph.nodes:
         args = decode(node.args, env)
         kwargs = {k: decode(v, env) for k, v in node.kwargs.items()}
-        env.nodes.append(_call(node, args, kwargs, env, modules))
+        env.nodes.append(call_node(node, args, kwargs, env, modules))
     return env.nodes

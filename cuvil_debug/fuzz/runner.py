@@ -158,7 +158,8 @@ def classify(e: BaseException) -> tuple[str, str, str]:
             detail,
         )
     internal = isinstance(inner, VerifyError | PassError | CuvilRuntimeError)
-    internal |= any(h in (inner.hint or "") for h in _BUG_HINTS)
+    internal |= "bug" in (inner.hint or "")  # "this is a Cuvil ... bug"
+    internal |= inner.message.startswith("generated LLVM IR is invalid")
     if "could not export" in inner.message:
         return "torch", _key(inner), detail
     return ("crash" if internal else "refused"), _key(inner), detail
