@@ -121,8 +121,9 @@ def _rsub(cx: LoweringContext, a, b, alpha=1):
 
 @lowers(operator.pow, torch.pow, "pow", aten.pow)
 def _pow(cx: LoweringContext, a, b):
-    if isinstance(b, int | float) and b == 2:
-        return cx.op("cuvil.mul", cx.value(a), cx.value(a))
+    if isinstance(b, int | float) and b == 2:  # in the promoted type: bool ** 2 is int
+        v = cx.cast(cx.value(a), result_dtype(cx.value(a), b))
+        return cx.op("cuvil.mul", v, v)
     if isinstance(b, int | float) and b == 0.5 and cx.value(a).type.dtype.is_float:
         return cx.op("cuvil.sqrt", a)
     return emit_bin(cx, "cuvil.pow", a, b)
@@ -192,7 +193,7 @@ def _as_bool(cx: LoweringContext, x) -> Value:
 # ---- unary --------------------------------------------------------------------------------
 _UNARY = {
     "neg": (operator.neg, torch.neg, torch.negative, "neg", aten.neg),
-    "abs": (abs, torch.abs, "abs", aten.abs),
+    "abs": (abs, operator.abs, torch.abs, "abs", aten.abs),  # fx records abs(x) so
     "relu": (torch.relu, F.relu, "relu", "relu_", aten.relu, aten.relu_),
     "exp": (torch.exp, "exp", aten.exp),
     "log": (torch.log, "log", aten.log),
@@ -361,6 +362,10 @@ def _type_as(cx: LoweringContext, x, other):
     aten.lift_fresh_copy,
     aten.contiguous,
     "cpu",
+    operator.pos,  # +x
+    torch.positive,
+    "positive",
+    aten.positive,
 )
 def _identity(cx: LoweringContext, x, *_, **__):
     return cx.value(x)

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from ..ir import ops
 from ..ir.types import DType
-from .context import LoweringContext, refuse_extra
+from .context import LoweringContext, refuse_extra, result_dtype
 from .lower_math import _as_bool, emit_bin
 from .registry import aten, lowers, named
 
@@ -139,12 +139,18 @@ lowers(F.softshrink, aten.softshrink)(_shrink(True))
 
 
 # ---- binary ------------------------------------------------------------------------------
+#: ops torch also defines on integers, where they are plain maximum and minimum
+_INT_FORMS = {"cuvil.fmax": "cuvil.maximum", "cuvil.fmin": "cuvil.minimum"}
+
+
 def _binary(name: str):
     floating = ops.MATH_BINARY[name].FLOAT_ONLY
 
     @named(f"binary[{name}]")
     def rule(cx: LoweringContext, a, b, **kw):
         refuse_extra(cx, name, kw)
+        if name in _INT_FORMS and not result_dtype(cx.value(a), b).is_float:
+            return emit_bin(cx, _INT_FORMS[name], a, b)  # integers have no NaN
         return emit_bin(cx, name, a, b, floating)
 
     return rule

@@ -386,9 +386,21 @@ def _sdpa(
         attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
     if attn_mask is not None:
         scores = _apply_mask(cx, scores, attn_mask)
-    return cx.emit(
-        ops.MatmulOp, cx.emit(ops.SoftmaxOp, scores, dim=scores.type.rank - 1), v
+    return cx.emit(ops.MatmulOp, _safe_softmax(cx, scores), v)
+
+
+def _safe_softmax(cx: LoweringContext, scores: Value) -> Value:
+    """softmax over the last dim, with a row whose scores are all -inf (masked out
+    entirely) giving zeros, not NaN: torch's SDPA does (aten._safe_softmax)."""
+    last = scores.type.rank - 1
+    probs = cx.emit(ops.SoftmaxOp, scores, dim=last)
+    dtype = scores.type.dtype
+    alive = cx.op("cuvil.ne", scores, cx.scalar(-math.inf, dtype))
+    alive = cx.emit(
+        ops.REDUCE_OPS["cuvil.amax"], cx.cast(alive, dtype), dims=(last,), keepdim=True
     )
+    live_row = cx.op("cuvil.gt", alive, cx.scalar(0.0, dtype))
+    return cx.emit(ops.WhereOp, live_row, probs, cx.scalar(0.0, dtype))
 
 
 def _apply_mask(cx: LoweringContext, scores: Value, mask) -> Value:

@@ -13,7 +13,7 @@ from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
 from .context import LoweringContext, refuse_extra
-from .lower_math import emit_bin, to_dtype
+from .lower_math import _as_bool, emit_bin, to_dtype
 from .lower_reduce import _std, _var, norm_dims
 from .lower_shape import reshape
 from .registry import aten, lowers
@@ -96,12 +96,16 @@ def _dims_arg(dim):
 
 @lowers(torch.any, "any", aten.any)
 def _any(cx: LoweringContext, x, dim=None, keepdim=False):
+    if isinstance(dim, list | tuple) and not dim:  # aten.any.dims(x, []): no reduction
+        return _as_bool(cx, x)
     count = _bool_count(cx, x, False, _dims_arg(dim), keepdim)
     return cx.op("cuvil.gt", count, cx.scalar(0, DType.i64))
 
 
 @lowers(torch.all, "all", aten.all)
 def _all(cx: LoweringContext, x, dim=None, keepdim=False):
+    if isinstance(dim, list | tuple) and not dim:  # aten.all.dims(x, []): no reduction
+        return _as_bool(cx, x)
     count = _bool_count(cx, x, True, _dims_arg(dim), keepdim)
     return cx.op("cuvil.eq", count, cx.scalar(0, DType.i64))
 

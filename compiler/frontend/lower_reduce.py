@@ -154,13 +154,8 @@ def _softmax(cls):
             dtype = args[0]
         if dtype is not None:
             v = to_dtype(cx, v, dtype)
-        if dim is None:
-            raise UnsupportedOpError(
-                "softmax without dim (implicit dim is deprecated)",
-                node=cx.node_name,
-                where=cx.where(),
-                hint="pass dim=-1",
-            )
+        if dim is None:  # torch's deprecated implicit dim (F._get_softmax_dim)
+            dim = 0 if v.type.rank in (0, 1, 3) else 1
         if v.type.rank == 0:  # torch treats a 0-d tensor as one element along dim 0
             return reshape(cx, cx.emit(cls, reshape(cx, v, (1,)), dim=0), ())
         return cx.emit(cls, v, dim=dim % v.type.rank)

@@ -1,13 +1,13 @@
 """The random graph generator: ``generate(seed)`` -> a valid ``Graph``.
 
 A graph grows one node at a time: draw a lowering rule uniformly from the catalog, one
-of its spellings, then its arguments (synth.Draft); run the graph with the new node
-eagerly, twice under different random states, and keep the node only if torch accepts
-it, the result is one or more non-empty tensors of at most 4096 elements, and both runs
-agree (random ops such as dropout in training mode are thrown away). A node that
-returns several tensors (``topk``, ``split``, ``var_mean``) is followed by accessors
-of some of them (``r[0]``, ``r.values``). In-place forms write only to values the graph
-computed. The outputs are every value no node reads, plus a few others.
+of its spellings, then its arguments (synth.Draft); run the new node eagerly on the
+values computed so far, twice under different random states, and keep it only if torch
+accepts it and the checks of checks.py pass (tensors of bounded size, deterministic,
+torch's shape functions agree, no open tie order, no aliased in-place write). A node
+that returns several tensors (``topk``, ``split``, ``var_mean``) is followed by
+accessors of some of them (``r[0]``, ``r.values``). In-place forms write only to values
+the graph computed. The outputs are every value no node reads, plus a few others.
 
 Everything is drawn from ``random.Random(seed)`` and the tensors from seeds stored in
 the graph, so a seed is a graph.
@@ -20,8 +20,8 @@ import warnings
 from typing import Any
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode
 
+from . import checks
 from .catalog import Form, Param, families
 from .graph import (
     Env,
@@ -38,107 +38,48 @@ from .values import TensorSpec, make
 
 __all__ = ["generate", "run_eager", "same"]
 
-MAX_NUMEL = 4096
 TRIES = 6  # draws per chosen op before another op is chosen
+same = checks.same
 
 
 def run_eager(graph: Graph, seed: int = 0, dt=torch.float32) -> list[Any]:
     """Every node value, on fresh inputs, under a fixed random state."""
+    return _run(graph, seed, dt)[0]
+
+
+def _run(graph: Graph, seed: int = 0, dt=torch.float32) -> tuple[list[Any], Env, dict]:
+    """(node values, the environment they were computed in, the modules)."""
     inputs = [make(s) for s in graph.inputs]
-    if dt != torch.float32:
-        inputs = [x.to(dt) if x.dtype == torch.float32 else x for x in inputs]
+    tensors, modules = build_state(graph, dt)
     with torch.random.fork_rng(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.manual_seed(seed)
-        return evaluate(graph, inputs, dt, build_state(graph, dt))
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal values (NaN equal to NaN), dtypes and shapes, through tuples."""
-    if isinstance(a, tuple | list):
-        return isinstance(b, tuple | list) and len(a) == len(b) and all(map(same, a, b))
-    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
-        return a == b
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.dtype.is_floating_point:
-        return bool(((a == b) | (a.isnan() & b.isnan())).all())
-    return torch.equal(a, b)
-
-
-def _same_meta(fake: Any, real: Any) -> bool:
-    if isinstance(real, tuple | list):
-        return (
-            isinstance(fake, tuple | list)
-            and len(fake) == len(real)
-            and all(map(_same_meta, fake, real))
-        )
-    return (
-        isinstance(fake, torch.Tensor)
-        and fake.shape == real.shape
-        and fake.dtype == real.dtype
-    )
-
-
-def _valid(value: Any) -> bool:
-    if isinstance(value, tuple | list):
-        return 0 < len(value) <= 8 and all(_valid_tensor(v) for v in value)
-    return _valid_tensor(value)
-
-
-def _valid_tensor(t: Any) -> bool:
-    return (
-        isinstance(t, torch.Tensor)
-        and 0 < t.numel() <= MAX_NUMEL
-        and not t.is_complex()
-        and t.layout == torch.strided
-        and not t.requires_grad
-    )
-
-
-_TIE_ORDER = {
-    "topk",
-    "sort",
-    "argsort",
-    "msort",
-}  # which of equal values comes first: open
-_IOPS = {
-    "iadd",
-    "isub",
-    "imul",
-    "itruediv",
-    "ifloordiv",
-    "imod",
-    "ipow",
-    "iand",
-    "ior",
-    "ixor",
-}
-
-
-def _inplace(form: Form) -> bool:
-    name = (
-        form.call.split(".")[1] if form.kind == "aten" else form.call.rsplit(".", 1)[-1]
-    )
-    if form.kind == "operator":
-        return name in _IOPS
-    return name.endswith("_") and not name.startswith("_")
+        values = evaluate(graph, inputs, dt, (tensors, modules))
+    return values, Env(inputs, values, tensors, dt), modules
 
 
 class Generator:
     def __init__(self, seed: int, max_ops: int) -> None:
         self.rng = random.Random(seed)
         self.graph = Graph(seed, [], {}, [], [])
-        self.values: list[Any] = []  # node values of the graph so far
+        self.env = Env([], [], {})  # the graph's values so far (inputs, nodes, state)
+        self.modules: dict[str, torch.nn.Module] = {}
         self.max_ops = max_ops
         self.table = families()
         self.names = sorted(self.table)
 
+    @property
+    def values(self) -> list[Any]:
+        return self.env.nodes
+
+    def add_input(self, spec: TensorSpec) -> None:
+        self.graph.inputs.append(spec)
+        self.env.inputs.append(make(spec))
+
     def pool(self) -> Pool:
-        g = self.graph
-        pairs = [({"x": i}, make(s)) for i, s in enumerate(g.inputs)]
-        pairs += [({"v": j}, v) for j, v in enumerate(self.values)]
-        return Pool(pairs, len(g.inputs), len(g.state))
+        pairs = [({"x": i}, x) for i, x in enumerate(self.env.inputs)]
+        pairs += [({"v": j}, v) for j, v in enumerate(self.env.nodes)]
+        return Pool(pairs, len(self.graph.inputs), len(self.graph.state))
 
     def draw(self, form: Form) -> tuple[Node, Pool] | None:
         pool = self.pool()
@@ -149,20 +90,16 @@ class Generator:
             elif form.kind in ("getitem", "getattr"):
                 node = self._access(d, form)
             else:
-                overload, params = self.rng.choice(
-                    form.meta.get("overloads") or [("", form.params)]
-                )
+                overloads = form.meta.get("overloads") or [("", form.params)]
+                overload, params = self.rng.choice(overloads)
                 args, kwargs = d.call(params)
-                call = (
-                    f"{form.call}.{overload or 'default'}"
-                    if form.kind == "aten"
-                    else form.call
-                )
+                aten = form.kind == "aten"
+                call = f"{form.call}.{overload or 'default'}" if aten else form.call
                 node = Node(call, form.kind, args, kwargs, form.family)
         except Exception:  # Skip, or a rule that met values it did not expect
             return None
         first = (node.args or [None])[0]
-        if _inplace(form) and not (isinstance(first, dict) and "v" in first):
+        if checks.inplace(form) and not (isinstance(first, dict) and "v" in first):
             return None  # writes only to values the graph computed
         return node, pool
 
@@ -183,9 +120,8 @@ class Generator:
         for key, t in module.state_dict().items():
             dtype = str(t.dtype).removeprefix("torch.")
             profile = "positive" if key.endswith("running_var") else "normal"
-            d.pool.new_state[f"{name}.{key}"] = TensorSpec(
-                list(t.shape), dtype, d.seed(), profile
-            )
+            spec = TensorSpec(list(t.shape), dtype, d.seed(), profile)
+            d.pool.new_state[f"{name}.{key}"] = spec
         return node
 
     def _access(self, d: Draft, form: Form) -> Node:
@@ -202,95 +138,73 @@ class Generator:
             items.insert(self.rng.randint(0, len(items)), {"ellipsis": 1})
         if self.rng.random() < 0.2 or not items:
             items.insert(self.rng.randint(0, len(items)), None)
-        index = (
-            items[0]
-            if len(items) == 1 and self.rng.random() < 0.5
-            else {"tuple": items}
-        )
+        single = len(items) == 1 and self.rng.random() < 0.5
+        index = items[0] if single else {"tuple": items}
         return Node("getitem", "getitem", [ref, index], {}, form.family)
 
-    def trial(self, node: Node, pool: Pool) -> Graph:
-        g = self.graph
-        return Graph(
-            g.seed,
-            g.inputs + pool.new_inputs,
-            {**g.state, **pool.new_state},
-            g.nodes + [node],
-            [],
+    def _trial_env(self, node: Node, pool: Pool, form: Form) -> tuple[Env, dict]:
+        """The environment the new node runs in: the values so far (copied when the
+        node writes in place) and the tensors and module it brings."""
+        state = {**self.env.state, **{k: make(s) for k, s in pool.new_state.items()}}
+        nodes = self.env.nodes
+        if checks.inplace(form):
+            nodes = [v.clone() if isinstance(v, torch.Tensor) else v for v in nodes]
+        env = Env(
+            self.env.inputs + [make(s) for s in pool.new_inputs], list(nodes), state
         )
+        modules = dict(self.modules)
+        if node.kind == "module":
+            m = make_module(node)
+            keys = m.state_dict()
+            m.load_state_dict(
+                {k: state[f"{node.module}.{k}"] for k in keys}, assign=True
+            )
+            modules[node.module] = m
+        return env, modules
 
-    def accept(self, trial: Graph) -> list[Any] | None:
-        try:
-            first = run_eager(trial, 1)
-            second = run_eager(trial, 2)
-        except Exception:  # torch refused the draw: draw again
-            return None
-        if not _valid(first[-1]) or not same(first[-1], second[-1]):
-            return None
-        return first
-
-    def _meta_differs(self, trial: Graph, values: list[Any], form: Form) -> bool:
-        """torch's own shape functions (fake tensors: what torch.export and dynamo see)
-        disagree with eager on the new node, or fail: torch's bug, not Cuvil's."""
-        if _inplace(form) or form.kind == "module":
-            return False
-        node = trial.nodes[-1]
-        env = Env([make(s) for s in trial.inputs], values[:-1], build_state(trial)[0])
+    def run_node(self, node: Node, env: Env, modules: dict, seed: int) -> Any:
         args = decode(node.args, env)
         kwargs = {k: decode(v, env) for k, v in node.kwargs.items()}
+        saved = torch.get_rng_state()
         try:
-            with FakeTensorMode(allow_non_fake_inputs=True), warnings.catch_warnings():
+            with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fake = call_node(node, args, kwargs, env, {})
-        except Exception:
-            return True
-        return not _same_meta(fake, values[-1])
+                torch.default_generator.manual_seed(seed)
+                return call_node(node, args, kwargs, env, modules)
+        finally:
+            torch.set_rng_state(saved)
 
-    def _ties(self, trial: Graph, values: list[Any]) -> bool:
-        """An op whose order among equal values torch leaves open (topk, an unstable
-        sort) drawn on values with ties: its result is not checkable."""
-        node = trial.nodes[-1]
-        name = (
-            node.call.split(".")[1]
-            if node.kind == "aten"
-            else node.call.rsplit(".", 1)[-1]
-        )
-        if name not in _TIE_ORDER or node.kwargs.get("stable") is True:
-            return False
-        ref = node.args[0] if node.args else None
-        if not isinstance(ref, dict):
-            return True
-        x = (
-            values[ref["v"]]
-            if "v" in ref
-            else make(trial.inputs[ref["x"]])
-            if "x" in ref
-            else make(trial.state[ref["p"]])
-        )
-        if (
-            not isinstance(x, torch.Tensor)
-            or x.is_floating_point()
-            and int(x.isnan().sum()) > 1
-        ):
-            return True
-        return x.reshape(-1).unique().numel() < x.numel()
+    def accept(
+        self, node: Node, pool: Pool, form: Form
+    ) -> tuple[Any, Env, dict] | None:
+        """(the node's value, its environment, the modules) if the node is acceptable."""
+        try:
+            env, modules = self._trial_env(node, pool, form)
+            if checks.inplace(form) and checks.aliased(node, env):
+                return None
+            first = self.run_node(node, env, modules, 1)
+            env2, _ = self._trial_env(node, pool, form)
+            second = self.run_node(node, env2, modules, 2)
+        except Exception:  # torch refused the draw: draw again
+            return None
+        if not checks.valid(first) or not checks.same(first, second):
+            return None
+        if checks.ties(node, env) or checks.meta_differs(node, env, first, form):
+            return None
+        return first, env, modules
 
-    def _aliased(self, trial: Graph, values: list[Any], form: Form) -> bool:
-        """An in-place write to a tensor that shares memory with another value: how
-        the write propagates is left to torch's aliasing rules (fx refuses such
-        writes, and torch.export's functionalization loses some: the dropout of an
-        eval model is its input)."""
-        if not _inplace(form):
-            return False
-        target = values[trial.nodes[-1].args[0]["v"]]
-        ptr = target.untyped_storage().data_ptr()
-        others = [
-            v for j, v in enumerate(values[:-1]) if j != trial.nodes[-1].args[0]["v"]
-        ]
-        return any(
-            isinstance(v, torch.Tensor) and v.untyped_storage().data_ptr() == ptr
-            for v in others
-        )
+    def commit(
+        self, node: Node, pool: Pool, value: Any, env: Env, modules: dict, form: Form
+    ) -> None:
+        g = self.graph
+        g.inputs += pool.new_inputs
+        g.state.update(pool.new_state)
+        g.nodes.append(node)
+        if checks.inplace(form):  # writes may reach other values: recompute them all
+            _, self.env, self.modules = _run(g, 1)
+            return
+        env.nodes.append(value)
+        self.env, self.modules = env, modules
 
     def add(self) -> bool:
         form = self.rng.choice(self.table[self.rng.choice(self.names)])
@@ -298,16 +212,11 @@ class Generator:
             drawn = self.draw(form)
             if drawn is None:
                 continue
-            trial = self.trial(*drawn)
-            values = self.accept(trial)
-            if (
-                values is None
-                or self._ties(trial, values)
-                or self._aliased(trial, values, form)
-            ):
+            got = self.accept(*drawn, form)
+            if got is None:
                 continue
-            self.graph, self.values = trial, values
-            self._accessors(values[-1])
+            self.commit(drawn[0], drawn[1], *got, form)
+            self._accessors(self.values[-1])
             return True
         return False
 
@@ -376,7 +285,7 @@ def generate(seed: int, min_ops: int = 3, max_ops: int = 25) -> Graph:
     rng = gen.rng
     for _ in range(rng.randint(1, 2)):
         shape = [rng.choice([1, 2, 3, 4, 5, 7, 8]) for _ in range(rng.randint(1, 4))]
-        gen.graph.inputs.append(TensorSpec(shape, "float32", rng.randrange(2**31)))
+        gen.add_input(TensorSpec(shape, "float32", rng.randrange(2**31)))
     target = rng.randint(min_ops, max_ops)
     drawn = 0
     for _ in range(target * 8):

@@ -60,6 +60,9 @@ def main() -> None:
     )  # prints from native code: not ours
     warnings.simplefilter("ignore")
     logging.disable(logging.CRITICAL)
+    import torch
+
+    torch.set_num_threads(1)  # small tensors, two cores shared by the jobs
     workdir = Path(tempfile.mkdtemp(prefix="cuvil-fuzz-"))
     try:
         _serve(workdir, out)

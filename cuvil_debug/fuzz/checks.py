@@ -1,0 +1,129 @@
+"""What makes a drawn node acceptable, besides torch running it.
+
+* its result is one or more non-empty strided tensors of at most MAX_NUMEL elements,
+  not complex, and the same under two random states (no random ops);
+* torch's own shape functions agree with eager on it (the op run on meta tensors: the
+  shape functions torch.export's and dynamo's fake tensors use; where they disagree
+  with eager the model cannot be captured faithfully, and that is torch's bug);
+* an op whose order among equal values torch leaves open (``topk``, an unstable
+  ``sort``) is drawn only on values without ties;
+* an in-place write does not hit a tensor another value shares memory with (how such a
+  write propagates is left to torch's aliasing rules: fx refuses such writes, and
+  torch.export's functionalization loses some of them, e.g. an eval-mode dropout
+  returns its input).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import torch
+from torch.utils._pytree import tree_map
+
+from .catalog import Form
+from .graph import Env, Node, call_node, decode
+
+__all__ = ["MAX_NUMEL", "valid", "same", "meta_differs", "ties", "aliased", "inplace"]
+
+MAX_NUMEL = 4096
+_TIE_ORDER = {"topk", "sort", "argsort", "msort"}  # which of equal values comes first
+_IOPS = {"iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior"}
+_IOPS |= {"ixor"}
+
+
+def inplace(form: Form) -> bool:
+    """Whether the form writes its first argument (``add_``, ``operator.iadd``)."""
+    name = (
+        form.call.split(".")[1] if form.kind == "aten" else form.call.rsplit(".", 1)[-1]
+    )
+    if form.kind == "operator":
+        return name in _IOPS
+    return name.endswith("_") and not name.startswith("_")
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal values (NaN equal to NaN), dtypes and shapes, through tuples."""
+    if isinstance(a, tuple | list):
+        return isinstance(b, tuple | list) and len(a) == len(b) and all(map(same, a, b))
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        return a == b
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.is_floating_point:
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return torch.equal(a, b)
+
+
+def valid(value: Any) -> bool:
+    if isinstance(value, tuple | list):
+        return 0 < len(value) <= 8 and all(_valid_tensor(v) for v in value)
+    return _valid_tensor(value)
+
+
+def _valid_tensor(t: Any) -> bool:
+    return (
+        isinstance(t, torch.Tensor)
+        and 0 < t.numel() <= MAX_NUMEL
+        and not t.is_complex()
+        and t.layout == torch.strided
+        and not t.requires_grad
+    )
+
+
+def _same_meta(fake: Any, real: Any) -> bool:
+    if isinstance(real, tuple | list):
+        return (
+            isinstance(fake, tuple | list)
+            and len(fake) == len(real)
+            and all(map(_same_meta, fake, real))
+        )
+    return (
+        isinstance(fake, torch.Tensor)
+        and fake.shape == real.shape
+        and fake.dtype == real.dtype
+    )
+
+
+def meta_differs(node: Node, env: Env, result: Any, form: Form) -> bool:
+    """torch's fake-tensor result of `node` differs from eager's, or fails."""
+    if inplace(form) or form.kind == "module":
+        return False
+    meta = lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t  # noqa: E731
+    args = tree_map(meta, decode(node.args, env))
+    kwargs = tree_map(meta, {k: decode(v, env) for k, v in node.kwargs.items()})
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fake = call_node(node, args, kwargs, env, {})
+    except Exception:
+        return True
+    return not _same_meta(fake, result)
+
+
+def ties(node: Node, env: Env) -> bool:
+    """An order-open op (topk, an unstable sort) reading values with ties."""
+    name = (
+        node.call.split(".")[1] if node.kind == "aten" else node.call.rsplit(".", 1)[-1]
+    )
+    if name not in _TIE_ORDER or node.kwargs.get("stable") is True:
+        return False
+    x = decode(node.args[0], env) if node.args else None
+    if not isinstance(x, torch.Tensor):
+        return True
+    if x.is_floating_point() and int(x.isnan().sum()) > 1:
+        return True
+    return x.reshape(-1).unique().numel() < x.numel()
+
+
+def aliased(node: Node, env: Env) -> bool:
+    """The tensor an in-place node writes shares memory with another value."""
+    target = decode(node.args[0], env)
+    ptr = target.untyped_storage().data_ptr()
+    others = [
+        v for v in [*env.inputs, *env.nodes, *env.state.values()] if v is not target
+    ]
+    return any(
+        isinstance(v, torch.Tensor) and v.untyped_storage().data_ptr() == ptr
+        for v in others
+    )
