@@ -159,18 +159,25 @@ def emit_adaptive_avg_pool(k: Kernel, op: Operation) -> None:
                 k.b.add(k.b.mul(k.b.add(oi, i64(1)), i64(size)), i64(osz - 1)), i64(osz)
             )
             bounds.append((start, end))
-        acc = k.alloca(llvm_type(dtype), const(dtype, 0.0))
+        wide = _accumulator(dtype)  # half floats sum in float, as ATen
+        acc = k.alloca(llvm_type(wide), const(wide, 0.0))
         _window_sum(k, dtype, acc, p, bounds, in_st, [])
         area = i64(1)
         for start, end in bounds:
             area = k.b.mul(area, k.b.sub(end, start))
-        mean = k.b.fdiv(k.b.load(acc), k.b.sitofp(area, llvm_type(dtype)))
-        k.store(mean, k.out(), linear_offset(k.b, idx, out_st), dtype)
+        mean = _divide(k.b, k.b.load(acc), area, wide)
+        k.store(
+            emit_cast(k.b, mean, wide, dtype),
+            k.out(),
+            linear_offset(k.b, idx, out_st),
+            dtype,
+        )
 
 
 def _window_sum(k: Kernel, dtype, acc, p, bounds, in_st, pos) -> None:
     if len(pos) == len(bounds):
         v = k.load(k.inp(0), linear_offset(k.b, [p, *pos], in_st), dtype)
+        v = emit_cast(k.b, v, dtype, DType.f32) if v.type != acc.allocated_type else v
         k.b.store(k.b.fadd(k.b.load(acc), v, flags=("reassoc", "contract")), acc)
         return
     start, end = bounds[len(pos)]

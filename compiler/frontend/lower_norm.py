@@ -124,7 +124,9 @@ def _nansum(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None):
     v = cx.value(x) if dtype is None else to_dtype(cx, cx.value(x), dtype)
     if not v.type.dtype.is_float:
         int_to = DType.i64 if dtype is None else v.type.dtype
-        return _sum(cx, cx.cast(v, int_to), norm_dims(v.type.rank, dim), keepdim)
+        wide = DType.i64 if int_to is DType.i1 else int_to  # booleans add saturating
+        total = _sum(cx, cx.cast(v, wide), norm_dims(v.type.rank, dim), keepdim)
+        return cx.cast(total, int_to)
     zero = cx.scalar(0.0, v.type.dtype)
     clean = cx.emit(ops.WhereOp, _not_nan(cx, v), v, zero)
     return _sum(cx, clean, norm_dims(v.type.rank, dim), keepdim)
@@ -154,7 +156,14 @@ def _mean_like_var(cx: LoweringContext, x, dim=None, unbiased=None, keepdim=Fals
         dim = None
     v = cx.value(x)
     dims = norm_dims(v.type.rank, dim)
-    return cx.emit(ops.REDUCE_OPS["cuvil.mean"], v, dims=dims, keepdim=bool(keepdim))
+    # the mean of torch's var_mean comes from its variance's accumulation: float64
+    # for float32 (a float32 sum of large values overflows), float for half floats
+    wide = {DType.f32: DType.f64, DType.f16: DType.f32, DType.bf16: DType.f32}.get(
+        v.type.dtype
+    )
+    src = cx.cast(v, wide) if wide else v
+    mean = cx.emit(ops.REDUCE_OPS["cuvil.mean"], src, dims=dims, keepdim=bool(keepdim))
+    return cx.cast(mean, v.type.dtype) if wide else mean
 
 
 @lowers(torch.aminmax, aten.aminmax)
