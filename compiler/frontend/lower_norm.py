@@ -97,17 +97,22 @@ def _dims_arg(dim):
 @lowers(torch.any, "any", aten.any)
 def _any(cx: LoweringContext, x, dim=None, keepdim=False):
     if isinstance(dim, list | tuple) and not dim:  # aten.any.dims(x, []): no reduction
-        return _as_bool(cx, x)
+        return _like_input(cx, x, _as_bool(cx, x))
     count = _bool_count(cx, x, False, _dims_arg(dim), keepdim)
-    return cx.op("cuvil.gt", count, cx.scalar(0, DType.i64))
+    return _like_input(cx, x, cx.op("cuvil.gt", count, cx.scalar(0, DType.i64)))
+
+
+def _like_input(cx: LoweringContext, x, result: Value) -> Value:
+    """torch's any/all of a uint8 tensor is uint8 (0/1), of anything else bool."""
+    return cx.cast(result, DType.u8) if cx.value(x).type.dtype is DType.u8 else result
 
 
 @lowers(torch.all, "all", aten.all)
 def _all(cx: LoweringContext, x, dim=None, keepdim=False):
     if isinstance(dim, list | tuple) and not dim:  # aten.all.dims(x, []): no reduction
-        return _as_bool(cx, x)
+        return _like_input(cx, x, _as_bool(cx, x))
     count = _bool_count(cx, x, True, _dims_arg(dim), keepdim)
-    return cx.op("cuvil.eq", count, cx.scalar(0, DType.i64))
+    return _like_input(cx, x, cx.op("cuvil.eq", count, cx.scalar(0, DType.i64)))
 
 
 @lowers(torch.count_nonzero, "count_nonzero", aten.count_nonzero)

@@ -179,9 +179,11 @@ class Generator:
     ) -> tuple[Any, Env, dict] | None:
         """(the node's value, its environment, the modules) if the node is acceptable."""
         try:
+            if checks.inplace(form) and checks.aliased(node, self.env):
+                return (
+                    None  # (the target is a value the graph computed: self.env has it)
+                )
             env, modules = self._trial_env(node, pool, form)
-            if checks.inplace(form) and checks.aliased(node, env):
-                return None
             first = self.run_node(node, env, modules, 1)
             env2, _ = self._trial_env(node, pool, form)
             second = self.run_node(node, env2, modules, 2)
