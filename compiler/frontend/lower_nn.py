@@ -374,9 +374,15 @@ def _sdpa(
     scale=None,
     enable_gqa=False,
 ) -> Value:
-    q, k = cx.value(q), cx.value(k)
+    q, k, v = cx.value(q), cx.value(k), cx.value(v)
     if dropout_p or enable_gqa:
         raise _unsupported(cx, "scaled_dot_product_attention with dropout or GQA")
+    if q.type.dtype in (DType.f16, DType.bf16):  # in float, as torch's CPU kernels
+        wide = [cx.cast(t, DType.f32) for t in (q, k, v)]
+        if attn_mask is not None and cx.value(attn_mask).type.dtype.is_float:
+            attn_mask = cx.cast(cx.value(attn_mask), DType.f32)
+        out = _sdpa(cx, *wide, attn_mask, 0.0, is_causal, scale)
+        return cx.cast(out, q.type.dtype)
     d = q.type.shape[-1]
     scale = scale if scale is not None else 1.0 / math.sqrt(d)
     scores = cx.emit(ops.MatmulOp, q, transpose(cx, k, -2, -1))

@@ -8,6 +8,7 @@ torch's shape functions agree, no open tie order, no aliased in-place write). A 
 that returns several tensors (``topk``, ``split``, ``var_mean``) is followed by
 accessors of some of them (``r[0]``, ``r.values``). In-place forms write only to values
 the graph computed. The outputs are every value no node reads, plus a few others.
+``empty``/``empty_like``/``new_empty`` are not drawn: their values are undefined.
 
 Everything is drawn from ``random.Random(seed)`` and the tensors from seeds stored in
 the graph, so a seed is a graph.
@@ -65,7 +66,11 @@ class Generator:
         self.env = Env([], [], {})  # the graph's values so far (inputs, nodes, state)
         self.modules: dict[str, torch.nn.Module] = {}
         self.max_ops = max_ops
-        self.table = families()
+        self.table = {
+            family: kept
+            for family, forms in families().items()
+            if (kept := [f for f in forms if "empty" not in f.name])
+        }  # empty_like, new_empty: values torch leaves undefined
         self.names = sorted(self.table)
 
     @property

@@ -60,8 +60,10 @@ class Prepared:
         self.eager = self.run_source(_fresh(graph))
         gen = torch.Generator().manual_seed(graph.seed)
         hows = ("random", "random", "up", "down")
-        self.perturbed = [self._quiet(_fresh(graph, gen, h)) for h in hows]
-        self.ref = self._reference()
+        wiggled = [_fresh(graph, gen, h) for h in hows]
+        self.perturbed = [self._quiet(data) for data in wiggled]
+        self.ref = self._reference(_fresh(graph))
+        self.perturbed_ref = [self._reference(data) or [] for data in wiggled]
         self.captured: dict[str, Any] = {}
 
     def run_source(self, data: tuple) -> list[Any]:
@@ -76,9 +78,10 @@ class Prepared:
         except Exception:
             return []
 
-    def _reference(self) -> list[Any] | None:
+    def _reference(self, data: tuple) -> list[Any] | None:
+        """The outputs in float64 (every float promoted: judge.py)."""
         g = self.graph
-        state, inputs = _fresh(g)
+        state, inputs = data
         try:
             with warnings.catch_warnings(), torch.no_grad():
                 warnings.simplefilter("ignore")
@@ -194,7 +197,7 @@ def run_config(prep: Prepared, config: str) -> dict[str, Any]:
             "detail": detail,
             "seconds": time.perf_counter() - start,
         }
-    verdict = judge(outs, prep.eager, prep.ref, prep.perturbed)
+    verdict = judge(outs, prep.eager, prep.ref, prep.perturbed, prep.perturbed_ref)
     result = {
         "outcome": "ok" if verdict.ok else "wrong",
         "seconds": time.perf_counter() - start,
