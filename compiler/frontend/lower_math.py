@@ -323,11 +323,13 @@ def to_dtype(cx: LoweringContext, x, dtype: torch.dtype) -> Value:
 @lowers("to", aten.to, aten._to_copy, "type")
 def _to(cx: LoweringContext, x, *args, **kwargs):
     dtype = kwargs.get("dtype")
-    for a in args:
+    for i, a in enumerate(args):
         if isinstance(a, torch.dtype):
             dtype = a
         elif isinstance(a, Value):
             dtype = a.type.dtype.torch
+        elif i == 0 and isinstance(a, bool):  # x.to(False): torch reads torch.bool
+            dtype = torch.bool
     return cx.value(x) if dtype is None else to_dtype(cx, x, dtype)
 
 

@@ -9,7 +9,9 @@ parameters multiplied by ``1 + u * 2**-20``, ``u`` uniform in [-1, 1], twice, an
 and element:
 
 * **the class** (finite, +inf, -inf, nan) of Cuvil's value must be the class of eager's,
-  of the reference rounded to the output's dtype, or of a perturbed run's;
+  of the reference rounded to the output's dtype, or of a perturbed run's; or an
+  infinity of the reference's sign where the reference is within 256x of the largest
+  finite value (a sum in another order overflows there: reassociation, not a bug);
 * **a float value** is wrong when
   ``|c - r| > ATOL + RTOL * |r| + K_EAGER * |e - r| + K_SPREAD * spread``, with
   ``spread = max_k max(|p_k - e|, |q_k - r|)`` (``c`` Cuvil, ``e`` eager, ``r`` the
@@ -88,6 +90,9 @@ def _float_check(c, e, r, ps, qs=()) -> tuple[str, float]:
     rounded = r64.to(c.dtype).double()
     cc = _cls(c64)
     allowed = (cc == _cls(e64)) | (cc == _cls(rounded))
+    # at the edge of the range a sum in another order may overflow where eager's does not
+    edge = torch.finfo(c.dtype).max / 256
+    allowed |= ((cc == 1) & (r64 > edge)) | ((cc == 2) & (r64 < -edge))
     for p in ps:
         allowed |= cc == _cls(p.double())
     if not bool(allowed.all()):

@@ -4,7 +4,7 @@
 that still ends ``outcome`` with the same ``key`` on ``config`` (a ``wrong`` result
 only needs to stay wrong), and starts over until nothing smaller fails:
 
-1. one output alone;
+1. one output alone, or an output's operand instead of it;
 2. *cut* a node: its value becomes a new input holding the value eager computed there
    (the ops below it go; the values reaching the rest are the same), latest nodes
    first, so a deep graph collapses to the op that fails;
@@ -111,6 +111,25 @@ def prune(graph: Graph) -> Graph:
     return g
 
 
+def with_leaves(graph: Graph) -> Graph:
+    """`graph` returning also the values nothing reads (dead code for export, but fx
+    lowers it: a failure may sit there; outputs are dropped one by one later)."""
+    g = copy.deepcopy(graph)
+    read: set[int] = set()
+    for node in g.nodes:
+        read |= {r["v"] for r in _refs_of(node) if "v" in r}
+    tuples = {
+        r["v"]
+        for n in g.nodes
+        if n.kind in ("getitem", "getattr")
+        for r in _refs_of(n)
+        if "v" in r
+    }
+    leaves = [j for j in range(len(g.nodes)) if j not in read and j not in tuples]
+    g.outputs = sorted(set(g.outputs) | set(leaves))
+    return g
+
+
 def cut(graph: Graph, j: int, value: torch.Tensor) -> Graph:
     """Node `j` replaced by a new input holding `value` (then pruned)."""
     g = copy.deepcopy(graph)
@@ -169,6 +188,16 @@ def _smaller_inputs(graph: Graph):
             yield g
 
 
+def _earlier_outputs(graph: Graph):
+    """Graphs returning an operand of an output instead of it (the last op goes)."""
+    for j in graph.outputs:
+        for ref in _refs_of(graph.nodes[j]):
+            if "v" in ref:
+                g = copy.deepcopy(graph)
+                g.outputs = sorted((set(g.outputs) - {j}) | {ref["v"]})
+                yield prune(g)
+
+
 def candidates(graph: Graph):
     """Smaller graphs, most promising first (see the module docstring)."""
     if len(graph.outputs) > 1:
@@ -176,6 +205,7 @@ def candidates(graph: Graph):
             g = copy.deepcopy(graph)
             g.outputs = [j]
             yield prune(g)
+    yield from _earlier_outputs(graph)
     try:
         values = run_eager(graph)
     except Exception:
@@ -199,7 +229,7 @@ def shrink(
     graph: Graph, config: str, outcome: str, key: str, pool, budget: int = BUDGET
 ) -> Graph:
     """The smallest graph found that still fails like `graph` (see the docstring)."""
-    best, runs = prune(graph), 0
+    best, runs = with_leaves(graph), 0
     progress = True
     while progress and runs < budget:
         progress = False
@@ -222,19 +252,34 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:40]
 
 
-def save(graph: Graph, path: Path, config: str, outcome: str, detail: str) -> Path:
-    """Write `graph` as a regression sample: a model file with its values, the
-    failure it showed, and the graph's data (``GRAPH``) for the fuzz judge."""
+def save(
+    graph: Graph,
+    path: Path,
+    config: str,
+    outcome: str,
+    detail: str,
+    note: str = "",
+    expect: str = "ok",
+) -> Path:
+    """Write `graph` as a regression sample: a model file with its values, the failure
+    it showed (`note`: what it was and what fixed it), ``EXPECT`` (``ok``, or
+    ``refused`` where the fix is a clear refusal) and the graph's data (``GRAPH``)
+    for the fuzz judge."""
     first = detail.strip().splitlines()[-1] if detail.strip() else ""
     doc = (
         f"Fuzz regression sample (cuvil_debug.fuzz, graph seed {graph.seed}).\n\n"
-        f"Found as: {outcome} on {config}: {first[:300]}\n"
-        "Replayed by tests/fuzz/test_fuzz_regressions.py at O0/O3 through fx and export;\n"
-        "run it alone with `cuvil-debug diff THIS_FILE`.\n"
+        + (f"{note.strip()}\n\n" if note else "")
+        + f"Found as: {outcome} on {config}: {first[:300]}\n"
+        "Replayed by tests/fuzz/test_fuzz_regressions.py through fx and export at O0\n"
+        "and O3; alone: `cuvil-debug diff THIS_FILE`.\n"
     )
     text = render(graph, literal=True, doc=doc)
     blob = json.dumps(graph.to_json())
-    text += f"\n\n# the graph as the fuzzer's data (cuvil_debug.fuzz.graph.Graph.from_json)\nGRAPH = {blob!r}\n"
+    text += (
+        f"\n\nEXPECT = {expect!r}\n"
+        "# the graph as the fuzzer's data (cuvil_debug.fuzz.graph.Graph.from_json)\n"
+        f"GRAPH = {blob!r}\n"
+    )
     path.write_text(text)
     return path
 
