@@ -30,15 +30,15 @@ _INFIX = {
 _PREFIX = {"neg": "-", "invert": "~", "pos": "+"}
 _counter = itertools.count()
 
-HEADER = """import math
-import operator
+def _header(body: str) -> str:
+    """The imports `body` needs (ruff-clean sample files)."""
+    stdlib = [f"import {m}\n" for m in ("math", "operator") if f"{m}." in body]
+    lines = "".join(stdlib) + ("\n" if stdlib else "")
+    lines += "import torch\nimport torch.nn as nn\n"
+    if "F." in body:
+        lines += "import torch.nn.functional as F\n"
+    return lines + ("\naten = torch.ops.aten\n" if "aten." in body else "")
 
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-
-aten = torch.ops.aten
-"""
 
 HELPERS = '''
 
@@ -182,7 +182,7 @@ def _data(spec_or_tensor: Any) -> str:
 def render(graph: Graph, *, literal: bool = False, doc: str = "") -> str:
     """The model file of `graph` (with its values written in when `literal`)."""
     head = f'"""{doc}"""\n\n' if doc else ""
-    parts = [head + HEADER]
+    parts: list[str] = []
     if literal:
         state = ",\n".join(f"    {k!r}: {_data(s)}" for k, s in graph.state.items())
         inputs = ",\n".join(f"    {_data(s)}" for s in graph.inputs)
@@ -192,7 +192,8 @@ def render(graph: Graph, *, literal: bool = False, doc: str = "") -> str:
     parts.append(HELPERS)
     body = ["", "", "class Model(nn.Module):", *_init(graph), "", *_forward(graph), ""]
     body += ["", "def example_inputs():", "    return tuple(_t(s) for s in INPUTS)", ""]
-    return "".join(parts) + "\n".join(body)
+    text = "".join(parts) + "\n".join(body)
+    return head + _header(text) + text
 
 
 def load(path: Path, data=None) -> ModuleType:
