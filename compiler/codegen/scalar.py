@@ -89,6 +89,8 @@ def const(dtype: DType, value: float | int | bool) -> ir.Constant:
     t = llvm_type(dtype)
     if dtype.is_float:
         return ir.Constant(t, float(value))
+    if dtype is DType.i1:  # any nonzero is True, NaN and inf too (torch's bool cast)
+        return ir.Constant(t, int(bool(value)))
     return ir.Constant(t, int(value))
 
 

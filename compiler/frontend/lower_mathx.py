@@ -108,9 +108,15 @@ def _elu_op(cx: LoweringContext, x, alpha: float, scale: float, input_scale: flo
     )
 
 
-@lowers(F.elu, aten.elu)
-def _elu(cx: LoweringContext, x, alpha=1.0, scale=1.0, input_scale=1.0, inplace=False):
+@lowers(aten.elu)
+def _elu(cx: LoweringContext, x, alpha=1.0, scale=1.0, input_scale=1.0):
     return _elu_op(cx, x, alpha, scale, input_scale)
+
+
+@lowers(F.elu)
+def _f_elu(cx: LoweringContext, x, alpha=1.0, inplace=False):
+    """F.elu(input, alpha, inplace): its third argument is not aten's scale."""
+    return _elu_op(cx, x, alpha, 1.0, 1.0)
 
 
 @lowers(F.selu, torch.selu, aten.selu)

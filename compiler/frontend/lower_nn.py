@@ -197,21 +197,22 @@ def batch_norm(
             return v
         raise _unsupported(cx, f"batch_norm of a rank-{v.type.rank} input")
     c = v.type.shape[1]
-    v, back = in_param_dtype(cx, v, running_mean, running_var, weight, bias)
+    v, params, back = in_float(cx, v, running_mean, running_var, weight, bias)
+    running_mean, running_var, weight, bias = params
     if weight is None and bias is not None:
         weight = torch.ones(c, dtype=v.type.dtype.torch)
     args = [v, running_mean, running_var] + [a for a in (weight, bias) if a is not None]
     return back(cx.emit(ops.BatchNormOp, *args, eps=float(eps)))
 
 
-def in_param_dtype(cx: LoweringContext, v: Value, *params):
-    """(x, back): a half-float input normalized with float32 parameters is computed in
-    float32 and cast back, as torch's mixed-precision norms do; else x as it is."""
-    dtypes = {cx.value(p).type.dtype for p in params if p is not None}
-    if v.type.dtype not in (DType.f16, DType.bf16) or dtypes <= {v.type.dtype}:
-        return v, lambda out: out
-    wide = cx.cast(v, DType.f32)
-    return wide, lambda out: cx.cast(out, v.type.dtype)
+def in_float(cx: LoweringContext, v: Value, *params):
+    """(x, params, back): a half-float input (with half or float32 parameters) is
+    normalized in float32 and cast back once, as torch's CPU kernels do (opmath); other
+    inputs as they are."""
+    if v.type.dtype not in (DType.f16, DType.bf16):
+        return v, list(params), lambda out: out
+    wide = [None if p is None else cx.cast(cx.value(p), DType.f32) for p in params]
+    return cx.cast(v, DType.f32), wide, lambda out: cx.cast(out, v.type.dtype)
 
 
 @lowers(aten.batch_norm)
@@ -231,7 +232,7 @@ def layer_norm(
     cx: LoweringContext, x, normalized_shape, weight=None, bias=None, eps=1e-5, *_
 ) -> Value:
     shape = tuple(normalized_shape)
-    v, back = in_param_dtype(cx, cx.value(x), weight, bias)
+    v, (weight, bias), back = in_float(cx, cx.value(x), weight, bias)
     if weight is None and bias is not None:
         weight = torch.ones(shape, dtype=v.type.dtype.torch)
     args = [v] + [a for a in (weight, bias) if a is not None]
@@ -385,8 +386,11 @@ def _sdpa(
         return cx.cast(out, q.type.dtype)
     d = q.type.shape[-1]
     scale = scale if scale is not None else 1.0 / math.sqrt(d)
+    # q and k each scaled by sqrt(scale) before the product, as torch (q @ k.T * scale
+    # overflows where that does not)
+    root = cx.scalar(math.sqrt(scale) if scale >= 0 else math.nan, q.type.dtype)
+    q, k = cx.op("cuvil.mul", q, root), cx.op("cuvil.mul", k, root)
     scores = cx.emit(ops.MatmulOp, q, transpose(cx, k, -2, -1))
-    scores = cx.op("cuvil.mul", scores, cx.scalar(float(scale), scores.type.dtype))
     if is_causal:
         lq, lk = scores.type.shape[-2], scores.type.shape[-1]
         attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()

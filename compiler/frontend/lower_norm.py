@@ -126,7 +126,10 @@ def _not_nan(cx: LoweringContext, v: Value) -> Value:
 
 @lowers(torch.nansum, "nansum", aten.nansum)
 def _nansum(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None):
-    v = cx.value(x) if dtype is None else to_dtype(cx, cx.value(x), dtype)
+    v = cx.value(x)
+    if dtype is not None and v.type.dtype.is_float:  # NaNs count as 0 before any cast
+        v = cx.emit(ops.WhereOp, _not_nan(cx, v), v, cx.scalar(0.0, v.type.dtype))
+    v = v if dtype is None else to_dtype(cx, v, dtype)
     if not v.type.dtype.is_float:
         int_to = DType.i64 if dtype is None else v.type.dtype
         wide = DType.i64 if int_to is DType.i1 else int_to  # booleans add saturating

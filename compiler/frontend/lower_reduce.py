@@ -156,6 +156,8 @@ def _softmax(cls):
             v = to_dtype(cx, v, dtype)
         if dim is None:  # torch's deprecated implicit dim (F._get_softmax_dim)
             dim = 0 if v.type.rank in (0, 1, 3) else 1
+        if v.type.dtype in (DType.f16, DType.bf16):  # in float, rounded once (opmath)
+            return cx.cast(rule(cx, cx.cast(v, DType.f32), dim), v.type.dtype)
         if v.type.rank == 0:  # torch treats a 0-d tensor as one element along dim 0
             return reshape(cx, cx.emit(cls, reshape(cx, v, (1,)), dim=0), ())
         return cx.emit(cls, v, dim=dim % v.type.rank)

@@ -198,7 +198,7 @@ def group_norm(cx, x, num_groups, weight=None, bias=None, eps=1e-5, *_) -> Value
     v = cx.value(x)
     if v.type.rank < 2:
         raise _unsupported(cx, f"group_norm of a rank-{v.type.rank} input")
-    v, back = lower_nn.in_param_dtype(cx, v, weight, bias)
+    v, (weight, bias), back = lower_nn.in_float(cx, v, weight, bias)
     if weight is None and bias is not None:
         weight = torch.ones(v.type.shape[1], dtype=v.type.dtype.torch)
     args = [v] + [a for a in (weight, bias) if a is not None]

@@ -7,6 +7,8 @@
   with eager the model cannot be captured faithfully, and that is torch's bug);
 * an op whose order among equal values torch leaves open (``topk``, an unstable
   ``sort``) is drawn only on values without ties;
+* a float product whose partial products may overflow (the answer then depends on the
+  order of multiplication) is not drawn;
 * an in-place write does not hit a tensor another value shares memory with (how such a
   write propagates is left to torch's aliasing rules: fx refuses such writes, and
   torch.export's functionalization loses some of them, e.g. an eval-mode dropout
@@ -15,6 +17,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -24,7 +27,16 @@ from torch.utils._pytree import tree_map
 from .catalog import Form
 from .graph import Env, Node, call_node, decode
 
-__all__ = ["MAX_NUMEL", "valid", "same", "meta_differs", "ties", "aliased", "inplace"]
+__all__ = [
+    "MAX_NUMEL",
+    "valid",
+    "same",
+    "meta_differs",
+    "ties",
+    "aliased",
+    "inplace",
+    "order_dependent",
+]
 
 MAX_NUMEL = 4096
 _TIE_ORDER = {"topk", "sort", "argsort", "msort"}  # which of equal values comes first
@@ -114,6 +126,23 @@ def ties(node: Node, env: Env) -> bool:
     if x.is_floating_point() and int(x.isnan().sum()) > 1:
         return True
     return x.reshape(-1).unique().numel() < x.numel()
+
+
+def order_dependent(node: Node, env: Env) -> bool:
+    """A float product whose partial products may overflow: whether it ends inf, NaN
+    (inf times 0) or finite depends on the order of multiplication, which torch leaves
+    open."""
+    name = (
+        node.call.split(".")[1] if node.kind == "aten" else node.call.rsplit(".", 1)[-1]
+    )
+    if name not in ("prod", "cumprod") or not node.args:
+        return False
+    x = decode(node.args[0], env)
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        return False
+    big = x.detach().double().abs()
+    big = big[(big > 1) & big.isfinite()]
+    return bool(big.log().sum() > math.log(torch.finfo(torch.float32).max) - 1)
 
 
 def aliased(node: Node, env: Env) -> bool:

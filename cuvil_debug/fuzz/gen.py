@@ -196,7 +196,9 @@ class Generator:
             return None
         if not checks.valid(first) or not checks.same(first, second):
             return None
-        if checks.ties(node, env) or checks.meta_differs(node, env, first, form):
+        if checks.ties(node, env) or checks.order_dependent(node, env):
+            return None
+        if checks.meta_differs(node, env, first, form):
             return None
         return first, env, modules
 

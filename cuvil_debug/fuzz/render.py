@@ -30,6 +30,7 @@ _INFIX = {
 _PREFIX = {"neg": "-", "invert": "~", "pos": "+"}
 _counter = itertools.count()
 
+
 def _header(body: str) -> str:
     """The imports `body` needs (ruff-clean sample files)."""
     stdlib = [f"import {m}\n" for m in ("math", "operator") if f"{m}." in body]
