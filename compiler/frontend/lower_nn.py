@@ -36,6 +36,10 @@ def _contract(cx: LoweringContext, a, b) -> Value:
     cuvil.matmul does not take, multiply exactly as torch's: a sum of products in
     their own type, (..., n, k, 1) * (..., 1, k, m) summed over k."""
     va, vb = cx.value(a), cx.value(b)
+    half = va.type.dtype in (DType.f16, DType.bf16) and va.type.dtype is vb.type.dtype
+    if half:  # accumulated in float, rounded once, as torch's CPU kernels
+        wide = cx.emit(ops.MatmulOp, cx.cast(va, DType.f32), cx.cast(vb, DType.f32))
+        return cx.cast(wide, va.type.dtype)
     if va.type.dtype.is_float and vb.type.dtype.is_float:
         return cx.emit(ops.MatmulOp, va, vb)
     prod = cx.op("cuvil.mul", unsqueeze(cx, va, -1), unsqueeze(cx, vb, -3))
@@ -401,11 +405,12 @@ def _sdpa(
 
 def _safe_softmax(cx: LoweringContext, scores: Value) -> Value:
     """softmax over the last dim, with a row whose scores are all -inf (masked out
-    entirely) giving zeros, not NaN: torch's SDPA does (aten._safe_softmax)."""
+    entirely) or NaN giving zeros, not NaN: torch's SDPA does (aten._safe_softmax; its
+    CPU kernel's running max never takes a NaN)."""
     last = scores.type.rank - 1
     probs = cx.emit(ops.SoftmaxOp, scores, dim=last)
     dtype = scores.type.dtype
-    alive = cx.op("cuvil.ne", scores, cx.scalar(-math.inf, dtype))
+    alive = cx.op("cuvil.gt", scores, cx.scalar(-math.inf, dtype))  # NaN: not alive
     alive = cx.emit(
         ops.REDUCE_OPS["cuvil.amax"], cx.cast(alive, dtype), dims=(last,), keepdim=True
     )

@@ -35,6 +35,9 @@ def _float(cx: LoweringContext, x, dtype=None) -> Value:
 @lowers(torch.linalg.vector_norm, aten.linalg_vector_norm)
 def _vector_norm(cx: LoweringContext, x, ord=2, dim=None, keepdim=False, *, dtype=None):
     v = _float(cx, x, dtype)
+    if v.type.dtype in (DType.f16, DType.bf16):  # in float, rounded once (opmath)
+        out = _vector_norm(cx, cx.cast(v, DType.f32), ord, dim, keepdim)
+        return cx.cast(out, v.type.dtype)
     dims = norm_dims(v.type.rank, dim)
     if ord in (math.inf, -math.inf):
         if any(v.type.shape[d] == 0 for d in dims):

@@ -98,10 +98,12 @@ _MODES = {0: "sum", 1: "mean", 2: "max", "sum": "sum", "mean": "mean", "max": "m
 def _bags(cx: LoweringContext, idx: Value, offsets, include_last: bool):
     """(flat indices, bag of each index, number of bags); an index no bag takes (before
     offsets[0], after the last offset with include_last_offset) gets bag -1 or nb."""
-    if idx.type.rank == 2:
+    if idx.type.rank == 2 and offsets is None:  # a bag per row
         b, n = idx.type.shape
         bag = torch.arange(b).repeat_interleave(n)
         return reshape(cx, idx, (b * n,)), cx.constant(bag), b
+    if idx.type.rank == 2:  # the ATen op with offsets reads the indices flattened
+        idx = reshape(cx, idx, (idx.type.numel(),))
     off = cx.value(offsets)
     if off.type.rank != 1 or off.type.dtype.is_float:
         raise _unsupported(cx, f"embedding_bag offsets of type {off.type}")

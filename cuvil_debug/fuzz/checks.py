@@ -7,6 +7,8 @@
   with eager the model cannot be captured faithfully, and that is torch's bug);
 * an op whose order among equal values torch leaves open (``topk``, an unstable
   ``sort``) is drawn only on values without ties;
+* an op reading the sign of a NaN (``signbit``, ``copysign``'s second argument) is not
+  drawn on NaNs: that sign is the hardware's and the math library's choice;
 * a float product whose partial products may overflow (the answer then depends on the
   order of multiplication) is not drawn;
 * an in-place write does not hit a tensor another value shares memory with (how such a
@@ -143,6 +145,21 @@ def order_dependent(node: Node, env: Env) -> bool:
     big = x.detach().double().abs()
     big = big[(big > 1) & big.isfinite()]
     return bool(big.log().sum() > math.log(torch.finfo(torch.float32).max) - 1)
+
+
+def nan_sign(node: Node, env: Env) -> bool:
+    """An op reading the sign bit of a NaN (signbit, copysign's sign): which sign a
+    computed NaN has is up to the hardware and the math library, not torch."""
+    name = (
+        node.call.split(".")[1] if node.kind == "aten" else node.call.rsplit(".", 1)[-1]
+    )
+    which = {"signbit": 0, "copysign": 1}.get(name)
+    if which is None or len(node.args) <= which:
+        return False
+    x = decode(node.args[which], env)
+    return (
+        isinstance(x, torch.Tensor) and x.is_floating_point() and bool(x.isnan().any())
+    )
 
 
 def aliased(node: Node, env: Env) -> bool:

@@ -198,6 +198,8 @@ class Generator:
             return None
         if checks.ties(node, env) or checks.order_dependent(node, env):
             return None
+        if checks.nan_sign(node, env):
+            return None
         if checks.meta_differs(node, env, first, form):
             return None
         return first, env, modules

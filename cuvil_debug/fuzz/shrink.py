@@ -188,11 +188,11 @@ def _smaller_inputs(graph: Graph):
             yield g
 
 
-def _earlier_outputs(graph: Graph):
+def _earlier_outputs(graph: Graph, values: list[Any]):
     """Graphs returning an operand of an output instead of it (the last op goes)."""
     for j in graph.outputs:
         for ref in _refs_of(graph.nodes[j]):
-            if "v" in ref:
+            if "v" in ref and isinstance(values[ref["v"]], torch.Tensor):
                 g = copy.deepcopy(graph)
                 g.outputs = sorted((set(g.outputs) - {j}) | {ref["v"]})
                 yield prune(g)
@@ -205,11 +205,11 @@ def candidates(graph: Graph):
             g = copy.deepcopy(graph)
             g.outputs = [j]
             yield prune(g)
-    yield from _earlier_outputs(graph)
     try:
         values = run_eager(graph)
     except Exception:
         return
+    yield from _earlier_outputs(graph, values)
     for j in range(len(graph.nodes) - 1, -1, -1):
         if isinstance(values[j], torch.Tensor) and j not in graph.outputs:
             yield cut(graph, j, values[j])
