@@ -32,18 +32,20 @@ class _Worker:
     started: float = 0.0
     served: int = 0
     buffer: bytes = field(default=b"")
+    stage: str = ""  # "compile" once the request's eager part is done
 
 
 def _died(w: _Worker, why: str) -> dict[str, Any]:
+    """The record of `w`'s request: a crash of every configuration if it died while
+    compiling, torch's own if it died drawing the graph or running it eagerly."""
     req = w.request or {}
-    detail = f"the worker process {why} while compiling this graph"
+    ours = w.stage == "compile"
+    where = "compiling this graph" if ours else "drawing or running this graph eagerly"
+    outcome, key = ("crash", f"worker {why}") if ours else ("torch", f"torch {why}")
+    detail = f"the worker process {why} while {where}"
+    seconds = time.monotonic() - w.started
     results = {
-        c: {
-            "outcome": "crash",
-            "key": f"worker {why}",
-            "detail": detail,
-            "seconds": time.monotonic() - w.started,
-        }
+        c: {"outcome": outcome, "key": key, "detail": detail, "seconds": seconds}
         for c in req.get("configs", [])
     }
     return {
@@ -88,7 +90,7 @@ class Pool:
                 pass
 
     def _send(self, w: _Worker, request: dict) -> bool:
-        w.request, w.started = request, time.monotonic()
+        w.request, w.started, w.stage = request, time.monotonic(), ""
         try:
             w.proc.stdin.write((json.dumps(request) + "\n").encode())
             w.proc.stdin.flush()
@@ -120,8 +122,13 @@ class Pool:
         answers = []
         while b"\n" in w.buffer:
             line, w.buffer = w.buffer.split(b"\n", 1)
-            if line.strip():
-                answers.append(json.loads(line))
+            if not line.strip():
+                continue
+            message = json.loads(line)
+            if "stage" in message:
+                w.stage = message["stage"]
+            else:
+                answers.append(message)
         if chunk == b"" and not answers:  # EOF: the process is gone
             raise EOFError
         return answers

@@ -208,7 +208,9 @@ def run_config(prep: Prepared, config: str) -> dict[str, Any]:
     return result
 
 
-def run_graph(graph: Graph, configs: tuple[str, ...], workdir: Path) -> dict[str, Any]:
+def run_graph(
+    graph: Graph, configs: tuple[str, ...], workdir: Path, on_compile=None
+) -> dict[str, Any]:
     """Every configuration's outcome for `graph` (a JSON-able dict)."""
     record: dict[str, Any] = {
         "seed": graph.seed,
@@ -220,6 +222,8 @@ def run_graph(graph: Graph, configs: tuple[str, ...], workdir: Path) -> dict[str
     except Exception as e:  # the rendered model does not run eagerly: a fuzzer bug
         record["invalid"] = "".join(traceback.format_exception(e))[-3000:]
         return record
+    if on_compile is not None:  # eager is done: what dies from here on is Cuvil's
+        on_compile()
     record["results"] = {c: run_config(prep, c) for c in configs}
     prep.path.unlink(missing_ok=True)
     return record

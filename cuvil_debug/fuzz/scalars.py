@@ -214,7 +214,11 @@ _BY_NAME = {
     ),
     "index": lambda d, p: d.rng.randint(-_size_of_dim(d), _size_of_dim(d) - 1),
     "num_classes": lambda d, p: d.rng.choice([-1, 6, 8]),
-    "padding_idx": lambda d, p: d.rng.choice([None, 0, 1, -1]),
+    "padding_idx": lambda d, p: d.rng.choice(
+        [-1, 0]
+        + ([d.ctx["rows"] - 1] if d.ctx.get("rows") else [])
+        + ([None] if "?" in p.kind else [])
+    ),
     "max_norm": lambda d, p: None,
     "norm_type": lambda d, p: 2.0,
     "scale_factor": lambda d, p: d.rng.choice([0.5, 1.5, 2.0, 3.0]),

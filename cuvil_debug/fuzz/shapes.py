@@ -109,22 +109,32 @@ def tensor_arg(d: Draft, p: Param) -> tuple[Any, Any] | None:
         return _index_arg(d, p)
     if name in _BOOL_NAMES:
         return d.fresh(list(x.shape), "bool", state=d.rng.random() < 0.3)
-    if op in (
-        "embedding",
-        "embedding_bag",
-        "_embedding_bag",
-        "_embedding_bag_forward_only",
-    ):
+    if op in ("embedding", *_BAGS):
         if name == "weight":
             return d.fresh([d.ctx.get("rows", 8), d.rng.randint(1, 6)], state=True)
+        bag = d.ctx.get("input", d.ctx.get("indices"))
+        if name == "per_sample_weights" and isinstance(bag, torch.Tensor):
+            dtype = str(d.ctx.get("weight", x).dtype).removeprefix("torch.")
+            return d.fresh(list(bag.shape), dtype)
     special = _weights(d, p, list(x.shape))
     return special
 
 
+_BAGS = {"embedding_bag", "_embedding_bag", "_embedding_bag_forward_only"}
+
+
 def _index_arg(d: Draft, p: Param) -> tuple[Any, Any]:
+    """An index tensor below the size it indexes (torch's internal embedding_bag ops
+    do not check theirs: out-of-range indices or offsets corrupt its memory)."""
     x, op = d.primary, d.form.name
-    if op == "embedding_bag" and p.name == "offsets":
-        n = d.ctx["input"].numel() if "input" in d.ctx else 1
+    if op in _BAGS and p.name == "indices":  # the ATen form: weight first
+        if x.dim() != 2:
+            raise _skip("the ATen embedding_bag needs a 2-d weight")
+        d.ctx["rows"] = x.shape[0]
+        return _index(d, [d.rng.randint(1, 6)], x.shape[0])
+    if op in _BAGS and p.name == "offsets":
+        bag = d.ctx.get("input", d.ctx.get("indices"))
+        n = bag.numel() if isinstance(bag, torch.Tensor) else 1
         starts = sorted({0, *d.rng.sample(range(n), min(n, d.rng.randint(0, 2)))})
         # ending with len(input): what include_last_offset=True requires (torch's
         # kernels disagree with each other otherwise), an empty last bag without it

@@ -3,7 +3,9 @@
 A request is ``{"id", "configs", "seed", "min_ops", "max_ops"}`` (generate the graph of
 `seed`) or ``{"id", "configs", "graph"}`` (run this graph: the shrinker's candidates).
 The answer is runner.run_graph's record plus ``id`` and, when any configuration did not
-end ``ok``, the ``graph`` itself. Run by pool.Pool; stdout carries nothing else (the
+end ``ok``, the ``graph`` itself. Before the first compile the worker writes
+``{"id", "stage": "compile"}``: a worker that dies before it died in torch (drawing the
+graph, running it eagerly), not in Cuvil. Run by pool.Pool; stdout carries nothing else (the
 compiler's and torch's chatter goes to stderr).
 """
 
@@ -38,7 +40,14 @@ def _serve(workdir: Path, out) -> None:
                     request.get("min_ops", 3),
                     request.get("max_ops", 25),
                 )
-            record = run_graph(graph, tuple(request["configs"]), workdir)
+
+            stage = json.dumps({"id": request.get("id"), "stage": "compile"}) + "\n"
+            record = run_graph(
+                graph,
+                tuple(request["configs"]),
+                workdir,
+                lambda line=stage: (out.write(line), out.flush()),
+            )
             if "invalid" in record or any(
                 r["outcome"] != "ok" for r in record["results"].values()
             ):
