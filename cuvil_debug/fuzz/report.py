@@ -28,7 +28,7 @@ class Tally:
         self.seconds: Counter[str] = Counter()
 
     def add(self, record: dict[str, Any]) -> None:
-        if "error" in record or "invalid" in record:
+        if "error" in record or "invalid" in record or "results" not in record:
             self.fuzzer_errors.append(record)
             return
         self.graphs += 1
