@@ -272,7 +272,9 @@ def _pow(b, x, y):
 BinaryEmitter = Callable[[ir.IRBuilder, ir.Value, ir.Value], ir.Value]
 
 BINARY: dict[str, BinaryEmitter] = {
-    "cuvil.add": _arith("fadd", "add"),
+    "cuvil.add": lambda b, x, y: (
+        b.or_(x, y) if x.type == I1 else _arith("fadd", "add")(b, x, y)
+    ),  # bools: True + True is True
     "cuvil.sub": _arith("fsub", "sub"),
     "cuvil.mul": _arith("fmul", "mul"),
     "cuvil.div": _arith("fdiv", "sdiv"),

@@ -12,7 +12,7 @@ from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
-from .context import LoweringContext
+from .context import LoweringContext, cuvil_dtype
 from .lower_shape import reshape, transpose, unsqueeze
 from .registry import aten, lowers, named
 
@@ -247,18 +247,24 @@ def layer_norm(
 @lowers(aten.native_layer_norm)
 def _native_layer_norm(cx, x, shape, weight, bias, eps):
     """(out, mean, rstd); mean and rstd (over the normalized dims, kept as size 1, in
-    the input's dtype) only where the graph reads them."""
+    the input's dtype, float32 with float32 parameters) only where the graph reads
+    them."""
     out = layer_norm(cx, x, shape, weight, bias, eps)
     if not _reads_result(cx, 1) and not _reads_result(cx, 2):
         return out, None, None
-    v, _, back = in_float(cx, cx.value(x))
+    v, _, _ = in_float(cx, cx.value(x))
+    params = [cx.value(p).type.dtype for p in (weight, bias) if p is not None]
+    stat_dtype = DType.f32 if DType.f32 in params else cx.value(x).type.dtype
+    val = getattr(cx.fx_node, "meta", {}).get("val")
+    if isinstance(val, tuple | list) and len(val) == 3:  # export's own types differ
+        stat_dtype = cuvil_dtype(val[1].dtype)  # from eager's for mixed precision
     dims = tuple(range(v.type.rank - len(shape), v.type.rank))
     mean = cx.emit(ops.REDUCE_OPS["cuvil.mean"], v, dims=dims, keepdim=True)
     var = cx.emit(ops.VarOp, v, dims=dims, keepdim=True, correction=0)
     rstd = cx.op(
         "cuvil.rsqrt", cx.op("cuvil.add", var, cx.scalar(float(eps), var.type.dtype))
     )
-    return out, back(mean), back(rstd)
+    return out, cx.cast(mean, stat_dtype), cx.cast(rstd, stat_dtype)
 
 
 def _reads_result(cx: LoweringContext, i: int) -> bool:

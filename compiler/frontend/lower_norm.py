@@ -187,11 +187,29 @@ def _aminmax(cx: LoweringContext, x, *, dim=None, keepdim=False):
 
 
 # ---- distances -----------------------------------------------------------------------------
-def _pairwise_norm(cx: LoweringContext, diff: Value, p) -> Value:
+def _pairwise_norm(
+    cx: LoweringContext, diff: Value, p, skip_nan: bool = False
+) -> Value:
+    """torch's cdist/pdist kernels: p=0 sums min(ceil(|d|), 1) (a NaN difference gives
+    NaN); p=inf is the largest |d|, cdist's (`skip_nan`) the largest that is not NaN (0
+    if none); others as norms."""
     if not isinstance(p, int | float) or p < 0:
         raise UnsupportedOpError(
             f"a p-norm distance with p={p!r}", node=cx.node_name, where=cx.where()
         )
+    dtype = diff.type.dtype
+    last = (diff.type.rank - 1,)
+    if p == 0:
+        ones = cx.op(
+            "cuvil.minimum",
+            cx.op("cuvil.ceil", cx.op("cuvil.abs", diff)),
+            cx.scalar(1.0, dtype),
+        )
+        return _sum(cx, ones, last, False)
+    if p == math.inf and skip_nan:
+        absd = cx.op("cuvil.abs", diff)
+        absd = cx.emit(ops.WhereOp, _not_nan(cx, absd), absd, cx.scalar(0.0, dtype))
+        return cx.emit(ops.REDUCE_OPS["cuvil.amax"], absd, dims=last, keepdim=False)
     return _vector_norm(cx, diff, float(p), -1)
 
 
@@ -209,7 +227,7 @@ def _cdist(cx: LoweringContext, x1, x2, p=2.0, compute_mode=None):
     a = reshape(cx, a, (*a.type.shape[:-1], 1, a.type.shape[-1]))
     b = reshape(cx, b, (*b.type.shape[:-2], 1, *b.type.shape[-2:]))
     _, (a, b) = cx.promote(a, b)
-    return _pairwise_norm(cx, cx.op("cuvil.sub", a, b), p)
+    return _pairwise_norm(cx, cx.op("cuvil.sub", a, b), p, skip_nan=True)
 
 
 @lowers(F.pdist, aten._pdist_forward)

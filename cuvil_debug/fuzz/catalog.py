@@ -129,6 +129,8 @@ def _aten_overloads(name: str) -> list[tuple[str, list[Param]]]:
         return []
     found = []
     for overload in packet.overloads():
+        if overload.startswith("prim_"):  # TorchScript's primitives, not user calls
+            continue
         params = _schema_params(getattr(packet, overload)._schema)
         if params is not None:
             found.append((overload, params))

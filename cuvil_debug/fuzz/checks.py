@@ -3,8 +3,9 @@
 * its result is one or more non-empty strided tensors of at most MAX_NUMEL elements,
   not complex, and the same under two random states (no random ops);
 * torch's own shape functions agree with eager on it (the op run on meta tensors: the
-  shape functions torch.export's and dynamo's fake tensors use; where they disagree
-  with eager the model cannot be captured faithfully, and that is torch's bug);
+  shape functions torch.export's and dynamo's fake tensors use; and an ATen op's own
+  decomposition, which export applies: where they disagree with eager the model cannot
+  be captured faithfully, and that is torch's bug);
 * an op whose order among equal values torch leaves open (``topk``, an unstable
   ``sort``) is drawn only on values without ties;
 * an op reading the sign of a NaN (``signbit``, ``copysign``'s second argument) is not
@@ -110,9 +111,25 @@ def meta_differs(node: Node, env: Env, result: Any, form: Form) -> bool:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fake = call_node(node, args, kwargs, env, {})
+            decomposed = _decomposed(node, args, kwargs)
     except Exception:
         return True
+    if decomposed is not None and not _same_meta(decomposed, result):
+        return True
     return not _same_meta(fake, result)
+
+
+def _decomposed(node: Node, args, kwargs) -> Any:
+    """An ATen node's result through torch's own decomposition of it (what
+    torch.export's graph computes), or None when it has none."""
+    if node.kind != "aten":
+        return None
+    from torch._decomp import decomposition_table
+
+    from .catalog import resolve
+
+    fn = decomposition_table.get(resolve(node.call))
+    return None if fn is None else fn(*args, **kwargs)
 
 
 def ties(node: Node, env: Env) -> bool:
