@@ -275,6 +275,10 @@ def save(
     )
     text = render(graph, literal=True, doc=doc)
     blob = json.dumps(graph.to_json())
+    if config.startswith("backend"):  # replayed through dynamo too
+        text += (
+            f"\n\nCONFIGS = {['fx:O0', 'fx:O3', 'export:O0', 'export:O3', config]!r}"
+        )
     text += (
         f"\n\nEXPECT = {expect!r}\n"
         "# the graph as the fuzzer's data (cuvil_debug.fuzz.graph.Graph.from_json)\n"

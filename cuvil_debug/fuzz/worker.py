@@ -1,7 +1,8 @@
 """A fuzz worker: one JSON request per stdin line, one JSON answer per stdout line.
 
 A request is ``{"id", "configs", "seed", "min_ops", "max_ops"}`` (generate the graph of
-`seed`) or ``{"id", "configs", "graph"}`` (run this graph: the shrinker's candidates).
+`seed`) or ``{"id", "configs", "graph"}`` (run this graph: the shrinker's candidates), or
+``{"id", "configs", "die": SIGNAL}`` (the pool's test: the worker kills itself).
 The answer is runner.run_graph's record plus ``id`` and, when any configuration did not
 end ``ok``, the ``graph`` itself. Before the first compile the worker writes
 ``{"id", "stage": "compile"}``: a worker that dies before it died in torch (drawing the
@@ -15,6 +16,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import traceback
@@ -31,6 +33,8 @@ def _serve(workdir: Path, out) -> None:
         if not line.strip():
             continue
         request = json.loads(line)
+        if "die" in request:  # the pool's own test: a worker killed by a signal
+            _die(request, out)
         try:
             if "graph" in request:
                 graph = Graph.from_json(request["graph"])
@@ -60,6 +64,17 @@ def _serve(workdir: Path, out) -> None:
         record["id"] = request.get("id")
         out.write(json.dumps(record) + "\n")
         out.flush()
+
+
+def _die(request: dict, out) -> None:
+    """``{"die": "SIGSEGV", "stage": "compile"}``: what native code does to a worker,
+    after the stage message if one is given (tests/fuzz/test_fuzz_graphs.py)."""
+    if request.get("stage"):
+        out.write(
+            json.dumps({"id": request.get("id"), "stage": request["stage"]}) + "\n"
+        )
+        out.flush()
+    os.kill(os.getpid(), getattr(signal, request["die"]))
 
 
 def main() -> None:

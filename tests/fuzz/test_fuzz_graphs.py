@@ -129,6 +129,32 @@ def test_shrink_cuts_a_graph_down_to_the_op_that_fails():
     assert small.inputs[0].shape == [1, 1]  # the input halved while sin still runs
 
 
+@pytest.mark.slow
+def test_pool_survives_dying_workers():
+    """A worker killed by a signal while compiling is a crash of its graph; before it
+    compiles (drawing or running eagerly), torch's; the next graph runs on a new one."""
+    from cuvil_debug.fuzz.pool import Pool
+
+    ok = Graph(
+        2,
+        [TensorSpec([3, 2], seed=1)],
+        {},
+        [Node("torch.exp", "function", [{"x": 0}], {}, "unary")],
+        [0],
+    )
+    requests = [
+        {"id": 1, "configs": ["fx:O0"], "die": "SIGSEGV", "stage": "compile"},
+        {"id": 2, "configs": ["fx:O0"], "die": "SIGABRT"},
+        {"id": 3, "configs": ["fx:O0"], "graph": ok.to_json()},
+    ]
+    with Pool(1) as pool:
+        got = {r["id"]: r for r in pool.map(requests)}
+    assert got[1]["results"]["fx:O0"]["outcome"] == "crash"
+    assert got[1]["results"]["fx:O0"]["key"] == "worker died: SIGSEGV"
+    assert got[2]["results"]["fx:O0"]["outcome"] == "torch"
+    assert got[3]["results"]["fx:O0"]["outcome"] == "ok"
+
+
 # ---- the bounded run ---------------------------------------------------------------------
 def _run(seeds: list[int], tmp_path: Path, backend_every: int = 0) -> list[str]:
     """Failures (crash or wrong) of the graphs of `seeds`, one line each."""

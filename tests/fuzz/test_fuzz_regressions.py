@@ -1,7 +1,9 @@
 """The random-graph tier's regression samples: every file in tests/fuzz/regressions/ is a
 model the fuzzer found Cuvil crashing on or getting wrong (shrunk by
 cuvil_debug.fuzz.shrink), kept with the fix. Each is replayed through fx and export at
-O0 and O3 and judged as in the fuzz run (float64 reference, judge.py): it must be ``ok``
+O0 and O3 (and the configurations a sample lists in ``CONFIGS``, e.g. ``backend:O3``
+for a bug of dynamo's graphs) and judged as in the fuzz run (float64 reference,
+judge.py): it must be ``ok``
 or, where the sample says ``EXPECT = "refused"``, a clear refusal, never a crash or a
 wrong result. The files are ordinary model files too (``cuvil-debug diff FILE``).
 """
@@ -30,7 +32,8 @@ def test_regression_sample(path: Path, tmp_path: Path):
     outs = module.Model()(*module.example_inputs())  # the file is the graph
     values = run_eager(graph)
     assert all(same(o, values[j]) for o, j in zip(outs, graph.outputs, strict=True))
-    record = run_graph(graph, CONFIGS[:4], tmp_path)
+    configs = tuple(getattr(module, "CONFIGS", CONFIGS[:4]))
+    record = run_graph(graph, configs, tmp_path)
     allowed = {"ok", "refused"} if module.EXPECT == "refused" else {"ok"}
     bad = {
         config: f"{r['outcome']}: {r.get('detail', '')[-400:]}"
