@@ -368,6 +368,8 @@ _RESULT_FIELDS = _result_fields()
 def _getattr(cx: LoweringContext, obj, name: str, *default: Any):
     if isinstance(obj, tuple) and name in _RESULT_FIELDS:  # torch.sort(x).values
         return obj[_RESULT_FIELDS[name]]
+    if isinstance(obj, LazyTensor):  # a parameter's or constant's attribute (dynamo)
+        obj = cx.value(obj)
     if not isinstance(obj, Value):
         return getattr(obj, name, *default)
     t = obj.type
