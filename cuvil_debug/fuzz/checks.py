@@ -2,8 +2,9 @@
 
 * its result is one or more non-empty strided tensors of at most MAX_NUMEL elements,
   not complex, and the same under two random states (no random ops);
-* torch's own shape functions agree with eager on it (the op run on meta tensors: the
-  shape functions torch.export's and dynamo's fake tensors use; and an ATen op's own
+* torch's own shape functions agree with eager on it (the op run on meta tensors and
+  on fake tensors: the shape functions torch.export's and dynamo's tracing use, which
+  are not always the meta device's; and an ATen op's own
   decomposition, which export applies: where they disagree with eager the model cannot
   be captured faithfully, and that is torch's bug);
 * an op whose order among equal values torch leaves open (``topk``, an unstable
@@ -116,7 +117,30 @@ def meta_differs(node: Node, env: Env, result: Any, form: Form) -> bool:
         return True
     if decomposed is not None and not _same_meta(decomposed, result):
         return True
-    return not _same_meta(fake, result)
+    if not _same_meta(fake, result):
+        return True
+    faked = _faked(
+        node, env
+    )  # None: fake tensors cannot run it (data-dependent shapes)
+    return faked is not None and not _same_meta(faked, result)
+
+
+def _faked(node: Node, env: Env) -> Any:
+    """`node` run on fake tensors, as torch.export traces it: its fake-tensor rules can
+    differ from the meta device's (native_layer_norm of bfloat16 with float32
+    parameters: the statistics are bfloat16 there, float32 on meta and in eager)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    fake = lambda t: mode.from_tensor(t) if isinstance(t, torch.Tensor) else t  # noqa: E731
+    try:
+        args = tree_map(fake, decode(node.args, env))
+        kwargs = tree_map(fake, {k: decode(v, env) for k, v in node.kwargs.items()})
+        with mode, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return call_node(node, args, kwargs, env, {})
+    except Exception:
+        return None
 
 
 def _decomposed(node: Node, args, kwargs) -> Any:

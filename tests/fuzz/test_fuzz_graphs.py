@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from cuvil_debug.fuzz import catalog
+from cuvil_debug.fuzz import catalog, checks
 from cuvil_debug.fuzz.gen import generate, run_eager, same
-from cuvil_debug.fuzz.graph import Graph, Node
+from cuvil_debug.fuzz.graph import Env, Graph, Node
 from cuvil_debug.fuzz.judge import judge
 from cuvil_debug.fuzz.render import load, materialize, render
 from cuvil_debug.fuzz.runner import CONFIGS, run_graph
@@ -100,6 +100,26 @@ def test_judge_allows_eager_sized_errors_and_flags_the_rest():
     assert not judge([torch.tensor([1, 1])], [idx], [idx], [[idx]]).ok
     assert judge([torch.tensor([1, 1])], [idx], [idx], [[torch.tensor([1, 1])]]).ok
     assert not judge([idx.int()], [idx], [idx], []).ok  # dtype
+
+
+def test_a_node_whose_fake_tensor_types_differ_from_eager_is_not_drawn():
+    """native_layer_norm of bfloat16 with float32 parameters: eager and the meta device
+    give float32 statistics, torch.export's fake tensors bfloat16 (fuzz seed 7000016:
+    'wrong' under export only, torch's disagreement)."""
+    x, w = torch.randn(6, dtype=torch.bfloat16), torch.randn(6)
+    env = Env([x], [], {"p": w})
+    ln = Node(
+        "aten.native_layer_norm.default",
+        "aten",
+        [{"x": 0}, [6], {"p": "p"}, {"p": "p"}, 1e-5],
+    )
+    form = catalog.Form("_native_layer_norm", ln.call, [], "aten")
+    result = torch.ops.aten.native_layer_norm.default(x, [6], w, w, 1e-5)
+    assert checks.meta_differs(ln, env, result, form)
+    env = Env([x.float()], [], {"p": w})
+    add = Node("aten.add.Tensor", "aten", [{"x": 0}, {"p": "p"}])
+    form = catalog.Form("binary[cuvil.add]", add.call, [], "aten")
+    assert not checks.meta_differs(add, env, x.float() + w, form)
 
 
 class _PredicatePool:
