@@ -13,7 +13,13 @@ from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
-from .context import LoweringContext, cuvil_dtype, refuse_extra, result_dtype
+from .context import (
+    LazyTensor,
+    LoweringContext,
+    cuvil_dtype,
+    refuse_extra,
+    result_dtype,
+)
 from .registry import aten, lowers, named
 
 __all__ = ["to_dtype", "emit_bin", "is_tensor"]
@@ -38,8 +44,6 @@ def _binary(name: str, floating: bool = False):
 
 
 def is_tensor(x: Any) -> bool:
-    from .context import LazyTensor
-
     return isinstance(x, Value | LazyTensor | torch.Tensor)
 
 
@@ -328,6 +332,8 @@ def _to(cx: LoweringContext, x, *args, **kwargs):
             dtype = a
         elif isinstance(a, Value):
             dtype = a.type.dtype.torch
+        elif isinstance(a, LazyTensor | torch.Tensor):  # x.to(self.weight): a constant
+            dtype = (a.data if isinstance(a, LazyTensor) else a).dtype
         elif i == 0 and isinstance(a, bool):  # x.to(False): torch reads torch.bool
             dtype = torch.bool
     return cx.value(x) if dtype is None else to_dtype(cx, x, dtype)

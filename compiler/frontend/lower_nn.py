@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 import torch
@@ -259,12 +260,23 @@ def _native_layer_norm(cx, x, shape, weight, bias, eps):
     if isinstance(val, tuple | list) and len(val) == 3:  # export's own types differ
         stat_dtype = cuvil_dtype(val[1].dtype)  # from eager's for mixed precision
     dims = tuple(range(v.type.rank - len(shape), v.type.rank))
-    mean = cx.emit(ops.REDUCE_OPS["cuvil.mean"], v, dims=dims, keepdim=True)
+    mean = _welford_mean(cx, v, dims)
     var = cx.emit(ops.VarOp, v, dims=dims, keepdim=True, correction=0)
     rstd = cx.op(
         "cuvil.rsqrt", cx.op("cuvil.add", var, cx.scalar(float(eps), var.type.dtype))
     )
     return out, cx.cast(mean, stat_dtype), cx.cast(rstd, stat_dtype)
+
+
+def _welford_mean(cx: LoweringContext, v: Value, dims: tuple) -> Value:
+    """The rows' mean as torch's running (Welford) mean gives it: NaN where a row holds
+    an infinity (inf - inf on the way), not the sum's +-inf."""
+    mean = cx.emit(ops.REDUCE_OPS["cuvil.mean"], v, dims=dims, keepdim=True)
+    big = cx.emit(
+        ops.REDUCE_OPS["cuvil.amax"], cx.op("cuvil.abs", v), dims=dims, keepdim=True
+    )
+    inf = cx.op("cuvil.eq", big, cx.scalar(math.inf, v.type.dtype))
+    return cx.op("cuvil.where", inf, cx.scalar(math.nan, v.type.dtype), mean)
 
 
 def _reads_result(cx: LoweringContext, i: int) -> bool:
