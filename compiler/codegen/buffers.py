@@ -18,7 +18,7 @@ from llvmlite import ir
 from ..errors import CodegenError
 from ..ir import ops
 from ..ir.core import Function, Module, Operation, Value
-from ..ir.types import TensorType
+from ..ir.types import DType, TensorType
 from .arena import Interval, plan_arena
 from .kernel import Prepared
 from .scalar import mem_type
@@ -122,13 +122,14 @@ class Buffers:
 
     def _global(self, op: Operation) -> str:
         data = op.attrs["value"].contiguous()
-        t = mem_type(op.result.type.dtype)
+        dtype = op.result.type.dtype
+        t = mem_type(dtype)
+        if dtype is DType.bf16:  # stored as its bit patterns (bfloat.py)
+            data = data.view(torch.int16)
         values = data.reshape(-1).tolist() if data.numel() else []
         arr_t = ir.ArrayType(t, max(len(values), 1))
-        init = [
-            ir.Constant(t, float(v) if op.result.type.dtype.is_float else int(v))
-            for v in values
-        ]
+        as_float = dtype.is_float and dtype is not DType.bf16
+        init = [ir.Constant(t, float(v) if as_float else int(v)) for v in values]
         g = ir.GlobalVariable(
             self.llmod, arr_t, name=f"cuvil_const{len(self.llmod.globals)}"
         )

@@ -144,7 +144,9 @@ def emit_elementwise(k: Kernel, op: Operation, expr: Expr) -> None:
 
 
 def emit_batch_norm(k: Kernel, op: Operation) -> None:
-    """(x - mean) / sqrt(var + eps) (* weight) (+ bias), statistics per channel (dim 1)."""
+    """x * alpha + beta with alpha = weight / sqrt(var + eps), beta = bias - mean *
+    alpha, statistics per channel (dim 1): torch's order ((x - mean) / std overflows
+    near the float range where x * alpha does not)."""
     t = k.out_type
     shape, eps = list(t.shape), op.attrs["eps"]
     per_channel = [1, shape[1]] + [1] * (len(shape) - 2)
@@ -161,10 +163,13 @@ def emit_batch_norm(k: Kernel, op: Operation) -> None:
             b.module.declare_intrinsic("llvm.sqrt", [x.type]),
             [b.fadd(var, ir.Constant(x.type, eps))],
         )
-        y = b.fdiv(b.fsub(x, mean), std)
+        alpha = b.fdiv(ir.Constant(x.type, 1.0), std)
         if has_w:
-            y = b.fmul(y, xs[3])
-        return b.fadd(y, xs[4]) if has_b else y
+            alpha = b.fmul(alpha, xs[3])
+        beta = b.fneg(b.fmul(mean, alpha))
+        if has_b:
+            beta = b.fadd(xs[4], beta)
+        return b.fadd(b.fmul(x, alpha), beta)
 
     emit_pointwise(k, shape, (k.out(), tensor_access(t), t.dtype), inputs, expr)
 

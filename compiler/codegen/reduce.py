@@ -17,7 +17,7 @@ from ..ir.types import DType
 from .kernel import Kernel, contiguous_strides
 from .loops import I64, for_range, i64, linear_offset, loop_nest
 from .pointwise import Access, _collapse
-from .scalar import const, exp, llvm_type
+from .scalar import const, emit_cast, exp, llvm_type
 from .scalar_unsigned import icmp, int_range
 
 __all__ = ["emit_reduce", "emit_argmax", "emit_softmax", "emit_layer_norm"]
@@ -79,7 +79,7 @@ def _inner_reduce(
     slot = k.alloca(llvm_type(acc), _init(kind, acc))
     with loop_nest(k.b, inner, name="r") as r:
         v = k.load(ptr, k.b.add(base, linear_offset(k.b, r, in_i)), dtype)
-        if acc is not dtype:
+        if v.type != llvm_type(acc):
             v = k.b.fpext(v, llvm_type(acc))
         if center is not None:
             d = k.b.fsub(v, center)
@@ -88,12 +88,17 @@ def _inner_reduce(
     return k.b.load(slot)
 
 
+_HALVES = (DType.f16, DType.bf16)
+
+
 def emit_reduce(k: Kernel, op: Operation, kind: str) -> None:
     t = k.in_type(0)
     shape, dims, dtype = t.shape, op.attrs["dims"], t.dtype
     if not dims:
         return _copy(k, t)
     outer, in_o, out_o, inner, in_i = _split(shape, dims)
+    # half floats add and multiply in float, as torch's kernels do (opmath)
+    wide = DType.f32 if dtype in _HALVES and kind in ("sum", "mean", "prod") else None
     n = 1
     for d in dims:
         n *= shape[d]
@@ -102,11 +107,12 @@ def emit_reduce(k: Kernel, op: Operation, kind: str) -> None:
         if kind == "var" and dtype.is_float:
             acc = _var(k, op, base, inner, in_i, dtype, n)
         else:
-            acc = _inner_reduce(k, kind, k.inp(0), base, inner, in_i, dtype)
+            acc = _inner_reduce(k, kind, k.inp(0), base, inner, in_i, dtype, acc=wide)
         if kind == "mean":
-            acc = k.b.fmul(
-                acc, const(dtype, 1.0 / n) if n else const(dtype, float("nan"))
-            )
+            at = wide or dtype
+            acc = k.b.fmul(acc, const(at, 1.0 / n) if n else const(at, float("nan")))
+        if wide is not None:  # rounded once, as torch's float accumulation
+            acc = emit_cast(k.b, acc, wide, dtype)
         k.store(acc, k.out(), linear_offset(k.b, o, out_o), dtype)
 
 

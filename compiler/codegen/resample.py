@@ -20,7 +20,7 @@ from .scalar import const, llvm_type
 
 __all__ = ["emit_pad", "emit_upsample", "emit_group_norm"]
 
-F32, F64 = ir.FloatType(), ir.DoubleType()
+F32, F64, F16 = ir.FloatType(), ir.DoubleType(), ir.HalfType()
 
 
 def _smin(b: ir.IRBuilder, x, y):
@@ -105,10 +105,11 @@ def _nearest(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, exact: bool, shor
 
 
 def _linear(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, align: bool):
-    """(i0, i1, lambda0, lambda1) of output index o, float32 lambdas; just o where the
-    sizes agree (ATen copies such a dim whatever the scale factor)."""
+    """(i0, i1, lambda0, lambda1) of output index o, float32 lambdas. Where the sizes
+    agree ATen reads x[o] * 1 + x[o] * 0 whatever the scale factor (so an inf there
+    becomes NaN, as in eager)."""
     if n_in == n_out:
-        return o
+        return o, o, ir.Constant(F32, 1.0), ir.Constant(F32, 0.0)
     s = ir.Constant(F32, float(_scale(n_in, n_out, scale, align)))
     dst = b.sitofp(o, F32)
     if align:
@@ -136,11 +137,9 @@ def _linear(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, align: bool):
 def _lerp_tree(k: Kernel, ptr, base, taps, strides, dtype, depth=0):
     """sum over the 2^n corners: lambda-weighted, outermost dim outermost."""
     if depth == len(taps):
-        return k.load(ptr, base, dtype)
+        v = k.load(ptr, base, dtype)
+        return k.b.fpext(v, F32) if v.type == F16 else v  # halves: in float, as ATen
     st = strides[depth]
-    if not isinstance(taps[depth], tuple):  # a dim copied as it is
-        at = k.b.add(base, k.b.mul(taps[depth], i64(st)))
-        return _lerp_tree(k, ptr, at, taps, strides, dtype, depth + 1)
     i0, i1, l0, l1 = taps[depth]
     parts = []
     for idx, lam in ((i0, l0), (i1, l1)):
@@ -173,6 +172,7 @@ def emit_upsample(k: Kernel, op: Operation) -> None:
                 for oi, ni, no, sc in zip(o, ins, outs, scales)
             ]
             v = _lerp_tree(k, k.inp(0), base, taps, in_sp, dtype)
+            v = _as(k.b, v, llvm_type(dtype))
         else:
             exact = a["mode"] == "nearest-exact"
             short = not exact and n == 2

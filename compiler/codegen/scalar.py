@@ -13,6 +13,7 @@ from llvmlite import ir
 
 from ..errors import CodegenError
 from ..ir.types import DType
+from .bfloat import narrow, round_to_bf16, widen
 from .mathfn import fast_erf, fast_exp, fast_tanh, is_f32
 from .scalar_math import MATH_BINARY, MATH_UNARY
 from .scalar_unsigned import UNSIGNED_BINARY, UNSIGNED_UNARY, is_unsigned
@@ -44,6 +45,7 @@ _TYPES = {
     DType.f32: F32,
     DType.f64: F64,
     DType.f16: F16,
+    DType.bf16: F32,  # computed in float, stored as 16 bits (bfloat.py)
     DType.i64: ir.IntType(64),
     DType.i32: ir.IntType(32),
     DType.i16: ir.IntType(16),
@@ -64,15 +66,22 @@ def llvm_type(dtype: DType) -> ir.Type:
 
 
 def mem_type(dtype: DType) -> ir.Type:
-    """The in-memory type of an element (booleans are bytes, as in torch)."""
+    """The in-memory type of an element (booleans are bytes, as in torch; bfloat16
+    is its 16 bits)."""
+    if dtype is DType.bf16:
+        return ir.IntType(16)
     return I8 if dtype is DType.i1 else llvm_type(dtype)
 
 
 def to_reg(b: ir.IRBuilder, v: ir.Value, dtype: DType) -> ir.Value:
+    if dtype is DType.bf16:
+        return widen(b, v)
     return b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if dtype is DType.i1 else v
 
 
 def to_mem(b: ir.IRBuilder, v: ir.Value, dtype: DType) -> ir.Value:
+    if dtype is DType.bf16:
+        return narrow(b, v)
     return b.zext(v, I8) if dtype is DType.i1 else v
 
 
@@ -80,12 +89,20 @@ def const(dtype: DType, value: float | int | bool) -> ir.Constant:
     t = llvm_type(dtype)
     if dtype.is_float:
         return ir.Constant(t, float(value))
+    if dtype is DType.i1:  # any nonzero is True, NaN and inf too (torch's bool cast)
+        return ir.Constant(t, int(bool(value)))
     return ir.Constant(t, int(value))
 
 
 def _intrinsic(b: ir.IRBuilder, name: str, args: list[ir.Value]) -> ir.Value:
+    """``llvm.<op>.<type>`` on scalars and vectors (GEMM epilogues compute on
+    ``<16 x float>``; llvmlite's declare_intrinsic cannot name a vector overload)."""
     t = args[0].type
-    fn = b.module.declare_intrinsic(name, [t], ir.FunctionType(t, [t] * len(args)))
+    fnty = ir.FunctionType(t, [t] * len(args))
+    if not isinstance(t, ir.VectorType):
+        return b.call(b.module.declare_intrinsic(name, [t], fnty), args)
+    full = f"{name}.v{t.count}{t.element.intrinsic_name}"
+    fn = b.module.globals.get(full) or ir.Function(b.module, fnty, full)
     return b.call(fn, args)
 
 
@@ -255,7 +272,9 @@ def _pow(b, x, y):
 BinaryEmitter = Callable[[ir.IRBuilder, ir.Value, ir.Value], ir.Value]
 
 BINARY: dict[str, BinaryEmitter] = {
-    "cuvil.add": _arith("fadd", "add"),
+    "cuvil.add": lambda b, x, y: (
+        b.or_(x, y) if x.type == I1 else _arith("fadd", "add")(b, x, y)
+    ),  # bools: True + True is True
     "cuvil.sub": _arith("fsub", "sub"),
     "cuvil.mul": _arith("fmul", "mul"),
     "cuvil.div": _arith("fdiv", "sdiv"),
@@ -274,10 +293,25 @@ BINARY: dict[str, BinaryEmitter] = {
 }
 
 
+def _in_float(emit):
+    """`emit` on half floats computed as torch's CPU kernels do: in float, rounded to
+    half once (half arithmetic op by op, and libm's float functions called with
+    halves, lose precision eager does not)."""
+
+    def widened(b: ir.IRBuilder, *args):
+        wide = [b.fpext(a, F32) if a.type == F16 else a for a in args[:-1]]
+        out = emit(b, *wide, args[-1])
+        return b.fptrunc(out, F16) if out.type == F32 else out
+
+    return widened
+
+
 def unary(name: str, dtype: DType) -> UnaryEmitter:
     """The emitter of unary op `name` on an operand of `dtype` (unsigned ints differ)."""
     if is_unsigned(dtype) and name in UNSIGNED_UNARY:
         return UNSIGNED_UNARY[name]
+    if dtype is DType.f16:
+        return _in_float(UNARY[name])
     return UNARY[name]
 
 
@@ -285,6 +319,9 @@ def binary(name: str, dtype: DType) -> BinaryEmitter:
     """The emitter of binary op `name` on operands of `dtype` (unsigned ints differ)."""
     if is_unsigned(dtype) and name in UNSIGNED_BINARY:
         return UNSIGNED_BINARY[name]
+    if dtype is DType.f16:
+        emit = _in_float(lambda b, x, y, _: BINARY[name](b, x, y))
+        return lambda b, x, y: emit(b, x, y, None)
     return BINARY[name]
 
 
@@ -299,6 +336,13 @@ def emit_cast(b: ir.IRBuilder, x: ir.Value, src: DType, dst: DType) -> ir.Value:
             b.fcmp_unordered("!=", x, zero)
             if src.is_float
             else b.icmp_unsigned("!=", x, zero)
+        )
+    if DType.bf16 in (src, dst):  # a float register, rounded to bf16 on the way in
+        x = x if src is DType.bf16 else emit_cast(b, x, src, DType.f32)
+        return (
+            round_to_bf16(b, x)
+            if dst is DType.bf16
+            else emit_cast(b, x, DType.f32, dst)
         )
     if src.is_float and dst.is_float:
         return b.fptrunc(x, to) if _bits(dst) < _bits(src) else b.fpext(x, to)

@@ -85,7 +85,8 @@ def _elu(b, x, a):
     em1 = _libm(b, "expm1", b.fmul(x, _c(x, a["input_scale"])))
     neg = b.fmul(em1, _c(x, a["scale"] * a["alpha"]))
     pos = b.fmul(x, _c(x, a["scale"]))
-    return b.select(b.fcmp_ordered(">", x, _c(x, 0.0)), pos, neg)
+    # torch takes x * scale from 0 up (so 0 and -0 stay themselves whatever alpha)
+    return b.select(b.fcmp_ordered(">=", x, _c(x, 0.0)), pos, neg)
 
 
 def _shrink(b, x, a):

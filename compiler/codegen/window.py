@@ -11,7 +11,8 @@ from ..ir.types import DType
 from .indexing import check_all, checked_index
 from .kernel import Kernel, contiguous_strides, physical_strides
 from .loops import I64, for_range, i64, linear_offset, loop_nest
-from .scalar import const, llvm_type
+from .scalar import const, emit_cast, llvm_type
+from .scalar_unsigned import icmp, int_range
 
 __all__ = ["emit_pool", "emit_adaptive_avg_pool", "emit_embedding"]
 
@@ -43,6 +44,19 @@ def _output_nest(k: Kernel, dims: list[int], out_strides: tuple[int, ...]):
         yield idx
 
 
+def _pool_init(dtype: DType, kind: str) -> ir.Constant:
+    if kind == "max" and not dtype.is_float:
+        return ir.Constant(llvm_type(dtype), int_range(dtype)[0])
+    return const(dtype, float("-inf") if kind == "max" else 0.0)
+
+
+def _greater(b: ir.IRBuilder, v, cur, dtype: DType) -> ir.Value:
+    """v replaces the running max: larger, or NaN (which wins, as in torch)."""
+    if not dtype.is_float:  # integer max pooling
+        return icmp(b, ">", v, cur, dtype)
+    return b.or_(b.fcmp_ordered(">", v, cur), b.fcmp_unordered("uno", v, v))
+
+
 def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
     """kind "max" or "avg"; padding positions are skipped (max) or counted per torch (avg).
 
@@ -51,6 +65,7 @@ def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
     lead = to.rank - op.SPATIAL
     ins = list(ti.shape[lead:])
     a, dtype = op.attrs, ti.dtype
+    wide = _accumulator(dtype) if kind == "avg" else dtype
     kern, stride, pad = a["kernel"], a["stride"], a["padding"]
     dil = a.get("dilation", (1,) * len(kern))
     in_st, out_st = physical_strides(ti), physical_strides(to)
@@ -59,9 +74,7 @@ def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
         starts = [
             k.b.sub(k.b.mul(oi, i64(s)), i64(pd)) for oi, s, pd in zip(o, stride, pad)
         ]
-        acc = k.alloca(
-            llvm_type(dtype), const(dtype, float("-inf") if kind == "max" else 0.0)
-        )
+        acc = k.alloca(llvm_type(wide), _pool_init(wide, kind))
         count = k.alloca(I64, i64(0))
         with loop_nest(k.b, list(kern), name="w") as w:
             pos = [
@@ -74,33 +87,55 @@ def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
                 v = k.load(k.inp(0), linear_offset(k.b, [*p, *pos], in_st), dtype)
                 cur = k.b.load(acc)
                 if kind == "max":
-                    better = k.b.or_(
-                        k.b.fcmp_ordered(">", v, cur), k.b.fcmp_unordered("uno", v, v)
-                    )
+                    better = _greater(k.b, v, cur, dtype)
                     k.b.store(k.b.select(better, v, cur), acc)
                 else:
-                    k.b.store(k.b.fadd(cur, v), acc)
+                    v = emit_cast(k.b, v, dtype, wide)
+                    add = k.b.fadd if wide.is_float else k.b.add
+                    k.b.store(add(cur, v), acc)
                 k.b.store(k.b.add(k.b.load(count), i64(1)), count)
         result = k.b.load(acc)
         if kind == "avg":
-            result = k.b.fdiv(result, _avg_divisor(k, op, starts, ins, count, dtype))
-        k.store(result, k.out(), linear_offset(k.b, idx, out_st), dtype)
+            div = _avg_divisor(k, op, starts, ins, count)
+            result = _divide(k.b, result, div, wide)
+        k.store(
+            emit_cast(k.b, result, wide, dtype),
+            k.out(),
+            linear_offset(k.b, idx, out_st),
+            dtype,
+        )
 
 
-def _avg_divisor(
-    k: Kernel, op: Operation, starts, ins, count, dtype: DType
+def _accumulator(dtype: DType) -> DType:
+    """What an average pool sums in: float for half floats, int64 for integers (torch's
+    accumulate types), the dtype itself otherwise."""
+    if dtype in (DType.f16, DType.bf16):
+        return DType.f32
+    return dtype if dtype.is_float else DType.i64
+
+
+def _divide(
+    b: ir.IRBuilder, total: ir.Value, divisor: ir.Value, acc: DType
 ) -> ir.Value:
+    """total / divisor (an i64): integer averages truncate toward zero, as torch's."""
+    if not acc.is_float:
+        return b.sdiv(total, divisor)
+    return b.fdiv(total, b.sitofp(divisor, llvm_type(acc)))
+
+
+def _avg_divisor(k: Kernel, op: Operation, starts, ins, count) -> ir.Value:
+    """The divisor of one window (an i64)."""
     a = op.attrs
     if a.get("divisor_override"):
-        return const(dtype, float(a["divisor_override"]))
+        return i64(int(a["divisor_override"]))
     if not a["count_include_pad"]:
-        return k.b.sitofp(k.b.load(count), llvm_type(dtype))
+        return k.b.load(count)
     # torch counts the window clipped to the padded input (not to the input)
     size = i64(1)
     for st, kk, n, pd in zip(starts, a["kernel"], ins, a["padding"]):
         end = _min(k.b, k.b.add(st, i64(kk)), i64(n + pd))
         size = k.b.mul(size, k.b.sub(end, st))
-    return k.b.sitofp(size, llvm_type(dtype))
+    return size
 
 
 def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
@@ -124,18 +159,25 @@ def emit_adaptive_avg_pool(k: Kernel, op: Operation) -> None:
                 k.b.add(k.b.mul(k.b.add(oi, i64(1)), i64(size)), i64(osz - 1)), i64(osz)
             )
             bounds.append((start, end))
-        acc = k.alloca(llvm_type(dtype), const(dtype, 0.0))
+        wide = _accumulator(dtype)  # half floats sum in float, as ATen
+        acc = k.alloca(llvm_type(wide), const(wide, 0.0))
         _window_sum(k, dtype, acc, p, bounds, in_st, [])
         area = i64(1)
         for start, end in bounds:
             area = k.b.mul(area, k.b.sub(end, start))
-        mean = k.b.fdiv(k.b.load(acc), k.b.sitofp(area, llvm_type(dtype)))
-        k.store(mean, k.out(), linear_offset(k.b, idx, out_st), dtype)
+        mean = _divide(k.b, k.b.load(acc), area, wide)
+        k.store(
+            emit_cast(k.b, mean, wide, dtype),
+            k.out(),
+            linear_offset(k.b, idx, out_st),
+            dtype,
+        )
 
 
 def _window_sum(k: Kernel, dtype, acc, p, bounds, in_st, pos) -> None:
     if len(pos) == len(bounds):
         v = k.load(k.inp(0), linear_offset(k.b, [p, *pos], in_st), dtype)
+        v = emit_cast(k.b, v, dtype, DType.f32) if v.type != acc.allocated_type else v
         k.b.store(k.b.fadd(k.b.load(acc), v, flags=("reassoc", "contract")), acc)
         return
     start, end = bounds[len(pos)]

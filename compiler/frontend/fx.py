@@ -222,6 +222,13 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _copy(x: Any) -> Any:
+    """A copy with the same strides and storage offset (the layout as_strided reads:
+    clone() makes a strided or expanded tensor contiguous)."""
     if not isinstance(x, torch.Tensor) or is_fake(x):
         return x
-    return x.clone()
+    storage = x.untyped_storage()
+    copy = torch.UntypedStorage(storage.nbytes())
+    copy.copy_(storage)
+    return torch.empty(0, dtype=x.dtype).set_(
+        copy, x.storage_offset(), x.size(), x.stride()
+    )

@@ -22,6 +22,7 @@ from ..ir.core import Function, Module, Trait, Value
 from ..ir.types import SymDim, TensorType
 from . import (  # noqa: F401  (registers the rules)
     lower_activation,
+    lower_attention,
     lower_factory,
     lower_index,
     lower_math,

@@ -15,7 +15,7 @@ from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType, SymDim
-from .context import LoweringContext
+from .context import LazyTensor, LoweringContext
 from .registry import aten, lowers, named
 
 __all__ = ["FACTORIES", "lowers_factory", "filled"]
@@ -183,8 +183,8 @@ lowers(torch.tril, "tril", aten.tril)(_triangle(False))
 @lowers("fill_", "fill", aten.fill, aten.fill_)
 def _fill(cx: LoweringContext, x, value):
     v = cx.value(x)
-    if isinstance(value, Value):
-        return _copy(cx, v, value)
+    if isinstance(value, Value | LazyTensor | torch.Tensor):  # a 0-d tensor's value
+        return _copy(cx, v, cx.value(value))
     ref = _element(cx, value, v.type.dtype.torch, None, "fill_")
     return filled(cx, v.type.shape, ref, like=v)
 

@@ -276,6 +276,8 @@ def _scatter(cx: LoweringContext, x, dim, index, src, reduce: str) -> Value:
         s = reshape(cx, cx.scalar(src, v.type.dtype), (1,) * v.type.rank)
         src = cx.emit(ops.ExpandOp, s, shape=tuple(i.type.shape))
     s = cx.value(src)
+    if s.type.rank == 0:  # torch reads a 0-d src as [1, ..., 1] (an index of ones)
+        s = reshape(cx, s, (1,) * v.type.rank)
     if s.type.dtype is not v.type.dtype:
         s = cx.cast(s, v.type.dtype)
     return cx.emit(ops.ScatterOp, v, i, s, dim=_dim(dim, v.type.rank), reduce=reduce)

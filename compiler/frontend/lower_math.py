@@ -13,7 +13,13 @@ from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
-from .context import LoweringContext, cuvil_dtype, refuse_extra, result_dtype
+from .context import (
+    LazyTensor,
+    LoweringContext,
+    cuvil_dtype,
+    refuse_extra,
+    result_dtype,
+)
 from .registry import aten, lowers, named
 
 __all__ = ["to_dtype", "emit_bin", "is_tensor"]
@@ -38,8 +44,6 @@ def _binary(name: str, floating: bool = False):
 
 
 def is_tensor(x: Any) -> bool:
-    from .context import LazyTensor
-
     return isinstance(x, Value | LazyTensor | torch.Tensor)
 
 
@@ -121,8 +125,9 @@ def _rsub(cx: LoweringContext, a, b, alpha=1):
 
 @lowers(operator.pow, torch.pow, "pow", aten.pow)
 def _pow(cx: LoweringContext, a, b):
-    if isinstance(b, int | float) and b == 2:
-        return cx.op("cuvil.mul", cx.value(a), cx.value(a))
+    if isinstance(b, int | float) and b == 2:  # in the promoted type: bool ** 2 is int
+        v = cx.cast(cx.value(a), result_dtype(cx.value(a), b))
+        return cx.op("cuvil.mul", v, v)
     if isinstance(b, int | float) and b == 0.5 and cx.value(a).type.dtype.is_float:
         return cx.op("cuvil.sqrt", a)
     return emit_bin(cx, "cuvil.pow", a, b)
@@ -192,7 +197,7 @@ def _as_bool(cx: LoweringContext, x) -> Value:
 # ---- unary --------------------------------------------------------------------------------
 _UNARY = {
     "neg": (operator.neg, torch.neg, torch.negative, "neg", aten.neg),
-    "abs": (abs, torch.abs, "abs", aten.abs),
+    "abs": (abs, operator.abs, torch.abs, "abs", aten.abs),  # fx records abs(x) so
     "relu": (torch.relu, F.relu, "relu", "relu_", aten.relu, aten.relu_),
     "exp": (torch.exp, "exp", aten.exp),
     "log": (torch.log, "log", aten.log),
@@ -210,6 +215,9 @@ _UNARY = {
 }
 
 
+_INT_IDENTITY = {"cuvil.floor", "cuvil.ceil"}
+
+
 def _unary(name: str):
     cls = ops.UNARY_OPS[name]
 
@@ -217,6 +225,8 @@ def _unary(name: str):
     def rule(cx: LoweringContext, x, *_, **kw):
         refuse_extra(cx, name, kw, "inplace")
         v = cx.value(x)
+        if name in _INT_IDENTITY and not v.type.dtype.is_float:
+            return v  # torch.floor of an integer tensor is that tensor, not a float
         if cls.FLOAT_ONLY and not v.type.dtype.is_float:
             v = cx.cast(v, DType.from_torch(torch.get_default_dtype()))
         return cx.emit(cls, v)
@@ -246,7 +256,12 @@ def _clamp(cx: LoweringContext, x, min=None, max=None):
         return v if max is None else emit_bin(cx, "cuvil.minimum", v, max)
     bounds = [b for b in (min, max) if b is not None]
     v = cx.value(x)
-    return cx.emit(ops.ClampOp, cx.cast(v, result_dtype(v, *bounds)), min=min, max=max)
+    v = cx.cast(v, result_dtype(v, *bounds))
+    if any(isinstance(b, float) and math.isnan(b) for b in bounds):
+        return emit_bin(cx, "cuvil.add", v, math.nan)  # torch: a NaN bound gives NaN
+    if min is not None and max is not None and min > max:
+        min = max  # torch: min(max(x, min), max) is max everywhere (NaN stays NaN)
+    return cx.emit(ops.ClampOp, v, min=min, max=max)
 
 
 @lowers(torch.clamp_min, "clamp_min", aten.clamp_min)
@@ -266,7 +281,12 @@ def _relu6(cx: LoweringContext, x, inplace=False):
 
 @lowers(F.hardtanh, aten.hardtanh)
 def _hardtanh(cx: LoweringContext, x, min_val=-1.0, max_val=1.0, inplace=False):
-    return cx.emit(ops.ClampOp, x, min=float(min_val), max=float(max_val))
+    """clamp in x's own type (an integer hardtanh stays integer), with clamp's
+    answers for min > max (max) and a NaN bound (NaN)."""
+    lo, hi = float(min_val), float(max_val)
+    if math.isnan(lo) or math.isnan(hi):
+        return emit_bin(cx, "cuvil.add", cx.value(x), math.nan)
+    return cx.emit(ops.ClampOp, x, min=min(lo, hi), max=hi)
 
 
 @lowers(torch.square, "square", aten.square)
@@ -307,11 +327,15 @@ def to_dtype(cx: LoweringContext, x, dtype: torch.dtype) -> Value:
 @lowers("to", aten.to, aten._to_copy, "type")
 def _to(cx: LoweringContext, x, *args, **kwargs):
     dtype = kwargs.get("dtype")
-    for a in args:
+    for i, a in enumerate(args):
         if isinstance(a, torch.dtype):
             dtype = a
         elif isinstance(a, Value):
             dtype = a.type.dtype.torch
+        elif isinstance(a, LazyTensor | torch.Tensor):  # x.to(self.weight): a constant
+            dtype = (a.data if isinstance(a, LazyTensor) else a).dtype
+        elif i == 0 and isinstance(a, bool):  # x.to(False): torch reads torch.bool
+            dtype = torch.bool
     return cx.value(x) if dtype is None else to_dtype(cx, x, dtype)
 
 
@@ -346,6 +370,10 @@ def _type_as(cx: LoweringContext, x, other):
     aten.lift_fresh_copy,
     aten.contiguous,
     "cpu",
+    operator.pos,  # +x
+    torch.positive,
+    "positive",
+    aten.positive,
 )
 def _identity(cx: LoweringContext, x, *_, **__):
     return cx.value(x)

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from ..ir import ops
 from ..ir.types import DType
-from .context import LoweringContext, refuse_extra
+from .context import LoweringContext, refuse_extra, result_dtype
 from .lower_math import _as_bool, emit_bin
 from .registry import aten, lowers, named
 
@@ -108,9 +108,15 @@ def _elu_op(cx: LoweringContext, x, alpha: float, scale: float, input_scale: flo
     )
 
 
-@lowers(F.elu, aten.elu)
-def _elu(cx: LoweringContext, x, alpha=1.0, scale=1.0, input_scale=1.0, inplace=False):
+@lowers(aten.elu)
+def _elu(cx: LoweringContext, x, alpha=1.0, scale=1.0, input_scale=1.0):
     return _elu_op(cx, x, alpha, scale, input_scale)
+
+
+@lowers(F.elu)
+def _f_elu(cx: LoweringContext, x, alpha=1.0, inplace=False):
+    """F.elu(input, alpha, inplace): its third argument is not aten's scale."""
+    return _elu_op(cx, x, alpha, 1.0, 1.0)
 
 
 @lowers(F.selu, torch.selu, aten.selu)
@@ -139,12 +145,18 @@ lowers(F.softshrink, aten.softshrink)(_shrink(True))
 
 
 # ---- binary ------------------------------------------------------------------------------
+#: ops torch also defines on integers, where they are plain maximum and minimum
+_INT_FORMS = {"cuvil.fmax": "cuvil.maximum", "cuvil.fmin": "cuvil.minimum"}
+
+
 def _binary(name: str):
     floating = ops.MATH_BINARY[name].FLOAT_ONLY
 
     @named(f"binary[{name}]")
     def rule(cx: LoweringContext, a, b, **kw):
         refuse_extra(cx, name, kw)
+        if name in _INT_FORMS and not result_dtype(cx.value(a), b).is_float:
+            return emit_bin(cx, _INT_FORMS[name], a, b)  # integers have no NaN
         return emit_bin(cx, name, a, b, floating)
 
     return rule

@@ -1,9 +1,10 @@
-"""Lowering rules for matmul/linear, convolution, normalization, pooling, embedding and
-scaled-dot-product attention (decomposed into matmul + softmax)."""
+"""Lowering rules for matmul/linear, convolution, normalization, pooling and embedding
+(scaled-dot-product attention: lower_attention.py)."""
 
 from __future__ import annotations
 
 import math
+import operator
 
 import torch
 import torch.nn.functional as F
@@ -11,7 +12,8 @@ import torch.nn.functional as F
 from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
-from .context import LoweringContext
+from ..ir.types import DType
+from .context import LoweringContext, cuvil_dtype
 from .lower_shape import reshape, transpose, unsqueeze
 from .registry import aten, lowers, named
 
@@ -30,30 +32,45 @@ def _unsupported(cx: LoweringContext, what: str, hint: str | None = None):
 
 
 # ---- matmul -------------------------------------------------------------------------------
-@lowers(torch.matmul, "matmul", aten.matmul, __import__("operator").matmul)
+def _contract(cx: LoweringContext, a, b) -> Value:
+    """a @ b over the last two dims (batch dims broadcast). Integer tensors, which
+    cuvil.matmul does not take, multiply exactly as torch's: a sum of products in
+    their own type, (..., n, k, 1) * (..., 1, k, m) summed over k."""
+    va, vb = cx.value(a), cx.value(b)
+    half = va.type.dtype in (DType.f16, DType.bf16) and va.type.dtype is vb.type.dtype
+    if half:  # accumulated in float, rounded once, as torch's CPU kernels
+        wide = cx.emit(ops.MatmulOp, cx.cast(va, DType.f32), cx.cast(vb, DType.f32))
+        return cx.cast(wide, va.type.dtype)
+    if va.type.dtype.is_float and vb.type.dtype.is_float:
+        return cx.emit(ops.MatmulOp, va, vb)
+    prod = cx.op("cuvil.mul", unsqueeze(cx, va, -1), unsqueeze(cx, vb, -3))
+    return cx.emit(ops.REDUCE_OPS["cuvil.sum"], prod, dims=(prod.type.rank - 2,))
+
+
+@lowers(torch.matmul, "matmul", aten.matmul, operator.matmul)
 def matmul(cx: LoweringContext, a, b) -> Value:
     va, vb = cx.value(a), cx.value(b)
     if va.type.rank == 1 and vb.type.rank == 1:
         return reshape(
-            cx, cx.emit(ops.MatmulOp, unsqueeze(cx, va, 0), unsqueeze(cx, vb, 1)), ()
+            cx, _contract(cx, unsqueeze(cx, va, 0), unsqueeze(cx, vb, 1)), ()
         )
     if va.type.rank == 1:
-        out = cx.emit(ops.MatmulOp, unsqueeze(cx, va, 0), vb)
+        out = _contract(cx, unsqueeze(cx, va, 0), vb)
         return reshape(cx, out, out.type.shape[:-2] + out.type.shape[-1:])
     if vb.type.rank == 1:
-        out = cx.emit(ops.MatmulOp, va, unsqueeze(cx, vb, 1))
+        out = _contract(cx, va, unsqueeze(cx, vb, 1))
         return reshape(cx, out, out.type.shape[:-1])
-    return cx.emit(ops.MatmulOp, va, vb)
+    return _contract(cx, va, vb)
 
 
 @lowers(torch.mm, torch.bmm, "mm", "bmm", aten.mm, aten.bmm)
 def _mm(cx: LoweringContext, a, b) -> Value:
-    return cx.emit(ops.MatmulOp, a, b)
+    return _contract(cx, a, b)
 
 
 @lowers(torch.addmm, "addmm", aten.addmm)
 def _addmm(cx: LoweringContext, bias, a, b, *, beta=1, alpha=1) -> Value:
-    out = cx.emit(ops.MatmulOp, a, b)
+    out = _contract(cx, a, b)
     if alpha != 1:
         out = cx.op("cuvil.mul", out, cx.scalar(float(alpha), out.type.dtype))
     bias_v = cx.value(bias)
@@ -185,10 +202,22 @@ def batch_norm(
             return v
         raise _unsupported(cx, f"batch_norm of a rank-{v.type.rank} input")
     c = v.type.shape[1]
+    v, params, back = in_float(cx, v, running_mean, running_var, weight, bias)
+    running_mean, running_var, weight, bias = params
     if weight is None and bias is not None:
         weight = torch.ones(c, dtype=v.type.dtype.torch)
-    args = [x, running_mean, running_var] + [a for a in (weight, bias) if a is not None]
-    return cx.emit(ops.BatchNormOp, *args, eps=float(eps))
+    args = [v, running_mean, running_var] + [a for a in (weight, bias) if a is not None]
+    return back(cx.emit(ops.BatchNormOp, *args, eps=float(eps)))
+
+
+def in_float(cx: LoweringContext, v: Value, *params):
+    """(x, params, back): a half-float input (with half or float32 parameters) is
+    normalized in float32 and cast back once, as torch's CPU kernels do (opmath); other
+    inputs as they are."""
+    if v.type.dtype not in (DType.f16, DType.bf16):
+        return v, list(params), lambda out: out
+    wide = [None if p is None else cx.cast(cx.value(p), DType.f32) for p in params]
+    return cx.cast(v, DType.f32), wide, lambda out: cx.cast(out, v.type.dtype)
 
 
 @lowers(aten.batch_norm)
@@ -208,15 +237,52 @@ def layer_norm(
     cx: LoweringContext, x, normalized_shape, weight=None, bias=None, eps=1e-5, *_
 ) -> Value:
     shape = tuple(normalized_shape)
+    v, (weight, bias), back = in_float(cx, cx.value(x), weight, bias)
     if weight is None and bias is not None:
-        weight = torch.ones(shape, dtype=cx.value(x).type.dtype.torch)
-    args = [x] + [a for a in (weight, bias) if a is not None]
-    return cx.emit(ops.LayerNormOp, *args, normalized_shape=shape, eps=float(eps))
+        weight = torch.ones(shape, dtype=v.type.dtype.torch)
+    args = [v] + [a for a in (weight, bias) if a is not None]
+    out = cx.emit(ops.LayerNormOp, *args, normalized_shape=shape, eps=float(eps))
+    return back(out)
 
 
 @lowers(aten.native_layer_norm)
 def _native_layer_norm(cx, x, shape, weight, bias, eps):
-    return layer_norm(cx, x, shape, weight, bias, eps), None, None
+    """(out, mean, rstd); mean and rstd (over the normalized dims, kept as size 1, in
+    the input's dtype, float32 with float32 parameters) only where the graph reads
+    them."""
+    out = layer_norm(cx, x, shape, weight, bias, eps)
+    if not _reads_result(cx, 1) and not _reads_result(cx, 2):
+        return out, None, None
+    v, _, _ = in_float(cx, cx.value(x))
+    params = [cx.value(p).type.dtype for p in (weight, bias) if p is not None]
+    stat_dtype = DType.f32 if DType.f32 in params else cx.value(x).type.dtype
+    val = getattr(cx.fx_node, "meta", {}).get("val")
+    if isinstance(val, tuple | list) and len(val) == 3:  # export's own types differ
+        stat_dtype = cuvil_dtype(val[1].dtype)  # from eager's for mixed precision
+    dims = tuple(range(v.type.rank - len(shape), v.type.rank))
+    mean = _welford_mean(cx, v, dims)
+    var = cx.emit(ops.VarOp, v, dims=dims, keepdim=True, correction=0)
+    rstd = cx.op(
+        "cuvil.rsqrt", cx.op("cuvil.add", var, cx.scalar(float(eps), var.type.dtype))
+    )
+    return out, cx.cast(mean, stat_dtype), cx.cast(rstd, stat_dtype)
+
+
+def _welford_mean(cx: LoweringContext, v: Value, dims: tuple) -> Value:
+    """The rows' mean as torch's running (Welford) mean gives it: NaN where a row holds
+    an infinity (inf - inf on the way), not the sum's +-inf."""
+    mean = cx.emit(ops.REDUCE_OPS["cuvil.mean"], v, dims=dims, keepdim=True)
+    big = cx.emit(
+        ops.REDUCE_OPS["cuvil.amax"], cx.op("cuvil.abs", v), dims=dims, keepdim=True
+    )
+    inf = cx.op("cuvil.eq", big, cx.scalar(math.inf, v.type.dtype))
+    return cx.op("cuvil.where", inf, cx.scalar(math.nan, v.type.dtype), mean)
+
+
+def _reads_result(cx: LoweringContext, i: int) -> bool:
+    """Whether the node being lowered has its result `i` read (``r[i]``)."""
+    users = getattr(cx.fx_node, "users", {})
+    return any(u.target is operator.getitem and u.args[1] == i for u in users)
 
 
 # ---- pooling ------------------------------------------------------------------------------
@@ -335,40 +401,3 @@ def _embedding(
 @lowers(aten.embedding)
 def _aten_embedding(cx: LoweringContext, weight, indices, *_, **__):
     return cx.emit(ops.EmbeddingOp, weight, indices)
-
-
-@lowers(F.scaled_dot_product_attention, aten.scaled_dot_product_attention)
-def _sdpa(
-    cx: LoweringContext,
-    q,
-    k,
-    v,
-    attn_mask=None,
-    dropout_p=0.0,
-    is_causal=False,
-    scale=None,
-    enable_gqa=False,
-) -> Value:
-    q, k = cx.value(q), cx.value(k)
-    if dropout_p or enable_gqa:
-        raise _unsupported(cx, "scaled_dot_product_attention with dropout or GQA")
-    d = q.type.shape[-1]
-    scale = scale if scale is not None else 1.0 / math.sqrt(d)
-    scores = cx.emit(ops.MatmulOp, q, transpose(cx, k, -2, -1))
-    scores = cx.op("cuvil.mul", scores, cx.scalar(float(scale), scores.type.dtype))
-    if is_causal:
-        lq, lk = scores.type.shape[-2], scores.type.shape[-1]
-        attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
-    if attn_mask is not None:
-        scores = _apply_mask(cx, scores, attn_mask)
-    return cx.emit(
-        ops.MatmulOp, cx.emit(ops.SoftmaxOp, scores, dim=scores.type.rank - 1), v
-    )
-
-
-def _apply_mask(cx: LoweringContext, scores: Value, mask) -> Value:
-    m = cx.value(mask)
-    if m.type.dtype.name == "i1":
-        neg = cx.scalar(float("-inf"), scores.type.dtype)
-        return cx.emit(ops.WhereOp, m, scores, neg)
-    return cx.op("cuvil.add", scores, cx.cast(m, scores.type.dtype))

@@ -13,7 +13,7 @@ from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
 from .context import LoweringContext, refuse_extra
-from .lower_math import emit_bin, to_dtype
+from .lower_math import _as_bool, emit_bin, to_dtype
 from .lower_reduce import _std, _var, norm_dims
 from .lower_shape import reshape
 from .registry import aten, lowers
@@ -35,6 +35,9 @@ def _float(cx: LoweringContext, x, dtype=None) -> Value:
 @lowers(torch.linalg.vector_norm, aten.linalg_vector_norm)
 def _vector_norm(cx: LoweringContext, x, ord=2, dim=None, keepdim=False, *, dtype=None):
     v = _float(cx, x, dtype)
+    if v.type.dtype in (DType.f16, DType.bf16):  # in float, rounded once (opmath)
+        out = _vector_norm(cx, cx.cast(v, DType.f32), ord, dim, keepdim)
+        return cx.cast(out, v.type.dtype)
     dims = norm_dims(v.type.rank, dim)
     if ord in (math.inf, -math.inf):
         if any(v.type.shape[d] == 0 for d in dims):
@@ -96,14 +99,23 @@ def _dims_arg(dim):
 
 @lowers(torch.any, "any", aten.any)
 def _any(cx: LoweringContext, x, dim=None, keepdim=False):
+    if isinstance(dim, list | tuple) and not dim:  # aten.any.dims(x, []): no reduction
+        return _like_input(cx, x, _as_bool(cx, x))
     count = _bool_count(cx, x, False, _dims_arg(dim), keepdim)
-    return cx.op("cuvil.gt", count, cx.scalar(0, DType.i64))
+    return _like_input(cx, x, cx.op("cuvil.gt", count, cx.scalar(0, DType.i64)))
+
+
+def _like_input(cx: LoweringContext, x, result: Value) -> Value:
+    """torch's any/all of a uint8 tensor is uint8 (0/1), of anything else bool."""
+    return cx.cast(result, DType.u8) if cx.value(x).type.dtype is DType.u8 else result
 
 
 @lowers(torch.all, "all", aten.all)
 def _all(cx: LoweringContext, x, dim=None, keepdim=False):
+    if isinstance(dim, list | tuple) and not dim:  # aten.all.dims(x, []): no reduction
+        return _like_input(cx, x, _as_bool(cx, x))
     count = _bool_count(cx, x, True, _dims_arg(dim), keepdim)
-    return cx.op("cuvil.eq", count, cx.scalar(0, DType.i64))
+    return _like_input(cx, x, cx.op("cuvil.eq", count, cx.scalar(0, DType.i64)))
 
 
 @lowers(torch.count_nonzero, "count_nonzero", aten.count_nonzero)
@@ -117,10 +129,15 @@ def _not_nan(cx: LoweringContext, v: Value) -> Value:
 
 @lowers(torch.nansum, "nansum", aten.nansum)
 def _nansum(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None):
-    v = cx.value(x) if dtype is None else to_dtype(cx, cx.value(x), dtype)
+    v = cx.value(x)
+    if dtype is not None and v.type.dtype.is_float:  # NaNs count as 0 before any cast
+        v = cx.emit(ops.WhereOp, _not_nan(cx, v), v, cx.scalar(0.0, v.type.dtype))
+    v = v if dtype is None else to_dtype(cx, v, dtype)
     if not v.type.dtype.is_float:
         int_to = DType.i64 if dtype is None else v.type.dtype
-        return _sum(cx, cx.cast(v, int_to), norm_dims(v.type.rank, dim), keepdim)
+        wide = DType.i64 if int_to is DType.i1 else int_to  # booleans add saturating
+        total = _sum(cx, cx.cast(v, wide), norm_dims(v.type.rank, dim), keepdim)
+        return cx.cast(total, int_to)
     zero = cx.scalar(0.0, v.type.dtype)
     clean = cx.emit(ops.WhereOp, _not_nan(cx, v), v, zero)
     return _sum(cx, clean, norm_dims(v.type.rank, dim), keepdim)
@@ -150,7 +167,14 @@ def _mean_like_var(cx: LoweringContext, x, dim=None, unbiased=None, keepdim=Fals
         dim = None
     v = cx.value(x)
     dims = norm_dims(v.type.rank, dim)
-    return cx.emit(ops.REDUCE_OPS["cuvil.mean"], v, dims=dims, keepdim=bool(keepdim))
+    # the mean of torch's var_mean comes from its variance's accumulation: float64
+    # for float32 (a float32 sum of large values overflows), float for half floats
+    wide = {DType.f32: DType.f64, DType.f16: DType.f32, DType.bf16: DType.f32}.get(
+        v.type.dtype
+    )
+    src = cx.cast(v, wide) if wide else v
+    mean = cx.emit(ops.REDUCE_OPS["cuvil.mean"], src, dims=dims, keepdim=bool(keepdim))
+    return cx.cast(mean, v.type.dtype) if wide else mean
 
 
 @lowers(torch.aminmax, aten.aminmax)
@@ -163,11 +187,29 @@ def _aminmax(cx: LoweringContext, x, *, dim=None, keepdim=False):
 
 
 # ---- distances -----------------------------------------------------------------------------
-def _pairwise_norm(cx: LoweringContext, diff: Value, p) -> Value:
+def _pairwise_norm(
+    cx: LoweringContext, diff: Value, p, skip_nan: bool = False
+) -> Value:
+    """torch's cdist/pdist kernels: p=0 sums min(ceil(|d|), 1) (a NaN difference gives
+    NaN); p=inf is the largest |d|, cdist's (`skip_nan`) the largest that is not NaN (0
+    if none); others as norms."""
     if not isinstance(p, int | float) or p < 0:
         raise UnsupportedOpError(
             f"a p-norm distance with p={p!r}", node=cx.node_name, where=cx.where()
         )
+    dtype = diff.type.dtype
+    last = (diff.type.rank - 1,)
+    if p == 0:
+        ones = cx.op(
+            "cuvil.minimum",
+            cx.op("cuvil.ceil", cx.op("cuvil.abs", diff)),
+            cx.scalar(1.0, dtype),
+        )
+        return _sum(cx, ones, last, False)
+    if p == math.inf and skip_nan:
+        absd = cx.op("cuvil.abs", diff)
+        absd = cx.emit(ops.WhereOp, _not_nan(cx, absd), absd, cx.scalar(0.0, dtype))
+        return cx.emit(ops.REDUCE_OPS["cuvil.amax"], absd, dims=last, keepdim=False)
     return _vector_norm(cx, diff, float(p), -1)
 
 
@@ -185,7 +227,7 @@ def _cdist(cx: LoweringContext, x1, x2, p=2.0, compute_mode=None):
     a = reshape(cx, a, (*a.type.shape[:-1], 1, a.type.shape[-1]))
     b = reshape(cx, b, (*b.type.shape[:-2], 1, *b.type.shape[-2:]))
     _, (a, b) = cx.promote(a, b)
-    return _pairwise_norm(cx, cx.op("cuvil.sub", a, b), p)
+    return _pairwise_norm(cx, cx.op("cuvil.sub", a, b), p, skip_nan=True)
 
 
 @lowers(F.pdist, aten._pdist_forward)

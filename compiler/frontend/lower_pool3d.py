@@ -13,6 +13,7 @@ import torch.nn.functional as F
 
 from ..ir import ops
 from ..ir.core import Value
+from ..ir.types import DType
 from .context import LoweringContext
 from .lower_nn import _tup, _unsupported
 from .lower_shape import reshape
@@ -24,6 +25,9 @@ def _separable(cx: LoweringContext, x, depth_pool, plane_pool) -> Value:
     v = cx.value(x)
     if v.type.rank not in (4, 5) or not all(isinstance(n, int) for n in v.type.shape):
         raise _unsupported(cx, f"3-d pooling of {v.type} (rank 4 or 5, static sizes)")
+    half = v.type.dtype in (DType.f16, DType.bf16)
+    if half:  # the two stages in float, rounded once as eager's one-pass kernel
+        v = cx.cast(v, DType.f32)
     lead, (d, h, w) = v.type.shape[:-3], v.type.shape[-3:]
     rows = 1
     for n in lead:
@@ -34,7 +38,8 @@ def _separable(cx: LoweringContext, x, depth_pool, plane_pool) -> Value:
     d2 = t.type.shape[-1]
     t = cx.emit(ops.PermuteOp, reshape(cx, t, (rows, h, w, d2)), dims=(0, 3, 1, 2))
     t = plane_pool(reshape(cx, t, (1, rows * d2, h, w)))
-    return reshape(cx, t, (*lead, d2, *t.type.shape[-2:]))
+    out = reshape(cx, t, (*lead, d2, *t.type.shape[-2:]))
+    return cx.cast(out, cx.value(x).type.dtype) if half else out
 
 
 @lowers(F.avg_pool3d, aten.avg_pool3d)

@@ -41,6 +41,10 @@ def _reduce(name: str, int_to: DType | None = None):
         elif int_to is not None and not v.type.dtype.is_float:
             v = cx.cast(v, int_to)
         dims = norm_dims(v.type.rank, dim)
+        if int_to is not None and v.type.dtype is DType.i1:  # dtype=torch.bool
+            # torch adds (multiplies) booleans saturating: any (all) of the elements
+            wide = cx.emit(cls, cx.cast(v, DType.i64), dims=dims, keepdim=bool(keepdim))
+            return cx.cast(wide, DType.i1)
         return cx.emit(cls, v, dims=dims, keepdim=bool(keepdim))
 
     return rule
@@ -62,6 +66,9 @@ def _var(
     if correction is None:
         correction = 0 if unbiased is False else 1
     v = cx.value(x)
+    if v.type.rank == 0:  # one element along a dim of its own (torch: 0 or nan)
+        v, dim = reshape(cx, v, (1,)), 0
+        keepdim = False
     dims = norm_dims(v.type.rank, dim)
     n = math.prod(v.type.shape[d] for d in dims)
     if isinstance(correction, int) and isinstance(n, int) and 0 <= correction < n:
@@ -147,13 +154,10 @@ def _softmax(cls):
             dtype = args[0]
         if dtype is not None:
             v = to_dtype(cx, v, dtype)
-        if dim is None:
-            raise UnsupportedOpError(
-                "softmax without dim (implicit dim is deprecated)",
-                node=cx.node_name,
-                where=cx.where(),
-                hint="pass dim=-1",
-            )
+        if dim is None:  # torch's deprecated implicit dim (F._get_softmax_dim)
+            dim = 0 if v.type.rank in (0, 1, 3) else 1
+        if v.type.dtype in (DType.f16, DType.bf16):  # in float, rounded once (opmath)
+            return cx.cast(rule(cx, cx.cast(v, DType.f32), dim), v.type.dtype)
         if v.type.rank == 0:  # torch treats a 0-d tensor as one element along dim 0
             return reshape(cx, cx.emit(cls, reshape(cx, v, (1,)), dim=0), ())
         return cx.emit(cls, v, dim=dim % v.type.rank)

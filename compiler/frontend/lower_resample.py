@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from ..ir import ops
 from ..ir.core import Value
 from . import lower_nn
-from .context import LoweringContext
+from .context import LoweringContext, refuse_extra
 from .lower_nn import _unsupported
 from .registry import aten, lowers, named
 
@@ -76,6 +76,8 @@ def upsample(cx: LoweringContext, x, mode: str, size, scales, align=False) -> Va
         raise _unsupported(cx, f"upsampling an input of symbolic size ({v.type})")
     if scales is not None and not isinstance(scales, (list, tuple)):
         scales = (scales,) * n
+    if scales is not None:  # aten's (scales_h, scales_w) may end early: None is in/out
+        scales = (*scales, *(None,) * (n - len(scales)))
     if size is None:
         if scales is None:
             raise _unsupported(cx, "upsampling without size or scale factors")
@@ -143,17 +145,34 @@ def _area(cx: LoweringContext, v: Value, size, scale_factor) -> Value:
 
 def _vec(mode: str, linear: bool):
     @named(f"upsample_vec[{mode}]")
-    def rule(cx: LoweringContext, x, output_size, *args) -> Value:
-        align, scales = (args[0], args[1]) if linear else (False, args[0])
-        return upsample(cx, x, mode, output_size, scales, align)
+    def rule(cx: LoweringContext, x, output_size, *args, **kw) -> Value:
+        names = ("align_corners", "scale_factors") if linear else ("scale_factors",)
+        given = dict(zip(names, args)) | kw
+        align = given.get("align_corners", False)
+        return upsample(cx, x, mode, output_size, given.get("scale_factors"), align)
 
     return rule
 
 
 def _default(mode: str, linear: bool):
+    """aten.upsample_*.default(x, output_size, [align_corners,] scales...): the scales
+    as positional arguments or keywords (scales, scales_h, scales_w)."""
+
     @named(f"upsample[{mode}]")
-    def rule(cx: LoweringContext, x, output_size, *args) -> Value:
-        align, scales = (args[0], args[1:]) if linear else (False, args)
+    def rule(cx: LoweringContext, x, output_size, *args, **kw) -> Value:
+        align, args = (
+            (args[0] if args else kw.pop("align_corners"), args[1:])
+            if linear
+            else (False, args)
+        )
+        if "scales" in kw:
+            kw["scales_h"] = kw.pop("scales")
+        scales = list(args)
+        for i, key in enumerate(("scales_h", "scales_w")):
+            if key in kw:
+                scales += [None] * (i + 1 - len(scales))
+                scales[i] = kw.pop(key)
+        refuse_extra(cx, f"upsample[{mode}]", kw)
         scales = scales if any(s is not None for s in scales) else None
         return upsample(cx, x, mode, output_size, scales, align)
 
@@ -179,10 +198,11 @@ def group_norm(cx, x, num_groups, weight=None, bias=None, eps=1e-5, *_) -> Value
     v = cx.value(x)
     if v.type.rank < 2:
         raise _unsupported(cx, f"group_norm of a rank-{v.type.rank} input")
+    v, (weight, bias), back = lower_nn.in_float(cx, v, weight, bias)
     if weight is None and bias is not None:
         weight = torch.ones(v.type.shape[1], dtype=v.type.dtype.torch)
     args = [v] + [a for a in (weight, bias) if a is not None]
-    return cx.emit(ops.GroupNormOp, *args, groups=int(num_groups), eps=float(eps))
+    return back(cx.emit(ops.GroupNormOp, *args, groups=int(num_groups), eps=float(eps)))
 
 
 @lowers(aten.native_group_norm)

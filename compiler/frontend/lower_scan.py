@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from ..errors import UnsupportedOpError
 from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
@@ -34,6 +35,14 @@ def _scan(cls):
             v = cx.cast(v, cuvil_dtype(dtype))
         elif not v.type.dtype.is_float:
             v = cx.cast(v, DType.i64)
+        if (
+            v.type.dtype is DType.i1
+        ):  # dtype=torch.bool: torch runs it only on one element
+            if v.type.numel() == 1:
+                return v
+            raise UnsupportedOpError(
+                f"{cls.name} in bool", node=cx.node_name, where=cx.where()
+            )
         return cx.emit(cls, v, dim=_dim(cx, v, dim))
 
     return rule

@@ -98,10 +98,12 @@ _MODES = {0: "sum", 1: "mean", 2: "max", "sum": "sum", "mean": "mean", "max": "m
 def _bags(cx: LoweringContext, idx: Value, offsets, include_last: bool):
     """(flat indices, bag of each index, number of bags); an index no bag takes (before
     offsets[0], after the last offset with include_last_offset) gets bag -1 or nb."""
-    if idx.type.rank == 2:
+    if idx.type.rank == 2 and offsets is None:  # a bag per row
         b, n = idx.type.shape
         bag = torch.arange(b).repeat_interleave(n)
         return reshape(cx, idx, (b * n,)), cx.constant(bag), b
+    if idx.type.rank == 2:  # the ATen op with offsets reads the indices flattened
+        idx = reshape(cx, idx, (idx.type.numel(),))
     off = cx.value(offsets)
     if off.type.rank != 1 or off.type.dtype.is_float:
         raise _unsupported(cx, f"embedding_bag offsets of type {off.type}")
@@ -142,6 +144,11 @@ def embedding_bag(
         scale = reshape(cx, cx.cast(cx.value(per_sample_weights), w.type.dtype), (n, 1))
         rows = cx.op("cuvil.mul", rows, scale)
     fill = -math.inf if mode == "max" else 0.0
+    looked_up = rows
+    if mode == "max":  # NaN never wins a comparison: only a bag's first row keeps it
+        rows = cx.emit(
+            ops.WhereOp, _not_nan(cx, rows), rows, cx.scalar(fill, w.type.dtype)
+        )
     rows = cx.emit(
         ops.WhereOp, reshape(cx, valid, (n, 1)), rows, cx.scalar(fill, w.type.dtype)
     )
@@ -149,6 +156,8 @@ def embedding_bag(
     base = full(cx, fill, (nb + 1, d), w.type.dtype)
     out = _scatter(cx, base, 0, where_to, rows, "max" if mode == "max" else "add")
     out = slice_dim(cx, out, 0, 0, nb)
+    if mode == "max":
+        out = _first_nan_sticks(cx, out, looked_up, valid, bag, nb)
     if mode == "sum":
         return out
     ones = cx.cast(valid, w.type.dtype)
@@ -158,6 +167,25 @@ def embedding_bag(
         return cx.op("cuvil.div", out, cx.emit(ops.ClampOp, count, min=1.0))
     zero = cx.scalar(0.0, w.type.dtype)
     return cx.emit(ops.WhereOp, cx.op("cuvil.gt", count, zero), out, zero)
+
+
+def _not_nan(cx: LoweringContext, v: Value) -> Value:
+    return cx.op("cuvil.logical_not", cx.emit(ops.MATH_UNARY["cuvil.isnan"], v))
+
+
+def _first_nan_sticks(cx, out: Value, rows: Value, valid: Value, bag: Value, nb: int):
+    """torch's max bag starts from its first row and takes a larger one: a NaN there
+    stays, a NaN later is skipped. `out` is the max without NaNs; where a bag's first
+    row has a NaN, that NaN."""
+    n, i64 = rows.type.shape[0], DType.i64
+    pos = cx.emit(
+        ops.WhereOp, valid, cx.constant(torch.arange(n)), cx.scalar(n - 1, i64)
+    )
+    first = _scatter(cx, full(cx, n - 1, (nb + 1,), i64), 0, bag, pos, "min")
+    first_rows = cx.emit(
+        ops.IndexOp, rows, slice_dim(cx, first, 0, 0, nb), dims=(0,), wrap=False
+    )
+    return cx.emit(ops.WhereOp, _not_nan(cx, first_rows), out, first_rows)
 
 
 @lowers(F.embedding_bag)

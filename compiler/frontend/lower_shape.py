@@ -83,6 +83,16 @@ def slice_dim(cx: LoweringContext, x, dim: int, start, end, step: int = 1) -> Va
 
 @lowers("view", "reshape", torch.reshape, aten.view, aten.reshape, aten._unsafe_view)
 def _view(cx: LoweringContext, x, *shape):
+    if len(shape) == 1 and isinstance(shape[0], torch.dtype):  # x.view(torch.int32)
+        v = cx.value(x)
+        if shape[0] == v.type.dtype.torch:
+            return v
+        raise UnsupportedOpError(
+            f"view as another dtype ({v.type.dtype} as {shape[0]}): a bit cast",
+            node=cx.node_name,
+            where=cx.where(),
+            hint="use .to(dtype) to convert the values",
+        )
     return reshape(cx, x, _sizes(shape))
 
 
@@ -358,6 +368,8 @@ _RESULT_FIELDS = _result_fields()
 def _getattr(cx: LoweringContext, obj, name: str, *default: Any):
     if isinstance(obj, tuple) and name in _RESULT_FIELDS:  # torch.sort(x).values
         return obj[_RESULT_FIELDS[name]]
+    if isinstance(obj, LazyTensor):  # a parameter's or constant's attribute (dynamo)
+        obj = cx.value(obj)
     if not isinstance(obj, Value):
         return getattr(obj, name, *default)
     t = obj.type

@@ -110,6 +110,20 @@ class Buffers(nn.Module):
         return x @ bias + self.pos[:, : x.shape[0], None]
 
 
+class WeightAttrs(nn.Module):
+    """Attributes of the weights themselves (``self.w.T``, ``self.w.shape``): getattr
+    of a constant under the backend."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.w = nn.Parameter(torch.randn(5, 3))
+        self.register_buffer("b", torch.randn(4, 5))
+
+    def forward(self, x):
+        return x @ self.w.T + self.b.mT.sum() * self.w.shape[0] + self.b.T.shape[0]
+
+
 class Stateful(nn.Module):
     """Buffers the forward updates: a counter and batch norm's running statistics (in
     training mode); they must not become constants, nor be updated twice."""

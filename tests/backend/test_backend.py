@@ -70,6 +70,14 @@ def test_weights_indexed_and_sliced_by_buffers_compile():
     assert graph.weights == "3 constant(s)" and build.kind == "cuvil", build.refused
 
 
+def test_attributes_of_weights_compile():
+    model, x = bm.WeightAttrs().eval(), torch.randn(2, 3)
+    with torch.no_grad():
+        close(torch.compile(model, backend="cuvil")(x), model(x))
+    graph, build = only_build()
+    assert graph.weights == "2 constant(s)" and build.kind == "cuvil", build.refused
+
+
 def test_a_changed_weight_recompiles_and_then_becomes_an_input():
     model, x = bm.Mlp().eval(), torch.randn(3, 8)
     compiled = torch.compile(model, backend="cuvil")

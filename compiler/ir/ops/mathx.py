@@ -133,7 +133,7 @@ class EluOp(UnaryOp):
     def reference(self, x: torch.Tensor) -> torch.Tensor:
         a = self.attrs
         neg = a["scale"] * a["alpha"] * torch.expm1(x * a["input_scale"])
-        return torch.where(x > 0, x * a["scale"], neg)
+        return torch.where(x >= 0, x * a["scale"], neg)
 
 
 @register_op

@@ -170,6 +170,17 @@ class AvgPoolOp(PoolOp):
     def reference(self, x: torch.Tensor) -> torch.Tensor:
         k, s, p, _ = self._window()
         a = self.attrs
+        if self.SPATIAL == 1 and a.get("divisor_override"):  # avg_pool1d has none
+            y = F.avg_pool2d(
+                x.unsqueeze(-2),
+                (1, *k),
+                (1, *s),
+                (0, *p),
+                a["ceil_mode"],
+                a["count_include_pad"],
+                a["divisor_override"],
+            )
+            return y.squeeze(-2)
         if self.SPATIAL == 1:
             return F.avg_pool1d(x, k, s, p, a["ceil_mode"], a["count_include_pad"])
         return F.avg_pool2d(

@@ -51,7 +51,9 @@ class PadOp(Operation):
             if not isinstance(n, int):
                 shape[d] = SymDim()
                 continue
-            if mode != "constant" and (min(lo, hi) < 0 or max(lo, hi) > n):
+            # replicate repeats the edge any number of times; circular wraps once
+            wraps = mode == "circular" and max(lo, hi) > n
+            if mode != "constant" and (min(lo, hi) < 0 or wraps):
                 raise self.fail(f"{mode} pads ({lo}, {hi}) do not fit dim {d} of {x}")
             if mode == "reflect" and max(lo, hi) >= n:
                 raise self.fail(f"reflect pads ({lo}, {hi}) must be < size {n}")
@@ -96,8 +98,8 @@ class UpsampleOp(Operation):
             )
         if scales and len(scales) != len(size):
             raise self.fail(f"scales {list(scales)} must match size {list(size)}")
-        if not x.dtype.is_float:
-            raise self.fail(f"input must be a float tensor, got {x}")
+        if not x.dtype.is_float and self.attrs["mode"] == "linear":
+            raise self.fail(f"linear upsampling needs a float tensor, got {x}")
         return [x.with_shape(x.shape[:2] + size)]
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:

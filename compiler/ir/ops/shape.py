@@ -128,7 +128,7 @@ class ExpandOp(Operation):
         return [TensorType(tuple(shape), t.dtype)]
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
-        return x.expand(*_runtime_shape(self.attrs["shape"], x))
+        return x.expand(tuple(_runtime_shape(self.attrs["shape"], x)))
 
 
 @register_op

@@ -1,0 +1,216 @@
+"""What makes a drawn node acceptable, besides torch running it.
+
+* its result is one or more non-empty strided tensors of at most MAX_NUMEL elements,
+  not complex, and the same under two random states (no random ops);
+* torch's own shape functions agree with eager on it (the op run on meta tensors and
+  on fake tensors: the shape functions torch.export's and dynamo's tracing use, which
+  are not always the meta device's; and an ATen op's own
+  decomposition, which export applies: where they disagree with eager the model cannot
+  be captured faithfully, and that is torch's bug);
+* an op whose order among equal values torch leaves open (``topk``, an unstable
+  ``sort``) is drawn only on values without ties;
+* an op reading the sign of a NaN (``signbit``, ``copysign``'s second argument) is not
+  drawn on NaNs: that sign is the hardware's and the math library's choice;
+* a float product whose partial products may overflow (the answer then depends on the
+  order of multiplication) is not drawn;
+* an in-place write does not hit a tensor another value shares memory with (how such a
+  write propagates is left to torch's aliasing rules: fx refuses such writes, and
+  torch.export's functionalization loses some of them, e.g. an eval-mode dropout
+  returns its input).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import torch
+from torch.utils._pytree import tree_map
+
+from .catalog import Form
+from .graph import Env, Node, call_node, decode
+
+__all__ = [
+    "MAX_NUMEL",
+    "valid",
+    "same",
+    "meta_differs",
+    "ties",
+    "aliased",
+    "inplace",
+    "order_dependent",
+]
+
+MAX_NUMEL = 4096
+_TIE_ORDER = {"topk", "sort", "argsort", "msort"}  # which of equal values comes first
+_IOPS = {"iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior"}
+_IOPS |= {"ixor"}
+
+
+def inplace(form: Form) -> bool:
+    """Whether the form writes its first argument (``add_``, ``operator.iadd``)."""
+    name = (
+        form.call.split(".")[1] if form.kind == "aten" else form.call.rsplit(".", 1)[-1]
+    )
+    if form.kind == "operator":
+        return name in _IOPS
+    return name.endswith("_") and not name.startswith("_")
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal values (NaN equal to NaN), dtypes and shapes, through tuples."""
+    if isinstance(a, tuple | list):
+        return isinstance(b, tuple | list) and len(a) == len(b) and all(map(same, a, b))
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor):
+        return a == b
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.is_floating_point:
+        return bool(((a == b) | (a.isnan() & b.isnan())).all())
+    return torch.equal(a, b)
+
+
+def valid(value: Any) -> bool:
+    if isinstance(value, tuple | list):
+        return 0 < len(value) <= 8 and all(_valid_tensor(v) for v in value)
+    return _valid_tensor(value)
+
+
+def _valid_tensor(t: Any) -> bool:
+    return (
+        isinstance(t, torch.Tensor)
+        and 0 < t.numel() <= MAX_NUMEL
+        and not t.is_complex()
+        and t.layout == torch.strided
+        and not t.requires_grad
+    )
+
+
+def _same_meta(fake: Any, real: Any) -> bool:
+    if isinstance(real, tuple | list):
+        return (
+            isinstance(fake, tuple | list)
+            and len(fake) == len(real)
+            and all(map(_same_meta, fake, real))
+        )
+    return (
+        isinstance(fake, torch.Tensor)
+        and fake.shape == real.shape
+        and fake.dtype == real.dtype
+    )
+
+
+def meta_differs(node: Node, env: Env, result: Any, form: Form) -> bool:
+    """torch's fake-tensor result of `node` differs from eager's, or fails."""
+    if inplace(form) or form.kind == "module":
+        return False
+    meta = lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t  # noqa: E731
+    args = tree_map(meta, decode(node.args, env))
+    kwargs = tree_map(meta, {k: decode(v, env) for k, v in node.kwargs.items()})
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fake = call_node(node, args, kwargs, env, {})
+            decomposed = _decomposed(node, args, kwargs)
+    except Exception:
+        return True
+    if decomposed is not None and not _same_meta(decomposed, result):
+        return True
+    if not _same_meta(fake, result):
+        return True
+    faked = _faked(
+        node, env
+    )  # None: fake tensors cannot run it (data-dependent shapes)
+    return faked is not None and not _same_meta(faked, result)
+
+
+def _faked(node: Node, env: Env) -> Any:
+    """`node` run on fake tensors, as torch.export traces it: its fake-tensor rules can
+    differ from the meta device's (native_layer_norm of bfloat16 with float32
+    parameters: the statistics are bfloat16 there, float32 on meta and in eager)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    fake = lambda t: mode.from_tensor(t) if isinstance(t, torch.Tensor) else t  # noqa: E731
+    try:
+        args = tree_map(fake, decode(node.args, env))
+        kwargs = tree_map(fake, {k: decode(v, env) for k, v in node.kwargs.items()})
+        with mode, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return call_node(node, args, kwargs, env, {})
+    except Exception:
+        return None
+
+
+def _decomposed(node: Node, args, kwargs) -> Any:
+    """An ATen node's result through torch's own decomposition of it (what
+    torch.export's graph computes), or None when it has none."""
+    if node.kind != "aten":
+        return None
+    from torch._decomp import decomposition_table
+
+    from .catalog import resolve
+
+    fn = decomposition_table.get(resolve(node.call))
+    return None if fn is None else fn(*args, **kwargs)
+
+
+def ties(node: Node, env: Env) -> bool:
+    """An order-open op (topk, an unstable sort) reading values with ties."""
+    name = (
+        node.call.split(".")[1] if node.kind == "aten" else node.call.rsplit(".", 1)[-1]
+    )
+    if name not in _TIE_ORDER or node.kwargs.get("stable") is True:
+        return False
+    x = decode(node.args[0], env) if node.args else None
+    if not isinstance(x, torch.Tensor):
+        return True
+    if x.is_floating_point() and int(x.isnan().sum()) > 1:
+        return True
+    return x.reshape(-1).unique().numel() < x.numel()
+
+
+def order_dependent(node: Node, env: Env) -> bool:
+    """A float product whose partial products may overflow: whether it ends inf, NaN
+    (inf times 0) or finite depends on the order of multiplication, which torch leaves
+    open."""
+    name = (
+        node.call.split(".")[1] if node.kind == "aten" else node.call.rsplit(".", 1)[-1]
+    )
+    if name not in ("prod", "cumprod") or not node.args:
+        return False
+    x = decode(node.args[0], env)
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        return False
+    big = x.detach().double().abs()
+    big = big[(big > 1) & big.isfinite()]
+    return bool(big.log().sum() > math.log(torch.finfo(torch.float32).max) - 1)
+
+
+def nan_sign(node: Node, env: Env) -> bool:
+    """An op reading the sign bit of a NaN (signbit, copysign's sign): which sign a
+    computed NaN has is up to the hardware and the math library, not torch."""
+    name = (
+        node.call.split(".")[1] if node.kind == "aten" else node.call.rsplit(".", 1)[-1]
+    )
+    which = {"signbit": 0, "copysign": 1}.get(name)
+    if which is None or len(node.args) <= which:
+        return False
+    x = decode(node.args[which], env)
+    return (
+        isinstance(x, torch.Tensor) and x.is_floating_point() and bool(x.isnan().any())
+    )
+
+
+def aliased(node: Node, env: Env) -> bool:
+    """The tensor an in-place node writes shares memory with another value."""
+    target = decode(node.args[0], env)
+    ptr = target.untyped_storage().data_ptr()
+    others = [
+        v for v in [*env.inputs, *env.nodes, *env.state.values()] if v is not target
+    ]
+    return any(
+        isinstance(v, torch.Tensor) and v.untyped_storage().data_ptr() == ptr
+        for v in others
+    )

@@ -1,0 +1,111 @@
+"""Fuzz regression sample (cuvil_debug.fuzz, graph seed 9).
+
+The mean of var_mean/std_mean accumulated in float32 and overflowed near the float range's edge; torch accumulates it with the variance, in float64. Fixed in frontend/lower_norm.py.
+
+Found as: wrong on fx:O3: inf where eager gives 2.8e38 (graph written by hand)
+Replayed by tests/fuzz/test_fuzz_regressions.py through fx and export at O0
+and O3; alone: `cuvil-debug diff THIS_FILE`.
+"""
+
+import torch
+import torch.nn as nn
+
+STATE = {}
+INPUTS = [
+    (
+        [5, 8],
+        "float32",
+        [
+            3.3999999521443642e38,
+            3.3999999521443642e38,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+        ],
+        "contiguous",
+    )
+]
+
+
+def _t(spec):
+    """A tensor from (shape, dtype, values, layout), laid out as the fuzzer made it."""
+    if isinstance(spec, torch.Tensor):
+        return spec
+    shape, dtype, values, layout = spec
+    dtype = getattr(torch, dtype)
+    x = torch.tensor(values, dtype=torch.float64 if dtype.is_floating_point else None)
+    x = x.to(dtype).reshape(shape)
+    wide = [d for d, n in enumerate(shape) if n > 1]
+    if layout == "transposed" and len(shape) >= 2:
+        return x.transpose(-1, -2).contiguous().transpose(-1, -2)
+    if layout == "strided" and shape:
+        buf = torch.zeros(*shape[:-1], 2 * shape[-1], dtype=dtype)
+        buf[..., ::2] = x
+        return buf[..., ::2]
+    if layout == "offset" and shape:
+        flat = torch.zeros(x.numel() + 3, dtype=dtype)
+        flat[3:] = x.reshape(-1)
+        return flat[3:].view(shape)
+    if layout == "expanded" and wide:
+        return x.narrow(wide[0], 0, 1).expand(*shape)
+    return x
+
+
+def _load(module, prefix):
+    keys = module.state_dict().keys()
+    module.load_state_dict({k: _t(STATE[f"{prefix}.{k}"]) for k in keys}, assign=True)
+    return module.eval()
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x0):
+        v0 = torch.std_mean(x0)
+        v1 = v0[1]
+        return (v1,)
+
+
+def example_inputs():
+    return tuple(_t(s) for s in INPUTS)
+
+
+EXPECT = "ok"
+# the graph as the fuzzer's data (cuvil_debug.fuzz.graph.Graph.from_json)
+GRAPH = '{"seed": 9, "inputs": [{"shape": [5, 8], "dtype": "float32", "seed": 0, "profile": "normal", "layout": "contiguous", "low": -8, "high": 8, "values": [3.4e+38, 3.4e+38, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]}], "state": {}, "nodes": [{"call": "torch.std_mean", "kind": "function", "args": [{"x": 0}], "kwargs": {}, "family": "_std_mean", "ctor": null, "module": null}, {"call": "getitem", "kind": "getitem", "args": [{"v": 0}, 1], "kwargs": {}, "family": "_getitem_tensors", "ctor": null, "module": null}], "outputs": [1]}'
