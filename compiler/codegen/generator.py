@@ -46,6 +46,11 @@ class Program:
     slots: dict[int, Slot] = field(default_factory=dict, repr=False)
     values: dict[int, Value] = field(default_factory=dict, repr=False)
 
+    def mentions(self, symbol: str) -> bool:
+        """Does the LLVM IR name `symbol` (a global the runtime looks for, such as
+        ``cuvil_status``)? A cached build answers without its text (runtime/ircache.py)."""
+        return symbol in self.llvm_ir
+
     def slot_of(self, v: Value) -> Slot | None:
         """Where `v` lives (a reshape shares its operand's slot; an in-place result its
         operand's); None when `v` is not a value of the main function."""
