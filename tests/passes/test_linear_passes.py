@@ -36,7 +36,11 @@ class Chain(torch.nn.Module):
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         for i in range(self.n):
             if self.kind == "scalars":
-                x = torch.sin(x) if i % 3 == 0 else (x * 1.01 if i % 3 == 1 else x + 0.5)
+                x = (
+                    torch.sin(x)
+                    if i % 3 == 0
+                    else (x * 1.01 if i % 3 == 1 else x + 0.5)
+                )
             elif self.kind == "unary":
                 x = torch.sin(x) if i % 2 else torch.relu(x)
             else:
