@@ -1,5 +1,10 @@
 """A disk cache of compiled object code, so compiling the same model again skips LLVM.
 
+This is the compile cache's ``object`` level; the ``ir`` level above it (ircache.py:
+a build keyed by its optimized Cuvil IR) stores its entries through the same reader and
+writer (``lookup``, ``store``: same header, checks and atomic writes, another magic and
+folder, ``PLACES``) and counts them under its own level.
+
 The key covers everything that decides the machine code: the generated LLVM IR, the opt
 level, the target triple, CPU name and features, and the LLVM and Cuvil versions (a key of
 the IR alone collides across code-generation options). Objects live in
