@@ -77,7 +77,15 @@ __all__ = [
 MAGIC = b"CUVILIR\0"
 FORMAT = 1
 SMALL_PARAM = 64  # params up to this many elements are fingerprinted by value
-_SOURCES = ("codegen", "ir", "runtime/jit.py", "runtime/debugkey.py", "version.py")
+_SOURCES = (  # what turns optimized IR into a build (compiler/...)
+    "codegen",
+    "ir",
+    "options.py",
+    "runtime/ircache.py",
+    "runtime/jit.py",
+    "runtime/debugkey.py",
+    "version.py",
+)
 _RUNTIME_SYMBOLS = (STATUS_SYMBOL,)  # globals the runtime looks for in a build
 _FIELDS = ("fingerprint", "debug_key", "object_key", "llvm_ir_sha256", "contract")
 
