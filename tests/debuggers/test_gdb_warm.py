@@ -53,6 +53,7 @@ def warm_session(plan: BreakPlan, tmp_path_factory) -> tuple[str, dict]:
     return proc.stdout + proc.stderr, stats
 
 
+@pytest.mark.slow  # a debuggee run, then a GDB session over it (~1 min)
 def test_gdb_breaks_in_a_warm_debug_build_like_a_cold_one(plan, warm_session):
     out, stats = warm_session
     n = len(OPT_LEVELS)

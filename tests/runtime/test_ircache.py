@@ -252,6 +252,7 @@ def test_regenerated_llvm_ir_must_match_the_cached_objects(pair, monkeypatch):
         _ = program.llvm_ir
 
 
+@pytest.mark.slow  # two fresh processes: torch's import and a compile each
 def test_a_fresh_process_warm_compile_hits_both_levels(tmp_path):
     code = (
         "import sys, torch, cuvil; sys.path.insert(0, sys.argv[1]);"
