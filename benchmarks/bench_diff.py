@@ -2,6 +2,18 @@
 
     python benchmarks/bench_diff.py            # ResNet-18 + synthetic 1000-node graph
     python benchmarks/bench_diff.py --quick    # smaller synthetic graph
+    python benchmarks/bench_diff.py --command --rounds 5 [--baseline /path/to/checkout]
+        # the command `cuvil-debug diff samples/models/resnet18.py` from its start,
+        # warm cache: wall and CPU (the command and its children), min and median;
+        # with --baseline, that checkout's command measured in the same rounds,
+        # interleaved (its own .venv/bin/cuvil-debug)
+    python benchmarks/bench_diff.py --phases --rounds 3
+        # thread CPU time of each engine phase (ResNet-18, warm cache, in one
+        # process; best of the rounds) and of the imports
+
+Target (issue 21): ResNet-18 full diff, warm cache, <= 3 s wall from the start of the
+command on an idle machine; the engine's phases (--format json timings) say where the
+rest goes.
 
 Targets (issue: cuvil-debug diff):
 - full diff of ResNet-18 (all stages, both modes) < 10 s on the 2-core machine;
@@ -21,6 +33,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +98,7 @@ def run(case: str, nodes: int, fault: str, cache: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-COMPILE = ("lower", "passes", "native-codegen", "native-compile")
+COMPILE = ("lower", "passes", "native-codegen", "native-compile", "twin-compile")
 
 
 def show(label: str, r: dict) -> None:
@@ -105,15 +118,132 @@ def show(label: str, r: dict) -> None:
         f"  memory: activations (eager values) {eager / 2**20:.1f} MiB, peak live "
         f"stage values {mem.get('peak_live', 0) / 2**20:.1f} MiB -> kept "
         f"{kept / eager:.2f}x activations; native arenas "
-        f"{mem.get('arena', 0) / 2**20:.1f} MiB; process max RSS {r['maxrss_mb']:.0f} MiB"
+        f"{mem.get('arena', 0) / 2**20:.1f} MiB; float64 truth "
+        f"{mem.get('truth', 0) / 2**20:.1f} MiB; twin builds {mem.get('twins', 0)}; "
+        f"process max RSS {r['maxrss_mb']:.0f} MiB"
     )
     print(f"  eager forward alone: {r['eager_forward'] * 1e3:.1f} ms")
+
+
+def command(checkout: Path, cache: str, model: str) -> dict:
+    """One `cuvil-debug diff MODEL --format json` of `checkout`: wall, CPU (user+sys
+    of the command and every process it waited for), the engine's phases."""
+    exe = checkout / ".venv" / "bin" / "cuvil-debug"
+    env = dict(os.environ, CUVIL_CACHE_DIR=cache, PYTHONDONTWRITEBYTECODE="1")
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [str(exe), "diff", str(checkout / model), "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=checkout,
+    )
+    out, _ = proc.communicate()
+    wall = time.perf_counter() - start
+    doc = json.loads(out) if out.strip() else {}
+    return {"wall": wall, "timings": doc.get("timings", {}), "code": proc.returncode}
+
+
+def commands(args) -> None:
+    """--command: interleaved rounds of this checkout (and --baseline's)."""
+    import resource
+    import statistics
+
+    trees = [("this", ROOT)] + (
+        [("baseline", Path(args.baseline))] if args.baseline else []
+    )
+    model = "samples/models/resnet18.py"
+    seen: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in trees}
+    phases: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as cache:
+        for name, tree in trees:
+            command(tree, cache + "/" + name, model)  # fills the cache (cold)
+        for _ in range(args.rounds):
+            for name, tree in trees:
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                r = command(tree, cache + "/" + name, model)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = (after.ru_utime - before.ru_utime) + (
+                    after.ru_stime - before.ru_stime
+                )
+                seen[name].append((r["wall"], cpu))
+                phases[name] = r["timings"]
+    for name, runs in seen.items():
+        walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+        print(
+            f"{name}: wall min {min(walls):.2f} s, median {statistics.median(walls):.2f} s;"
+            f" CPU min {min(cpus):.2f} s, median {statistics.median(cpus):.2f} s"
+            f" ({len(runs)} warm runs)"
+        )
+        engine = sum(phases[name].values())
+        print(
+            "  phases (last run): "
+            + ", ".join(f"{k} {v:.2f}" for k, v in phases[name].items())
+            + f"; engine total {engine:.2f} s"
+        )
+
+
+PHASES_CHILD = r"""
+import json, sys, time
+sys.path.insert(0, {root!r})
+t0 = time.thread_time()
+import torch
+from cuvil_debug.diff import engine
+from cuvil_debug.loader import load_model
+imports = time.thread_time() - t0
+cpu = {{}}
+start, lap = engine._Clock.start, engine._Clock.lap
+def timed_start(self, phase):
+    self.cpu0 = time.thread_time()
+    return start(self, phase)
+def timed_lap(self, name):
+    now = time.thread_time()
+    cpu[name] = cpu.get(name, 0.0) + now - getattr(self, "cpu0", now)
+    self.cpu0 = now
+    return lap(self, name)
+engine._Clock.start, engine._Clock.lap = timed_start, timed_lap
+loaded = load_model({root!r} + "/samples/models/resnet18.py")
+t1 = time.thread_time()
+engine.run_diff(loaded.model, loaded.inputs)
+print(json.dumps({{"imports": imports, "engine": time.thread_time() - t1, **cpu}}))
+"""
+
+
+def phases(args) -> None:
+    """--phases: thread CPU per phase, best of the rounds (warm cache)."""
+    best: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, CUVIL_CACHE_DIR=cache)
+        for k in range(args.rounds + 1):  # the first fills the cache
+            out = subprocess.run(
+                [sys.executable, "-c", PHASES_CHILD.format(root=str(ROOT))],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            if k:
+                for name, v in json.loads(out.stdout.splitlines()[-1]).items():
+                    best[name] = min(best.get(name, v), v)
+    print("thread CPU, best of", args.rounds, "warm runs:")
+    for name, v in best.items():
+        print(f"  {name:16s} {v:6.2f} s")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--command", action="store_true", help="time the command itself")
+    ap.add_argument("--phases", action="store_true", help="CPU time of each phase")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--baseline", help="another checkout to time in the same rounds")
     args = ap.parse_args()
+    if args.command:
+        commands(args)
+        return
+    if args.phases:
+        phases(args)
+        return
     nodes = 300 if args.quick else 1000
     cases = [
         ("resnet18", 0, "-", "ResNet-18, clean compile"),

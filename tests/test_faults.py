@@ -92,7 +92,9 @@ def test_parse_describe_and_spec():
     g = faults.parse(" pass:layer1_0_relu:negative ")
     assert g == faults.Fault("pass", "layer1_0_relu", "negative")
     assert faults.parse(g.spec) == g and str(g) == "pass:layer1_0_relu:negative"
-    assert set(faults.EFFECTS) == {"scale", "negative", "shift", "overflow", "twice"}
+    assert set(faults.EFFECTS) == {
+        *("scale", "negative", "shift", "overflow", "twice", "ulp", "accumulate")
+    }
     assert "lowering" in faults.Fault("lowering", "fc").describe()
 
 

@@ -26,7 +26,7 @@ import contextlib
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -35,12 +35,16 @@ from cuvil.frontend import lower
 from cuvil.ir import print_module
 from cuvil.ir.core import Module
 from cuvil.ir.interpreter import Interpreter
-from cuvil.passes import Action, PassContext, PassPipeline, default_pipeline, ir_diff
+from cuvil.passes import PassContext, PassPipeline, default_pipeline, ir_diff
 from cuvil.pipeline import Options, compile_module
 
 from ..faults import hooks as fault_hooks
+from .bisect_result import VERDICTS, BisectResult, compile_bound, format_result
+from .checks import static_options
+from .judge import Judge, resolve
 from .oracle import Comparison, Oracle, one_line, tensors
 from .status import BisectVerdict
+from .truth import float64_outputs
 
 __all__ = [
     "BisectResult",
@@ -51,45 +55,10 @@ __all__ = [
     "LLVM_PASS_LINE",
 ]
 
-VERDICTS = {
-    BisectVerdict.PASS: "a Cuvil pass action makes the output diverge",
-    BisectVerdict.LLVM: "an LLVM optimization pass makes the output diverge",
-    BisectVerdict.CODEGEN: "the output diverges with every pass off: code generation "
-    "(or a part of LLVM that -opt-bisect-limit cannot skip)",
-    BisectVerdict.FRONTEND: "the IR straight from the frontend already diverges",
-    BisectVerdict.CLEAN: "nothing diverges from eager",
-}
-
 # LLVM's opt-bisect log line (in JitModule.bisect_log):
 # "BISECT: running pass (12) instcombine on fn"
 LLVM_PASS_LINE = re.compile(r"^BISECT: (NOT )?running pass \((\d+)\) (.*) on (.*)$")
 _LLVM_NO_LIMIT = 2**31 - 1  # -opt-bisect-limit is an int: "run all, but list them"
-
-
-@dataclass
-class BisectResult:
-    """What `bisect` found; `format_result` renders it."""
-
-    verdict: BisectVerdict  # a key of VERDICTS
-    actions: int  # Cuvil pass actions of the full pipeline
-    compiles: int  # pipeline runs checked for the Cuvil-pass search (see compile_bound)
-    action: Action | None  # the culprit action (verdict "pass")
-    pass_spec: str | None  # the pass that asked for it, as pipeline text
-    ir_diff: str | None  # IR with limit N-1 vs limit N (the culprit action alone)
-    llvm_limit: int | None  # verdict "llvm": first -opt-bisect-limit that diverges
-    llvm_pass: str | None  # verdict "llvm": that LLVM pass's name
-    detail: str  # one line: what diverges and by how much
-    log: list[str] = field(default_factory=list)  # one line per check
-    llvm_passes: int | None = None  # LLVM passes counted (the LLVM search's range)
-    llvm_function: str | None = None  # what the culprit LLVM pass ran on
-    llvm_compiles: int = 0  # compiles of the LLVM search (not in `compiles`)
-    checker: str = ""  # "interpreter" or "native": how the Cuvil checks ran
-    pipeline: str = ""  # the pass pipeline bisected
-
-
-def compile_bound(actions: int) -> int:
-    """The most checks the Cuvil-pass search needs: ceil(log2(actions)) + 2."""
-    return math.ceil(math.log2(actions)) + 2 if actions > 1 else 2
 
 
 def bisect(
@@ -101,25 +70,34 @@ def bisect(
     atol: float = 1e-5,
     llvm: bool = True,
     log: Callable[[str], Any] | None = None,
+    judge: Judge | str | None = "float64",
 ) -> BisectResult:
     """Find what makes ``cuvil.compile(model, options=options)`` diverge from eager.
 
     `options` are ``cuvil.compile``'s (``bisect_limit`` / ``llvm_bisect_limit`` are set
-    by the search and ignored); `log` is called with each check's line as it happens.
+    by the search and ignored; ``dynamic`` / ``dynamic_shapes``: the build of
+    `inputs`' shapes is checked, as a dynamic compile builds it); `log` is called with
+    each check's line as it happens. `judge` (judge.py): "float64" (the default: an
+    output fails when it is further from a float64 run of `model` than eager is,
+    times the factor), "normwise" or None (`rtol`/`atol`), or a `Judge`.
     """
-    opts = Options.parse(options)
+    opts = Options.parse(static_options(options)[0])
     opts = opts.with_debug(bisect_limit=None, llvm_bisect_limit=None)
     inputs = tuple(inputs)
+    judge = resolve(judge)
     was_training = model.training
     model.eval()
     try:
         module = lower(model, list(inputs), opts.frontend, hooks=fault_hooks())
         with torch.no_grad():
             reference = tensors(model(*inputs))
+        truths = float64_outputs(model, inputs, reference) if judge else None
     finally:
         model.train(was_training)
-    oracle = Oracle.within(rtol, atol)
-    return _Bisector(module, inputs, reference, opts, oracle, llvm, log).run()
+    oracle = Oracle.within(rtol, atol, judge)
+    checker = _Bisector(module, inputs, reference, opts, oracle, llvm, log)
+    checker.truths = truths
+    return checker.run()
 
 
 class _Bisector:
@@ -127,6 +105,7 @@ class _Bisector:
         self.module: Module = module
         self.inputs = inputs
         self.reference = reference
+        self.truths = None  # the outputs' float64 truths (judge.py), if judged so
         self.opts: Options = opts
         self.oracle: Oracle = oracle
         self.llvm = llvm
@@ -348,12 +327,16 @@ class _Bisector:
         return _deepcopy(self.module)
 
     def _compare(self, run: Callable[[], Any]) -> Comparison:
-        return self.oracle.judge(run, self.reference)  # a failing run diverges too
+        return self.oracle.run(
+            run, self.reference, self.truths
+        )  # a failing run diverges
 
     def _note(self, what: str, check: Comparison) -> None:
         verdict = "diverges" if check.diverges else "matches"
         err = "inf" if math.isinf(check.error) else f"{check.error:.3g}"
         line = f"{what}: {verdict}, max abs error {err}"
+        if check.judged is not None:
+            line += f", {check.judged}"
         if check.diverges and "failed" in check.what:
             line += f" ({check.what})"
         self.log.append(line)
@@ -406,42 +389,3 @@ def _llvm_passes(lines: list[str]) -> list[tuple[int, str, str]]:
 def _deepcopy(module: Module) -> Module:
     """Passes rewrite in place, so every check starts from its own copy."""
     return module.clone()
-
-
-# ---- the report ------------------------------------------------------------------------
-
-
-def format_result(r: BisectResult) -> str:
-    """What ``cuvil-debug bisect`` prints."""
-    lines = [f"verdict: {r.verdict} ({VERDICTS.get(r.verdict, '?')})"]
-    lines.append(f"detail: {r.detail}")
-    if r.pipeline:
-        lines.append(f"pipeline: {r.pipeline}")
-    if r.action is not None:
-        lines.append(f"pass: {r.pass_spec}")
-        lines.append(
-            f"action: #{r.action.index} of {r.actions}: {r.action.description}"
-        )
-    if r.llvm_pass is not None:
-        on = f" on {r.llvm_function}" if r.llvm_function else ""
-        lines.append(
-            f"llvm pass: ({r.llvm_limit}) {r.llvm_pass}{on} "
-            f"(of {r.llvm_passes}; -opt-bisect-limit={r.llvm_limit - 1} is right)"
-        )
-    if r.verdict != BisectVerdict.FRONTEND:
-        lines.append(
-            f"compiles: {r.compiles} for {r.actions} actions "
-            f"(bound ceil(log2(actions))+2 = {compile_bound(r.actions)}; "
-            f"checks by {r.checker or 'interpreter'})"
-        )
-    if r.llvm_compiles:
-        lines.append(
-            f"llvm compiles: {r.llvm_compiles} for {r.llvm_passes} LLVM passes "
-            f"(bound {compile_bound(r.llvm_passes or 0)})"
-        )
-    lines.append("checks:")
-    lines.extend(f"  {line}" for line in r.log)
-    if r.ir_diff:
-        lines.append(f"IR diff of action #{r.action.index}:")
-        lines.append(r.ir_diff.rstrip("\n"))
-    return "\n".join(lines) + "\n"

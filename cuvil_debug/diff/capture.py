@@ -9,22 +9,32 @@ from __future__ import annotations
 
 import linecache
 import operator
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
 import torch.fx
 
 from cuvil.errors import FrontendError
-from cuvil.frontend.fx import trace
+from cuvil.frontend.fx import CuvilTracer
+from cuvil.frontend.modules import is_leaf
 from cuvil.frontend.provenance import display_path, node_loc
 from cuvil.frontend.registry import target_name
 
 from .metrics import RefStats, dtype_name
 from .model import NodeRow
 
-__all__ = ["Capture", "capture", "eager_values", "EagerRecorder", "record_eager"]
+__all__ = [
+    "Capture",
+    "capture",
+    "recapture",
+    "eager_values",
+    "EagerRecorder",
+    "record_eager",
+]
 
 
 @dataclass
@@ -37,6 +47,9 @@ class Capture:
     eager: dict[str, Any]
     rows: list[NodeRow]
     exported: Any = None  # the ExportedProgram (frontend "export")
+    args: tuple[Any, ...] = ()  # the placeholders' values (export: params lifted)
+    # node -> [(position, value), ...]: later values of tensors in-place ops mutate
+    versions: dict[str, list[tuple[int, Any]]] = field(default_factory=dict)
     _stats: dict[str, RefStats] = field(default_factory=dict, repr=False)
 
     def tensor(self, node: str) -> torch.Tensor | None:
@@ -79,14 +92,87 @@ def capture(
         raise FrontendError(
             f"torch.fx could not trace {type(model).__name__}: {type(e).__name__}: {e}"
         ) from e
-    eager = eager_values(gm, inputs)
+    return _captured(model, inputs, gm, tuple(inputs))
+
+
+class _Tracer(CuvilTracer):
+    """Cuvil's tracer (the same graph, nodes and leaves as ``cuvil.frontend.fx.trace``)
+    recording each node's stack trace with Python's traceback module: torch's own
+    (``CapturedTraceback.summary``) imports torch._dynamo on first use, a second of
+    a diff's start. The trace keeps the frames from the first ``forward`` on, minus
+    torch's own, which is what the locations are read from (the innermost user frame,
+    ``cuvil.frontend.provenance.user_frame``)."""
+
+    def create_node(self, *args, **kwargs) -> torch.fx.Node:
+        self.record_stack_traces = False
+        try:
+            node = super().create_node(*args, **kwargs)
+        finally:
+            self.record_stack_traces = True
+        if not node.stack_trace:
+            node.stack_trace = _user_stack()
+        return node
+
+
+_TORCH_DIR = str(Path(torch.__file__).resolve().parent)
+
+
+def _user_stack() -> str | None:
+    frames = traceback.extract_stack()[:-2]
+    first = next((i for i, f in enumerate(frames) if f.name == "forward"), None)
+    if first is None:
+        return None
+    kept = [f for f in frames[first:] if not f.filename.startswith(_TORCH_DIR)]
+    text = "".join(traceback.StackSummary.from_list(kept).format()).strip()
+    return text or None
+
+
+def trace(model: torch.nn.Module) -> torch.fx.GraphModule:
+    """``cuvil.frontend.fx.trace`` with `_Tracer` (a graph equal node for node)."""
+    if is_leaf(model):  # the tracer never calls the root as a leaf: give it a parent
+        model = torch.nn.Sequential(model)
+    tracer = _Tracer()
+    graph = tracer.trace(model)
+    return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
+
+
+def _captured(model, inputs, gm, args, exported=None) -> Capture:
+    """Run `gm` eagerly on `args`: every node's value, its rows."""
+    rec = record_eager(gm, args, versions=True)
+    eager = {n.name: v for n, v in rec.values.items()}
+    versions = {n.name: v for n, v in rec.versions.items()}
     rows = [_row(i, n, gm, eager.get(n.name)) for i, n in enumerate(gm.graph.nodes)]
-    return Capture(model, tuple(inputs), gm, eager, rows)
+    return Capture(
+        model, tuple(inputs), gm, eager, rows, exported, tuple(args), versions
+    )
+
+
+def recapture(cap: Capture, inputs: Sequence[torch.Tensor]) -> Capture:
+    """`cap`'s graph run eagerly on other `inputs` (same shapes): another batch."""
+    if cap.exported is None:
+        return _captured(cap.model, inputs, cap.gm, tuple(inputs))
+    return _captured(
+        cap.model, inputs, cap.gm, _export_args(cap.exported, inputs), cap.exported
+    )
+
+
+def _export_args(ep, inputs: Sequence[torch.Tensor]) -> tuple:
+    """The exported graph's placeholders' values: the user's inputs, params lifted."""
+    from torch.export.graph_signature import InputKind
+
+    user = iter(inputs)
+    args = []
+    for spec in ep.graph_signature.input_specs:
+        if spec.kind == InputKind.USER_INPUT:
+            args.append(next(user))
+        elif spec.target in ep.state_dict:
+            args.append(ep.state_dict[spec.target])
+        else:
+            args.append(ep.constants[spec.target])
+    return tuple(args)
 
 
 def _capture_export(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> Capture:
-    from torch.export.graph_signature import InputKind
-
     from cuvil.frontend.export import export
     from cuvil.frontend.export_names import rename_like_fx
     from cuvil.frontend.inplace import functionalize
@@ -101,19 +187,7 @@ def _capture_export(model: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> C
     # the graph the export frontend lowers (in-place ops functionalized), so that node
     # names match
     ep = rename_like_fx(functionalize(ep))
-    user = iter(inputs)
-    args = []
-    for spec in ep.graph_signature.input_specs:
-        if spec.kind == InputKind.USER_INPUT:
-            args.append(next(user))
-        elif spec.target in ep.state_dict:
-            args.append(ep.state_dict[spec.target])
-        else:
-            args.append(ep.constants[spec.target])
-    gm = ep.graph_module
-    eager = eager_values(gm, args)
-    rows = [_row(i, n, gm, eager.get(n.name)) for i, n in enumerate(gm.graph.nodes)]
-    return Capture(model, tuple(inputs), gm, eager, rows, exported=ep)
+    return _captured(model, inputs, ep.graph_module, _export_args(ep, inputs), ep)
 
 
 # in-place torch functions an FX graph calls by their operator

@@ -10,7 +10,13 @@ import difflib
 
 from cuvil.errors import CuvilError
 
-__all__ = ["check_faults", "check_break_on", "faults_injected", "node_names"]
+__all__ = [
+    "check_faults",
+    "check_break_on",
+    "faults_injected",
+    "node_names",
+    "static_options",
+]
 
 _NAMES_HINT = '`cuvil-debug ir MODEL` shows the node names (loc("NODE" ...))'
 
@@ -80,3 +86,14 @@ def faults_injected(specs: list[str]):
 
     with faults.inject(*[faults.parse(s) for s in specs]):
         yield
+
+
+def static_options(options: dict | None) -> tuple[dict, dict]:
+    """(`options` without cuvil.compile's dynamic-shape keys, those keys). A dynamic
+    compile builds each input shape as a static model (docs/DYNAMIC.md), so bisect
+    and reduce check the static build of the shapes they are given."""
+    from cuvil.options import DYNAMIC_KEYS
+
+    flat = dict(options or {})
+    dynamic = {k: flat.pop(k) for k in DYNAMIC_KEYS if k in flat}
+    return flat, dynamic

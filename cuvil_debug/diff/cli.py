@@ -29,10 +29,12 @@ from .isolated import (
     run_isolated,
     terminal,
 )
+from .judge_args import JudgeArgs, model_inputs
 from .metrics import parse_tolerances
 from .model import STAGES, DiffReport
 from .progress import StageProgress, progress_mode
 from .sweep import SWEEP_FORMATS, add_sweep_args, is_sweep, run_sweep
+from .trials import batches_for
 
 __all__ = ["add_parsers", "check_fail_on"]
 
@@ -51,9 +53,11 @@ MODEL = ModelArgs()
 MODELS = ModelArgs(many=True)  # diff: one model, or many (sweep.py)
 COMPILE = CompileArgs(default_level="3", native=True)
 CHECK = CheckArgs()
+JUDGE = JudgeArgs()
+DIFF_JUDGE = JudgeArgs(trials=True)
 DIFF_OUTPUT = OutputArgs(
     "write the report to FILE, not stdout",
-    force="let -o/--dot overwrite files",
+    force="let -o/--dot/--save-inputs overwrite files",
     also=[("--dot", "also write the FX graph, coloured by error")],
     formats=["table", "json", "html", "dot", *SWEEP_FORMATS],
     default_format="table",
@@ -154,16 +158,16 @@ def _add_compare_args(p: argparse.ArgumentParser) -> None:
         metavar="DTYPE=RTOL,ATOL",
         help="tolerance of one dtype, e.g. f16=1e-3,1e-3; repeatable",
     )
+    DIFF_JUDGE.add_to(p)
     p.add_argument(
-        "--elementwise",
-        action="store_true",
-        help="hold every element to atol + rtol*|eager| (default: normwise, "
-        "max error <= atol + rtol*max|eager|)",
+        "--members",
+        choices=("auto", "all", "none"),
+        default="auto",
+        help="recompute the members of fused kernels natively: auto (default: of "
+        "the kernels whose output is worse than eager), all, none",
     )
     p.add_argument(
-        "--no-members",
-        action="store_true",
-        help="do not recompute the members of fused kernels natively (faster)",
+        "--no-members", action="store_true", help="the same as --members none"
     )
 
 
@@ -176,19 +180,20 @@ def _diff_options(args) -> DiffOptions:
             f"unknown stage(s) {', '.join(unknown) or '(none)'}",
             hint=f"--stages takes a comma-separated list of {', '.join(STAGES)}",
         )
-    if "native" in stages and "opt" not in stages:
-        stages = (*stages, "opt")
     check = CHECK.parse(args)
     try:
         tolerances = parse_tolerances(check.rtol, check.atol, args.tol)
     except ValueError as e:
         raise CuvilError(str(e)) from None
+    judge = DIFF_JUDGE.parse(args)
     return DiffOptions(
         options,
         stages=tuple(s for s in STAGES if s in stages),
         tolerances=tolerances,
-        members=not args.no_members,
-        normwise=not args.elementwise,
+        members="none" if args.no_members else args.members,
+        normwise=not judge.elementwise,
+        judge=judge.judge,
+        factor=judge.factor,
     )
 
 
@@ -220,17 +225,22 @@ def diff_report(args, progress=None) -> tuple[DiffReport, int]:
     `progress`: told each phase as it starts (run_diff's `progress`)."""
     options = _diff_options(args)
     model, check = MODEL.parse(args), CHECK.parse(args)
+    judge = DIFF_JUDGE.parse(args)
     loaded = model.load()
+    inputs, source = model_inputs(loaded, judge)
     check_faults(loaded, check.inject, model.frontend)
     check_break_on(loaded, options.compile.break_on, model.frontend)
     with faults_injected(check.inject):
         report = run_diff(
             loaded.model,
-            loaded.inputs,
+            inputs,
             options,
             label=model.spec,
             faults=check.inject,
             progress=progress,
+            batches=batches_for(inputs, source, judge.trials, judge.seed),
+            save_to=judge.save_inputs,
+            source=source,
         )
     return report, EXIT_DIVERGED if check_fail_on(report, args.fail_on) else EXIT_OK
 
@@ -310,6 +320,7 @@ def _add_bisect(commands) -> None:
         "(-opt-bisect-limit).",
     )
     _model_args(p)
+    JUDGE.add_to(p)
     p.add_argument("--no-llvm", action="store_true", help="do not bisect LLVM's passes")
     p.set_defaults(run=_cmd_bisect)
 
@@ -317,16 +328,18 @@ def _add_bisect(commands) -> None:
 def _cmd_bisect(args) -> int:
     from .bisect import bisect, format_result
 
-    model, check = MODEL.parse(args), CHECK.parse(args)
+    model, check, judge = MODEL.parse(args), CHECK.parse(args), JUDGE.parse(args)
     loaded = model.load()
+    inputs, _ = model_inputs(loaded, judge)
     check_faults(loaded, check.inject, model.frontend)
     with faults_injected(check.inject):
         result = bisect(
             loaded.model,
-            loaded.inputs,
+            inputs,
             _compile_options(args),
             llvm=not args.no_llvm,
             log=lambda line: print(line, file=sys.stderr),
+            judge=_judge(judge),
             **check.tol,
         )
     print(format_result(result))
@@ -343,6 +356,7 @@ def _add_reduce(commands) -> None:
         "repro.py (+ repro.pt with its inputs and weights).",
     )
     _model_args(p)
+    JUDGE.add_to(p)
     REPRO_OUTPUT.add_to(p)
     p.add_argument(
         "--node",
@@ -367,26 +381,28 @@ def _cmd_reduce(args) -> int:
     out = Path(output.path)
     # before the reduction (minutes): the folder, and the files it would overwrite
     check_dir(out, [REPRO_NAME, DATA_NAME], force=output.force)
-    model, check = MODEL.parse(args), CHECK.parse(args)
+    model, check, judge = MODEL.parse(args), CHECK.parse(args), JUDGE.parse(args)
     if model.frontend != "fx":
         raise CuvilError(
             "reduce works on torch.fx graphs only",
             hint="run it without --frontend export (the node names are fx's then)",
         )
     loaded = model.load()
+    inputs, _ = model_inputs(loaded, judge)
     check_faults(loaded, check.inject)
     options = _compile_options(args)
     with faults_injected(check.inject):
         node = args.node
         if node is None:
-            node = _first_divergence(loaded, COMPILE.parse(args))
+            node = _first_divergence(loaded.model, inputs, COMPILE.parse(args), judge)
         result = reduce_model(
             loaded.model,
-            loaded.inputs,
+            inputs,
             options,
             target_node=node,
             max_checks=args.max_checks,
             log=lambda line: print(line, file=sys.stderr),
+            judge=_judge(judge),
             **check.tol,
         )
         paths = write_repro(
@@ -406,12 +422,24 @@ def _cmd_reduce(args) -> int:
     return EXIT_DIVERGED
 
 
-def _first_divergence(loaded, options: CompileOptions) -> str | None:
+def _judge(choice):
+    """bisect's and reduce's judge: the float64 rule, or "normwise"."""
+    return choice.float64() or "normwise"
+
+
+def _first_divergence(model, inputs, options: CompileOptions, judge) -> str | None:
     """reduce's default target: the diff's first diverging node (said on stderr)."""
     report = run_diff(
-        loaded.model,
-        loaded.inputs,
-        DiffOptions(options, attribute_pass=False, members=False),
+        model,
+        inputs,
+        DiffOptions(
+            options,
+            attribute_pass=False,
+            members="auto",
+            normwise=not judge.elementwise,
+            judge=judge.judge,
+            factor=judge.factor,
+        ),
     )
     node = report.first.node if report.first else None
     if node:

@@ -1,16 +1,24 @@
 """``run_diff``: every FX node of a model, compared across the compiler's stages.
 
 capture (trace + eager values)
-  -> ir      lower; map nodes; static check; interpret (propagated + isolated)
-  -> opt     run the pass pipeline; map; check; interpret (fused bodies expanded)
-  -> native  generate + JIT the optimized module (the normal build, steppable); run
-             kernel by kernel; fused members recomputed by the unfused build
-  -> first divergence: the earliest node (graph order) whose isolated error exceeds
-     the tolerance, in the earliest stage that shows it; for ``opt`` the pass that
-     introduced it (passes re-run one by one, the node re-measured after each).
+  -> lower; passes; the native build started (LLVM in a child process)
+  -> truth   the float64 twin of the graph: every node's truth (truth.py)
+  -> ir      map nodes; static check; interpret (propagated + isolated)
+  -> opt     map; check; interpret the optimized IR (fused bodies expanded)
+  -> native  the normal build, kernel by kernel; fused members recomputed by a twin
+             build of just the groups whose output is worse than eager (native.py)
+  -> first divergence: the earliest node (graph order) whose isolated value the judge
+     fails, in the earliest stage that shows it; for ``opt`` the pass that introduced
+     it (passes re-run one by one, the node re-measured after each).
+
+The judge (judge.py) is the float64 rule where a value has a float64 twin, the
+tolerances elsewhere (and everywhere with ``judge="normwise"``). torch runs with one
+thread for the whole diff: its work is many small ops next to LLVM's child processes,
+where a second OpenMP thread spinning on a busy core costs more than it gives.
 
 One `DiffRun` holds what the stage runners share: options, capture, the IR before and
-after passes, node names, the oracle, the memory meter, the clock and the report.
+after passes, node names, the oracle, the twin, the memory meter, the clock and the
+report.
 """
 
 from __future__ import annotations
@@ -19,7 +27,8 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import torch
 from torch.utils._pytree import tree_flatten
@@ -31,73 +40,25 @@ from cuvil.hooks import CompileHooks
 from cuvil.ir.core import Module
 from cuvil.ir.printer import print_module
 from cuvil.ir.verifier import verify
-from cuvil.options import CompileOptions
 from cuvil.passes import default_pipeline
 
 from ..faults import hooks as fault_hooks
 from .capture import Capture, capture
+from .diff_options import DiffOptions
 from .explain import explain, first_divergence
 from .mapping import StageMap, fx_value_names, map_stage
-from .metrics import DEFAULT_TOLERANCES
-from .model import STAGES, DiffReport, Tolerance
+from .model import DiffReport
+from .native import NativeBuild, walk_native
 from .oracle import Oracle
 from .progress import DONE
-from .stages import Meter, NativeBuild, Recorder, walk_ir, walk_native
+from .stages import Meter, Recorder, walk_ir
 from .status import COMPARED, Stage, Status
 
+if TYPE_CHECKING:
+    from .trials import Batch
+    from .truth import Twin
+
 __all__ = ["DiffOptions", "DiffRun", "run_diff"]
-
-
-@dataclass(frozen=True, init=False)
-class DiffOptions:
-    """What to compile (`compile`: cuvil.compile's CompileOptions) and how to compare.
-
-    ``DiffOptions(opt_level="O2", members=False)``: CompileOptions' own keywords
-    (opt_level, enable_fusion, frontend, pipeline, num_threads, ...) change `compile`
-    (default: ``CompileOptions()``); the others are the diff's."""
-
-    compile: CompileOptions
-    stages: tuple[str, ...] = STAGES
-    tolerances: dict[str, Tolerance] = field(
-        default_factory=lambda: dict(DEFAULT_TOLERANCES)
-    )
-    members: bool = True  # recompute values inside fused kernels natively
-    normwise: bool = True  # tolerance against the tensor's scale (False: elementwise)
-    attribute_pass: bool = True  # find the pass behind an opt-stage divergence
-
-    def __init__(
-        self,
-        compile: CompileOptions | None = None,
-        *,
-        stages: tuple[str, ...] = STAGES,
-        tolerances: dict[str, Tolerance] | None = None,
-        members: bool = True,
-        normwise: bool = True,
-        attribute_pass: bool = True,
-        **compile_fields,
-    ) -> None:
-        own = {
-            "compile": replace(compile or CompileOptions(), **compile_fields),
-            "stages": stages,
-            "tolerances": dict(DEFAULT_TOLERANCES)
-            if tolerances is None
-            else tolerances,
-            "members": members,
-            "normwise": normwise,
-            "attribute_pass": attribute_pass,
-        }
-        for name, value in own.items():
-            object.__setattr__(self, name, value)
-
-    def compile_options(self) -> CompileOptions:
-        return self.compile
-
-    # read-only views of `compile` for the stages
-    opt_level = property(lambda self: self.compile.opt_level)
-    enable_fusion = property(lambda self: self.compile.enable_fusion)
-    frontend = property(lambda self: self.compile.frontend)
-    pipeline = property(lambda self: self.compile.pipeline)
-    num_threads = property(lambda self: self.compile.num_threads)
 
 
 def run_diff(
@@ -107,49 +68,27 @@ def run_diff(
     label: str | None = None,
     faults: Sequence[str] = (),
     progress: Callable[[str], None] | None = None,
+    batches: Sequence[Batch] = (),
+    save_to: str | os.PathLike | None = None,
+    source: str = "example inputs",
 ) -> DiffReport:
     """Diff `model` on `inputs` through every stage (see the module docstring).
     `progress` is called with each phase's name as it starts (progress.PHASES) and
-    with "done" at the end."""
+    with "done" at the end. `batches` (trials.py): the input batches to diff (the
+    same shapes as `inputs`), each with the same builds; the report is the worst
+    batch's, and a diverging batch drawn at random is saved to `save_to` (a new file
+    when None) for reduce. `source`: what `inputs` are (the report's input_source)."""
     opts = options or DiffOptions()
     clock = _Clock(progress)
-    clock.start("capture")
-    cap = capture(model, inputs, opts.frontend)
-    clock.lap("capture")
-    clock.start("lower")
-    hooks = fault_hooks()  # the faults of an enclosing faults.inject block, if any
-    if cap.exported is not None:
-        before = verify(from_export(cap.exported, hooks=hooks))
-    else:
-        before = verify(from_fx(model, inputs, gm=cap.gm, hooks=hooks))
-    label = label or type(model).__name__
-    run = DiffRun(opts, cap, before, clock, label, faults, hooks)
-    clock.lap("lower")
+    with _one_thread():
+        run = DiffRun.prepare(model, inputs, opts, clock, label, faults, source)
+        if batches:
+            from .trials import diff_batches
 
-    builds = None
-    if Stage.OPT in opts.stages or Stage.NATIVE in opts.stages:
-        clock.start("passes")
-        run.optimize()
-        clock.lap("passes")
-    if Stage.NATIVE in opts.stages:
-        # LLVM works on the native builds in child processes while the IR stages run
-        clock.start("native-codegen")
-        builds = _start_builds(run.after, opts, hooks)
-        clock.lap("native-codegen")
-    with _share_cores(builds is not None):
-        if Stage.IR in opts.stages:
-            clock.start("ir")
-            run.interpret(Stage.IR, before, exact=before.fx_values)
-            clock.lap("ir")
-        if Stage.OPT in opts.stages:
-            clock.start("opt")
-            run.interpret(Stage.OPT, run.after)
-            clock.lap("opt")
-    if Stage.NATIVE in opts.stages:
-        clock.start("native")
-        run.native(builds)
-    clock.start("analysis")
-    run.conclude()
+            diff_batches(run, batches, save_to)
+        else:
+            run.measure()
+        run.conclude()
     clock.start(DONE)
     return run.report
 
@@ -176,7 +115,8 @@ class _Clock:
 @dataclass
 class DiffRun:
     """One diff: what every stage runner reads (options, capture, the IR before and
-    after passes, node names, the oracle) and writes (the report, the stage maps)."""
+    after passes, node names, the oracle, the twin) and writes (the report, the stage
+    maps)."""
 
     opts: DiffOptions
     cap: Capture
@@ -186,7 +126,10 @@ class DiffRun:
     faults: Sequence[str] = ()
     hooks: CompileHooks | None = None  # the compile's seams (injected faults)
     after: Module | None = None  # the IR after the pass pipeline
+    build: NativeBuild | CuvilError | None = None  # the native build (or its failure)
     maps: dict[Stage, StageMap] = field(default_factory=dict)
+    twin: Twin | None = None  # the float64 twin of this batch (None: no truth)
+    input_source: str = "example inputs"
 
     def __post_init__(self) -> None:
         self.names = fx_value_names(self.before)
@@ -194,9 +137,43 @@ class DiffRun:
         self.pipeline = self.opts.pipeline or default_pipeline(
             self.opts.opt_level, self.opts.enable_fusion, extras
         )
+        self.judge = self.opts.float64_judge()
+        self.oracle = Oracle(self.opts.tolerances, self.opts.normwise, judge=self.judge)
+        self.reset(self.cap, self.input_source)
+
+    @staticmethod
+    def prepare(model, inputs, opts, clock, label, faults, source) -> DiffRun:
+        """Capture, lower, run the passes and start the native build."""
+        clock.start("capture")
+        cap = capture(model, inputs, opts.frontend)
+        clock.lap("capture")
+        clock.start("lower")
+        hooks = fault_hooks()  # the faults of an enclosing faults.inject block, if any
+        if cap.exported is not None:
+            before = verify(from_export(cap.exported, hooks=hooks))
+        else:
+            before = verify(from_fx(model, inputs, gm=cap.gm, hooks=hooks))
+        label = label or type(model).__name__
+        run = DiffRun(
+            opts, cap, before, clock, label, faults, hooks, input_source=source
+        )
+        clock.lap("lower")
+        if Stage.OPT in opts.stages or Stage.NATIVE in opts.stages:
+            clock.start("passes")
+            run.optimize()
+            clock.lap("passes")
+        if Stage.NATIVE in opts.stages:
+            # LLVM optimizes in a child process while the truth and IR stages run
+            clock.start("native-codegen")
+            run.build = _start_build(run.after, opts, hooks)
+            clock.lap("native-codegen")
+        return run
+
+    def reset(self, cap: Capture, source: str = "example inputs") -> None:
+        """Start over on another batch (`cap`): a new report, no measurements."""
+        self.cap, self.maps, self.twin, self.input_source = cap, {}, None, source
         self.report = self._new_report()
         self.expected = list(tree_flatten(_output_value(self.cap))[0])
-        self.oracle = Oracle(self.opts.tolerances, self.opts.normwise)
         self.meter = Meter(self.cap.pointers())
 
     def _new_report(self) -> DiffReport:
@@ -217,12 +194,16 @@ class DiffRun:
             rows=self.cap.rows,
             stages=tuple(opts.stages),
             ir_before=print_module(self.before),
+            ir_after=print_module(self.after) if self.after is not None else None,
+            passes=list(getattr(self, "passes", [])),
             faults=list(self.faults),
             cwd=os.getcwd(),
+            judge=self.judge.describe() if self.judge else {"kind": "normwise"},
+            input_source=self.input_source,
         )
 
     def recorder(self, smap: StageMap, only: set[str] | None = None) -> Recorder:
-        return Recorder(self.cap, smap, self.oracle, only)
+        return Recorder(self.cap, smap, self.oracle, only, self.twin)
 
     def optimize(self) -> None:
         """The pass pipeline on a copy of the IR; the pass table and IR after it."""
@@ -231,7 +212,7 @@ class DiffRun:
         self.after = run_passes(
             self.before.clone(), self.opts.compile_options(), self.hooks
         )
-        self.report.passes = [
+        self.passes = [
             {
                 "name": p.name,
                 "changed": p.changed,
@@ -242,7 +223,27 @@ class DiffRun:
             }
             for p in self.after.passes
         ]
+        self.report.passes = list(self.passes)
         self.report.ir_after = print_module(self.after)
+
+    def measure(self) -> None:
+        """This batch's truth and stages (the builds are the run's)."""
+        clock = self.clock
+        if self.judge is not None:
+            clock.start("truth")
+            self.twin = _twin(self.cap, self.report.notes)
+            clock.lap("truth")
+        if Stage.IR in self.opts.stages:
+            clock.start("ir")
+            self.interpret(Stage.IR, self.before, exact=self.before.fx_values)
+            clock.lap("ir")
+        if Stage.OPT in self.opts.stages:
+            clock.start("opt")
+            self.interpret(Stage.OPT, self.after)
+            clock.lap("opt")
+        if Stage.NATIVE in self.opts.stages:
+            clock.start("native")
+            self.native(self.build)
 
     def interpret(self, stage: Stage, module: Module, exact=None) -> None:
         """Stage ``ir`` or ``opt``: map the nodes onto `module` and interpret it."""
@@ -252,7 +253,11 @@ class DiffRun:
         except CuvilError as e:
             self._failed(stage, smap, e)
             return
-        self.report.outputs_ok[stage] = self.oracle.compare(outs, self.expected).ok
+        self.report.outputs_ok[stage] = self._outputs_ok(outs)
+
+    def _outputs_ok(self, outs) -> bool:
+        truths = self.twin.outputs if self.twin is not None else None
+        return self.oracle.compare(outs, self.expected, truths=truths).ok
 
     def native(self, build: NativeBuild | CuvilError) -> None:
         """Stage ``native``: the optimized module's kernels, one call at a time."""
@@ -264,16 +269,21 @@ class DiffRun:
                 raise build
             build.wait()
             self.clock.lap("native-compile")
-            self.report.memory["arena"] = build.arena_bytes
             outs = walk_native(build, self.cap.inputs, self.recorder(smap), self.meter)
         except CuvilError as e:
             self._failed(Stage.NATIVE, smap, e)
             return
         finally:
             self.clock.lap("native")
-        self.report.outputs_ok[Stage.NATIVE] = self.oracle.compare(
-            outs, self.expected
-        ).ok
+            if not isinstance(build, CuvilError) and build.twin_seconds:
+                timings = self.clock.timings  # the lazy twin's build is compilation
+                timings["native"] -= build.twin_seconds
+                timings["twin-compile"] = build.twin_seconds
+                build.twin_seconds = 0.0
+        self.report.memory["arena"] = build.arena_bytes
+        self.report.memory["twins"] = build.twins
+        _unmeasured_members(smap, self.opts.members)
+        self.report.outputs_ok[Stage.NATIVE] = self._outputs_ok(outs)
         _name_kernels(smap, build.symbols(), self.after)
 
     def _failed(self, stage: Stage, smap: StageMap, e: CuvilError) -> None:
@@ -284,12 +294,17 @@ class DiffRun:
                 result.status = Status.FAILED
                 result.note = str(e).splitlines()[0]
 
-    def conclude(self) -> None:
-        """Every row's stage results, the first divergence and its culprit."""
-        report, cap = self.report, self.cap
-        for row in cap.rows:
+    def gather(self) -> None:
+        """Every row's stage results (the report's rows, ready to read)."""
+        for row in self.cap.rows:
             for stage in self.opts.stages:
                 row.stages[stage] = self.maps[stage].results[row.name]
+
+    def conclude(self) -> None:
+        """Every row's stage results, the first divergence and its culprit."""
+        self.clock.start("analysis")
+        report, cap = self.report, self.cap
+        self.gather()
         report.first = first_divergence(report)
         if report.first is not None:
             explain(self, report.first)
@@ -297,15 +312,16 @@ class DiffRun:
         report.timings = self.clock.timings
         report.memory["eager"] = cap.nbytes()
         report.memory["peak_live"] = self.meter.peak
+        if self.twin is not None:
+            report.memory["truth"] = self.twin.nbytes()
 
 
 @contextlib.contextmanager
-def _share_cores(busy: bool):
-    """While LLVM children compile, torch gets one thread: two OpenMP threads spinning
-    on cores the children use run many times slower than one."""
-    if not busy:
-        yield
-        return
+def _one_thread():
+    """torch at one thread for the whole diff: many small ops, and LLVM's children
+    compiling on the other cores (two OpenMP threads spinning on a busy core run many
+    times slower than one: measured 18 s against 1.8 s for ResNet-18's native stage
+    on a loaded 2-core machine)."""
     saved = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -314,15 +330,29 @@ def _share_cores(busy: bool):
         torch.set_num_threads(saved)
 
 
+def _twin(cap: Capture, notes: list[str]):
+    """The float64 twin of `cap` (truth.py), or None (noted) when it does not run."""
+    from .truth import Twin
+
+    try:
+        return Twin(cap.gm, cap.args, cap.eager, cap.versions, cap.stats).compute()
+    except Exception as e:  # noqa: BLE001 - the tolerances judge instead
+        notes.append(
+            f"no float64 twin ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}): "
+            "every value is judged by the tolerances"
+        )
+        return None
+
+
 def _output_value(cap: Capture):
     out = [n for n in cap.gm.graph.nodes if n.op == "output"][0]
     return cap.eager[out.name]
 
 
-def _start_builds(
+def _start_build(
     after: Module, opts: DiffOptions, hooks: CompileHooks | None
 ) -> NativeBuild | CuvilError:
-    """The native builds, started in the background (a failure is the native stage's
+    """The native build, started in the background (a failure is the native stage's
     to report)."""
     try:
         return NativeBuild.start(
@@ -332,9 +362,31 @@ def _start_builds(
             opts.members,
             hooks,
             break_on=opts.compile.break_on,
+            twin_hooks=_twin_hooks,
         )
     except CuvilError as e:
         return e
+
+
+def _twin_hooks(nodes: set[str]) -> CompileHooks | None:
+    """The kernel faults (of the enclosing faults.inject block) a twin build holding
+    FX nodes `nodes` gets: those naming one of them (a twin lacks the others)."""
+    from ..faults import active
+
+    chosen = [f for f in active() if f.stage == "kernel" and f.node in nodes]
+    return fault_hooks(chosen) if chosen else None
+
+
+def _unmeasured_members(smap: StageMap, members: str) -> None:
+    """Say why a fused member has no native value (native.py, ``members``)."""
+    why = {
+        "auto": "not measured: its fused kernel's output is no worse than eager "
+        "(--members all measures every member)",
+        "none": "not measured (--members none)",
+    }.get(members)
+    for result in smap.results.values():
+        if result.status == Status.FUSED and result.propagated is None and why:
+            result.note = result.note or why
 
 
 def _name_kernels(smap: StageMap, symbols: dict[int, str], after: Module) -> None:

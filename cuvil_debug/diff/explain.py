@@ -69,8 +69,10 @@ def _reason(s: StageResult, tolerances: dict[str, Tolerance], dtype: str | None)
     bits = []
     if m.nan or m.inf:
         bits.append(f"{m.nan} new NaN, {m.inf} new Inf")
-    if not m.dtype.startswith("f"):
+    if not m.dtype.startswith(("f", "bf")):
         bits.append(f"{m.mismatched} of {m.numel} elements differ")
+    elif m.judge == "float64" and m.truth is not None and m.eager is not None:
+        bits.append(f"{judged_words(m)} with exact inputs")
     else:
         bits.append(
             f"max abs error {m.max_abs:.3g} > atol {tol.atol:g} + rtol {tol.rtol:g} "
@@ -78,6 +80,19 @@ def _reason(s: StageResult, tolerances: dict[str, Tolerance], dtype: str | None)
             f"max rel {m.max_rel:.3g}) with exact inputs"
         )
     return "; ".join(bits)
+
+
+def judged_words(m) -> str:
+    """The float64 judge's verdict on `m` in words (the ``why`` line)."""
+    what = "RMSE" if m.measure == "rmse" else "max abs error"
+    t, e = m.truth, m.eager
+    err, eager = getattr(t, m.measure), getattr(e, m.measure)
+    times = f"{err / eager:.3g}x" if eager > 0 else "more than"
+    return (
+        f"{what} against float64 {err:.3g} > bound {m.bound:.3g}: {times} eager-"
+        f"float32's {eager:.3g} (max abs {t.max_abs:.3g} vs {e.max_abs:.3g}, "
+        f"max {t.max_ulp:.3g} vs {e.max_ulp:.3g} ulp)"
+    )
 
 
 def explain(run: DiffRun, first: Divergence) -> None:

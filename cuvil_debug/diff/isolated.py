@@ -13,12 +13,16 @@ success.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
+import os
 import pickle
 import shutil
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 from rich.console import Console
 
@@ -61,8 +65,8 @@ def add_isolation_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-isolate",
         action="store_true",
-        help="run the model in this process (faster start; a model that exits or "
-        "crashes takes the diff with it)",
+        help="run the model in this process, not in a worker (a model that exits "
+        "or crashes takes the diff with it)",
     )
 
 
@@ -158,6 +162,21 @@ def run_worker(
     ran past `timeout` and was killed, its exit status). Its output (the model's
     prints) goes to stderr, or above `progress`."""
     channel = Channel()
+    proc = _start(payload, channel)
+    channel.start()
+    relay = threading.Thread(target=_relay, args=(proc.stdout, progress), daemon=True)
+    relay.start()
+    events, timed_out = _collect(channel, proc, timeout, progress)
+    relay.join(timeout=5)
+    return events, timed_out, proc.returncode
+
+
+def _start(payload: dict, channel: Channel):
+    """The worker: a fork of this process, which has Python, torch and Cuvil loaded
+    already (a second start of them costs a second or more), when this process runs
+    no other thread (a sweep's pool does); else ``python -m cuvil_debug.diff.worker``."""
+    if hasattr(os, "fork") and threading.active_count() == 1:
+        return _Forked(payload, channel)
     proc = subprocess.Popen(
         [sys.executable, "-m", "cuvil_debug.diff.worker"],
         stdin=subprocess.PIPE,
@@ -166,17 +185,63 @@ def run_worker(
         pass_fds=channel.pass_fds,
         env=channel.env(),
     )
-    channel.start()
-    relay = threading.Thread(target=_relay, args=(proc.stdout, progress), daemon=True)
-    relay.start()
     try:
         proc.stdin.write(pickle.dumps(payload))
         proc.stdin.close()
     except BrokenPipeError:  # the worker is gone already: its exit says why
         pass
-    events, timed_out = _collect(channel, proc, timeout, progress)
-    relay.join(timeout=5)
-    return events, timed_out, proc.returncode
+    return proc
+
+
+class _Forked:
+    """A forked worker, with the part of subprocess.Popen's interface run_isolated
+    uses: `stdout` (its fd 1 and 2), `wait(timeout)`, `kill()`, `returncode`."""
+
+    def __init__(self, payload: dict, channel: Channel) -> None:
+        read, write = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:  # the worker: never returns
+            _serve_forked(payload, channel, read, write)
+        os.close(write)
+        self.stdout = os.fdopen(read, "rb")
+        self.returncode: int | None = None
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.returncode is None:
+            pid, status = os.waitpid(self.pid, 0 if deadline is None else os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+            elif time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired("cuvil-debug diff worker", timeout)
+            else:
+                time.sleep(0.02)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _serve_forked(payload: dict, channel: Channel, read: int, write: int) -> None:
+    code = 3
+    try:
+        from .. import isolation
+        from .worker import serve
+
+        os.close(read)
+        os.dup2(write, 1)
+        os.dup2(write, 2)
+        os.close(write)
+        os.environ.update(channel.env({}))  # what WorkerChannel takes and hides
+        code = serve(payload, isolation.WorkerChannel())
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
 
 
 def plain_args(args: argparse.Namespace) -> dict:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .judge import Judge, Truth, judged, ulp_spacing
 from .model import Metrics, Tolerance
 
 __all__ = [
@@ -91,8 +92,14 @@ def compare(
     tol: Tolerance,
     normwise: bool = True,
     stats: RefStats | None = None,
+    truth: Truth | None = None,
+    judge: Judge | None = None,
 ) -> Metrics:
     """Metrics of `actual` (a stage's value) against `expected` (eager).
+
+    With a `judge` and the value's float64 `truth`, the float64 rule decides ``ok``
+    (judge.py: no further from the truth than eager, times the factor); without, or
+    for a dtype without a float64 twin, the tolerance rule below.
 
     ``normwise`` (the default): a float value passes when ``max|a - b| <= atol + rtol *
     max|b|`` — the error measured against the tensor's scale, so an element that is the
@@ -101,6 +108,8 @@ def compare(
     Elements outside the elementwise tolerance are counted either way (``mismatched``).
     """
     dtype = dtype_name(expected.dtype)
+    if judge is None:
+        truth = None
     if tuple(actual.shape) != tuple(expected.shape):
         return Metrics(
             numel=expected.numel(),
@@ -111,10 +120,15 @@ def compare(
             max_rel=math.inf,
             max_ulp=math.inf,
             mismatched=expected.numel(),
+            judge="normwise" if truth is None else "float64",
         )
     if not expected.dtype.is_floating_point:
         return _compare_exact(actual, expected, dtype)
-    return _compare_float(actual, expected, tol, dtype, normwise, stats)
+    stats = stats or RefStats.of(expected)
+    m = _compare_float(actual, expected, tol, dtype, normwise, stats)
+    if truth is not None:
+        return judged(m, actual, expected, truth, judge, stats)
+    return m
 
 
 def _compare_exact(a: torch.Tensor, b: torch.Tensor, dtype: str) -> Metrics:
@@ -141,18 +155,31 @@ class RefStats:
     scale: float  # max |b| over finite elements
     finite: bool  # no NaN/Inf in b
     energy: float  # sum b*b (finite elements)
+    numel: int = 0
+    ulps: torch.Tensor | None = None  # one ulp of each element (`spacing`, cached)
 
     @staticmethod
     def of(b: torch.Tensor) -> RefStats:
         b = b.to(torch.float64 if b.dtype == torch.float64 else torch.float32)
-        finite = bool(torch.isfinite(b).all())
-        if not finite:
-            b = torch.where(torch.isfinite(b), b, torch.zeros_like(b))
-        flat = b.flatten()
+        flat = b.reshape(-1)
         scale = float(flat.abs().max()) if flat.numel() else 0.0
-        return RefStats(
-            scale, finite, float(torch.dot(flat, flat)) if flat.numel() else 0.0
-        )
+        finite = math.isfinite(scale)
+        if not finite:
+            flat = torch.where(torch.isfinite(flat), flat, torch.zeros_like(flat))
+            scale = float(flat.abs().max())
+        energy = float(torch.dot(flat, flat)) if flat.numel() else 0.0
+        return RefStats(scale, finite, energy, flat.numel())
+
+    @property
+    def rms(self) -> float:
+        return math.sqrt(self.energy / self.numel) if self.numel else 0.0
+
+    def spacing(self, b: torch.Tensor, dtype: str) -> torch.Tensor:
+        """One ulp of each element of the reference `b` in `dtype` (kept: every stage
+        and mode measures its ulps against the same reference)."""
+        if self.ulps is None:
+            self.ulps = ulp_spacing(b, dtype)
+        return self.ulps
 
 
 @dataclass
@@ -207,10 +234,11 @@ def _compare_float(
     """Few passes over the data: the error tensor once, reductions on it; the extras
     (ULP, relative error, cosine, SQNR) only when the values differ at all."""
     work = torch.float64 if b.dtype == torch.float64 else torch.float32
-    a, b = a.to(work), b.to(work)
+    a, b = a.to(work).contiguous(), b.to(work).contiguous()  # a layout's copy: once
     stats = stats or RefStats.of(b)
     if not b.numel():
         return Metrics(numel=0, dtype=dtype, ok=True)
+    bound = tol.atol + tol.rtol * stats.scale if normwise else None
     e = _Errors.of(a, b, stats)
     if e.max_abs == 0.0 and e.special is None:
         return Metrics(
@@ -219,6 +247,7 @@ def _compare_float(
             ok=True,
             cosine=1.0 if stats.energy > 0 else None,
             sqnr_db=math.inf,
+            bound=bound,
         )
     babs = e.b.abs()
     outside = e.diff > tol.atol + tol.rtol * babs
@@ -226,7 +255,7 @@ def _compare_float(
         outside |= e.special
     mismatched = int(outside.sum())
     if normwise:
-        within = e.max_abs <= tol.atol + tol.rtol * stats.scale
+        within = e.max_abs <= bound
     else:
         within = mismatched == 0
     rel = e.diff / babs.clamp_min(max(tol.atol, 1e-30))
@@ -237,13 +266,14 @@ def _compare_float(
         ok=within and e.nan == 0 and e.inf == 0,
         max_abs=e.max_abs,
         max_rel=float(rel.max()),
-        max_ulp=_max_ulp(e.diff, babs, _UNIT[dtype]),
+        max_ulp=float((e.diff / stats.spacing(e.b, dtype)).max()),
         cosine=cosine,
         sqnr_db=sqnr_db,
         mismatched=mismatched,
         nan=e.nan,
         inf=e.inf,
         worst_index=e.worst(),
+        bound=bound,
     )
 
 
@@ -261,11 +291,6 @@ def _similarity(e: _Errors, stats: RefStats) -> tuple[float | None, float]:
     return cosine, _sqnr(stats.energy, noise)
 
 
-# (mantissa bits, smallest subnormal exponent) of each float type: one ULP of x is
-# 2**(exponent(x) - mantissa bits), never below the smallest subnormal
-_UNIT = {"f64": (53, -1074), "f32": (24, -149), "f16": (11, -24), "bf16": (8, -133)}
-
-
 def _index(flat: torch.Tensor, shape) -> tuple[int, ...] | None:
     if flat.numel() == 0:
         return None
@@ -275,14 +300,6 @@ def _index(flat: torch.Tensor, shape) -> tuple[int, ...] | None:
         out.append(i % d if d else 0)
         i //= max(d, 1)
     return tuple(reversed(out))
-
-
-def _max_ulp(diff: torch.Tensor, babs: torch.Tensor, unit: tuple[int, int]) -> float:
-    """The largest error in units in the last place of the reference value."""
-    bits, tiny = unit
-    _, exponent = torch.frexp(babs)
-    spacing = torch.ldexp(torch.ones_like(babs), (exponent - bits).clamp_min(tiny))
-    return float((diff / spacing).max())
 
 
 def _sqnr(signal: float, noise: float) -> float:

@@ -31,6 +31,7 @@ __all__ = [
     "STAGE_TITLES",
     "Metrics",
     "Tolerance",
+    "TruthError",
     "StageResult",
     "NodeRow",
     "Divergence",
@@ -70,9 +71,19 @@ class Tolerance:
     atol: float
 
 
+@dataclass(frozen=True)
+class TruthError:
+    """A value's error against its float64 truth (cuvil_debug/diff/judge.py)."""
+
+    rmse: float  # root mean square of (value - truth)
+    max_abs: float  # max |value - truth|
+    max_ulp: float  # max |value - truth| in units in the last place of the dtype
+
+
 @dataclass
 class Metrics:
-    """How far a stage's value is from the eager value of the same node."""
+    """How far a stage's value is from the eager value of the same node (and, judged
+    against float64, how far both are from the truth)."""
 
     numel: int
     dtype: str
@@ -87,10 +98,30 @@ class Metrics:
     inf: int = 0  # Inf in the stage's value where the reference has none
     shape_ok: bool = True  # False: the shapes differ; nothing else was measured
     worst_index: tuple[int, ...] | None = None  # where max_abs was reached
+    # which rule decided `ok`: "float64" (the stage no further from the float64 truth
+    # than eager-float32, times the judge's factor) or "normwise" (the tolerances)
+    judge: str = "normwise"
+    truth: TruthError | None = None  # float64 judge: this stage's error
+    eager: TruthError | None = None  # float64 judge: eager's error (the same span)
+    # what the judged error had to stay under: float64: `truth`'s rmse (`measure`
+    # "rmse") or max abs ("max", --elementwise); normwise: max_abs (None: elementwise)
+    bound: float | None = None
+    measure: str = "max_abs"  # which error `bound` applies to: rmse | max_abs
 
     @property
     def exact(self) -> bool:
         return self.shape_ok and self.mismatched == 0 and self.max_abs == 0.0
+
+    @property
+    def excess(self) -> float | None:
+        """The measured error over what it had to stay under (> 1: fails), or None."""
+        if self.bound is None:
+            return None
+        source = self.truth if self.truth is not None else self
+        err = getattr(source, self.measure, self.max_abs)
+        if self.bound > 0:
+            return err / self.bound
+        return math.inf if err > 0 else 0.0
 
     def score(self) -> float:
         """One number to sort by: max abs error, infinite for shape/NaN problems."""
@@ -200,6 +231,14 @@ class DiffReport:
     # the folder the diff ran in: what `model` and the IR's relative source paths are
     # relative to (the TUI finds the model's source from there); None in older reports
     cwd: str | None = None
+    # the rule that decided every value's ok (judge.Judge.describe(); kind "normwise":
+    # the tolerances alone, as in reports older than the float64 judge)
+    judge: dict[str, Any] = field(default_factory=lambda: {"kind": "normwise"})
+    # the batch the rows are measured on: "example inputs", "FILE.pt", "trial 3 ..."
+    input_source: str | None = None
+    # --trials: one entry per batch diffed (index, source, diverged, first, worst)
+    trials: list[dict[str, Any]] = field(default_factory=list)
+    saved_inputs: str | None = None  # where the diverging batch was saved (for reduce)
 
     @property
     def diverged(self) -> bool:

@@ -23,6 +23,7 @@ PHASES = {
     "lower": "lower to Cuvil IR",
     "passes": "passes",
     "native-codegen": "native codegen",
+    "truth": "float64 truth",
     "ir": "compare ir",
     "opt": "compare opt",
     "native": "native build + compare",

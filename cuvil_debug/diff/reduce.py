@@ -35,9 +35,12 @@ from cuvil.frontend import lower
 from cuvil.pipeline import Options, compile_module
 
 from ..faults import hooks as fault_hooks
+from .checks import static_options
+from .judge import Judge, resolve
 from .oracle import Oracle, compare_outputs, one_line, tensors
 from .status import Outcome, ReduceKind
 from .subgraph import CALLS, Candidate, Graph, clone
+from .truth import float64_outputs
 
 __all__ = ["ReduceResult", "reduce_model", "compare", "ddmin"]
 KINDS = tuple(ReduceKind)
@@ -56,6 +59,8 @@ class ReduceResult:
     detail: str  # e.g. "max abs 0.51 at output 0" or the error message
     rtol: float = 1e-4
     atol: float = 1e-5
+    judge: dict | None = None  # the float64 rule (Judge.describe()); None: rtol/atol
+    dynamic: dict | None = None  # the dynamic-shape options the model was given
 
     def summary(self) -> str:
         return (
@@ -77,24 +82,34 @@ def reduce_model(
     atol: float = 1e-5,
     max_checks: int = 200,
     log: Callable[[str], None] | None = None,
+    judge: Judge | str | None = "float64",
 ) -> ReduceResult:
     """Reduce `model` (on `inputs`, compiled with `options`) to a small subgraph that
     still diverges from eager, or still fails to compile the same way.
 
     `target_node` (an FX node name, e.g. the diff's first divergence) starts from the
     backward slice ending at that node, whose value is then the only output compared.
-    Raises CuvilError when the starting graph compiles and matches eager (nothing to
-    reduce) or `target_node` is not a compute node of the traced graph.
+    `judge` is the diff's (judge.py): "float64" (default; each candidate's outputs
+    against a float64 run of the candidate, eager's error times the factor),
+    "normwise"/None (`rtol`/`atol`) or a Judge. ``dynamic`` / ``dynamic_shapes`` in
+    `options`: the static build of `inputs`' shapes is reduced (a dynamic compile
+    builds each shape so). Raises CuvilError when the starting graph compiles and
+    matches eager (nothing to reduce) or `target_node` is not a compute node of the
+    traced graph.
     """
+    options, dynamic = static_options(options)
     Options.parse(options)  # a bad option is the user's mistake, reported once
+    oracle = Oracle.within(rtol, atol, resolve(judge))
     was_training = model.training
     model.eval()
     try:
         graph = Graph.trace(model, inputs)
-        tester = _Tester(graph, options, Oracle.within(rtol, atol), max_checks, log)
-        return _Reducer(tester).run(target_node)
+        tester = _Tester(graph, options, oracle, max_checks, log)
+        result = _Reducer(tester).run(target_node)
     finally:
         model.train(was_training)
+    result.dynamic = dynamic or None
+    return result
 
 
 def compare(*args, **kwargs) -> str | None:
@@ -166,7 +181,10 @@ class _Tester:
             return _Outcome(Outcome.ERROR, one_line(e), _signature(e))
         except Exception as e:
             return _Outcome(Outcome.INVALID, f"{type(e).__name__}: {e}")
-        detail = self.oracle.compare(got, want, c.names).problem
+        truths = None
+        if self.oracle.judge is not None:
+            truths = float64_outputs(c.gm, clone(c.inputs), want)
+        detail = self.oracle.compare(got, want, c.names, truths).problem
         if detail is None:
             return _Outcome(Outcome.OK)
         return _Outcome(Outcome.DIVERGES, detail)
@@ -237,11 +255,17 @@ class _Reducer:
 
     def _baseline(self, start: frozenset, what: str) -> None:
         first = self.tester.check(start, force=True)
-        tol = self.tester.oracle.default
+        oracle = self.tester.oracle
+        tol = oracle.default
         if first.status == Outcome.OK:
+            within = f"within rtol={tol.rtol:g}, atol={tol.atol:g}"
+            if oracle.judge is not None:
+                within = (
+                    "no further from a float64 run than eager-float32 (times "
+                    f"{oracle.judge.factor('f32'):g})"
+                )
             raise CuvilError(
-                f"{what} compiles and matches eager within rtol={tol.rtol:g}, "
-                f"atol={tol.atol:g}: nothing to reduce"
+                f"{what} compiles and matches eager {within}: nothing to reduce"
             )
         if first.status == Outcome.INVALID:
             raise CuvilError(f"cannot reduce {what}: {first.detail}")
@@ -307,7 +331,8 @@ class _Reducer:
         gm = reduced.gm
         out = self.tester.cache[kept]
         gm.meta["reduce"] = {"kind": self.kind, "detail": out.detail}
-        tol = self.tester.oracle.default
+        oracle = self.tester.oracle
+        tol = oracle.default
         return ReduceResult(
             gm=gm,
             inputs=reduced.inputs,
@@ -318,6 +343,7 @@ class _Reducer:
             detail=out.detail,
             rtol=tol.rtol,
             atol=tol.atol,
+            judge=oracle.judge.describe() if oracle.judge is not None else None,
         )
 
 

@@ -219,10 +219,22 @@ def _repro_source(
         detail=repr(result.detail),
         rtol=repr(result.rtol),
         atol=repr(result.atol),
+        judge=repr(result.judge),
+        dynamic=_dynamic_note(result),
         data=repr(data_name),
         globals=globals_src + "\n\n" if globals_src else "",
         forward=forward,
         hooks=_HOOKS if faults else _NO_HOOKS,
+    )
+
+
+def _dynamic_note(result: ReduceResult) -> str:
+    if not result.dynamic:
+        return ""
+    return (
+        f"# The model was compiled with {result.dynamic!r}: a dynamic compile builds\n"
+        "# each input shape as a static model (docs/DYNAMIC.md); this repro is the\n"
+        "# build of the shapes of its saved inputs.\n"
     )
 
 
@@ -244,6 +256,7 @@ _TEMPLATE = '''\
 """{header}
 """
 
+import copy
 import sys
 from pathlib import Path
 
@@ -256,7 +269,10 @@ FAULTS = {faults}
 KIND = {kind}  # "diverges" | "compile-error"
 EXPECTED = {detail}
 RTOL, ATOL = {rtol}, {atol}
-DATA = Path(__file__).with_name({data})
+# the diff's float64 judge (None: RTOL/ATOL): an output fails when its error against a
+# float64 run of Repro exceeds factors[dtype] x eager-float32's + floor_ulps ulp
+JUDGE = {judge}
+{dynamic}DATA = Path(__file__).with_name({data})
 
 {globals}
 class Repro(torch.nn.Module):
@@ -298,6 +314,60 @@ def clone(tensors):
 {hooks}
 
 
+def double_copy(module):
+    """`module` with float64 parameters, buffers and tensor attributes."""
+    twin = copy.deepcopy(module).to(torch.float64)
+    for sub in twin.modules():
+        for name, value in list(vars(sub).items()):
+            if isinstance(value, torch.Tensor) and value.is_floating_point():
+                setattr(sub, name, value.detach().to(torch.float64))
+    return twin
+
+
+def float64_run(model, inputs):
+    """The float64 twin's outputs (tensors created in forward are float64 too)."""
+    saved = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        up = [t.double() if t.is_floating_point() else t.clone() for t in inputs]
+        with torch.no_grad():
+            return flat(double_copy(model)(*up))
+    finally:
+        torch.set_default_dtype(saved)
+
+
+BITS = {{torch.float32: ("f32", 24), torch.float16: ("f16", 11), torch.bfloat16: ("bf16", 8)}}
+
+
+def judged(got, want, truth):
+    """None when `got` is no further from the float64 `truth` than eager's `want`
+    allows (JUDGE), else a description; the tolerance rule where there is no truth."""
+    if JUDGE is None or want.dtype not in BITS or truth is None:
+        return differs(got, want)
+    if got.shape != want.shape or (got.isnan() & ~want.isnan()).any():
+        return differs(got, want) or "differs"
+    name, bits = BITS[want.dtype]
+    w = want.double()
+    finite = torch.isfinite(w) & torch.isfinite(truth)
+    zero = torch.zeros_like(w)
+    mine, eager = (torch.where(finite, x.double() - truth, zero) for x in (got, w))
+    scale = torch.where(finite, w, zero)
+    if JUDGE["measure"] == "rmse":
+        size = max(w.numel(), 1) ** 0.5
+        measure = lambda t: float(t.norm()) / size  # noqa: E731
+    else:
+        measure = lambda t: float(t.abs().max())  # noqa: E731
+    factor = JUDGE["factors"].get(name, 8.0)
+    bound = factor * measure(eager) + JUDGE["floor_ulps"] * 2.0 ** (1 - bits) * measure(scale)
+    if measure(mine) <= bound:
+        return None
+    return (
+        f"{{JUDGE['measure']}} vs float64 {{measure(mine):.3g}} > bound {{bound:.3g}} "
+        f"(eager-float32 {{measure(eager):.3g}}; max abs error "
+        f"{{float(mine.abs().max()):.3g}})"
+    )
+
+
 def differs(got, want):
     """None when equal within RTOL/ATOL (NaN == NaN), else a description."""
     if got.shape != want.shape:
@@ -334,9 +404,11 @@ def main():
     if KIND == "compile-error":
         print("not reproduced: compilation succeeded")
         return 0
+    truths = float64_run(model, clone(inputs)) if JUDGE is not None else []
+    truths = truths if len(truths) == len(want) else [None] * len(want)
     failed = 0
-    for i, (g, w) in enumerate(zip(got, want)):
-        problem = differs(g, w)
+    for i, (g, w, t) in enumerate(zip(got, want, truths)):
+        problem = judged(g, w, t)
         failed += problem is not None
         print(f"output {{i}} {{tuple(w.shape)}}: {{problem or 'ok'}}")
     if len(got) != len(want):

@@ -1,13 +1,18 @@
 """Running one stage twice at once — propagated and isolated — and measuring every FX node.
 
 A stage is a walk over IR ops (``ir``/``opt``: the reference interpreter's semantics;
-``native``: the generated kernels, called one at a time through a `Stepper`). The walk
-keeps two environments of live values:
+``native``: the generated kernels, called one at a time through a `Stepper`, native.py).
+The walk keeps two environments of live values:
 
 * *propagated*: each op reads what the stage itself computed (what a user gets);
 * *isolated*: after an op produces an FX node's value, that value is replaced by the eager
   one before anything reads it, so every node's ops see exact inputs and its isolated
   error is the error it adds by itself.
+
+The isolated walk also keeps each value's *span*: the FX nodes computed since the last
+eager replacement (the nodes of the ops that led to it: one node, or a fused kernel's
+members, or a convolution folded into its batch norm). The float64 judge compares an
+isolated value with the truth of exactly that span (truth.py).
 
 Values are compared as soon as they exist and dropped after their last use, so a stage
 holds only its live values (twice), never all of them.
@@ -16,33 +21,23 @@ holds only its live values (twice), never all of them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 import torch
 
-from cuvil.errors import CuvilError
-from cuvil.hooks import CompileHooks
 from cuvil.ir.core import Function, Module, Operation, Value
 from cuvil.ir.interpreter import Interpreter, check_inputs
-from cuvil.ir.ops import ConstantOp, ParamOp, ReshapeOp
+from cuvil.ir.ops import ConstantOp, ParamOp
 from cuvil.ir.ops.fused import FusedOp, body_of
 
 from .capture import Capture
 from .mapping import StageMap
 from .oracle import Oracle
 
-__all__ = [
-    "Recorder",
-    "Meter",
-    "NativeBuild",
-    "Twin",
-    "walk_ir",
-    "walk_native",
-    "inline_fused",
-]
+__all__ = ["Recorder", "Meter", "Walk", "walk_ir", "check_main_inputs", "same"]
 
 Tensors = tuple[torch.Tensor, ...]
+Span = frozenset[str]
+NOTHING: Span = frozenset()
 
 
 class Recorder:
@@ -55,13 +50,16 @@ class Recorder:
         smap: StageMap,
         oracle: Oracle,
         only: set[str] | None = None,
+        twin=None,
     ) -> None:
         self.cap, self.smap, self.oracle, self.only = cap, smap, oracle, only
+        self.twin = twin  # truth.Twin: the float64 truths (None: tolerances only)
 
     def record(
-        self, v: Value, prop: torch.Tensor, iso: torch.Tensor
+        self, v: Value, prop: torch.Tensor, iso: torch.Tensor, span: Span = NOTHING
     ) -> torch.Tensor | None:
-        """Measure `v` if it holds FX nodes' values; returns the eager replacement."""
+        """Measure `v` if it holds FX nodes' values (`span`: the nodes its isolated
+        value was computed over); returns the eager replacement."""
         nodes = self.smap.nodes_of(v)
         if not nodes:
             return None
@@ -72,17 +70,30 @@ class Recorder:
                 continue  # the first producer (a real buffer before a recomputation) wins
             if self.only is not None and n not in self.only:
                 continue
-            stats = self.cap.stats(n) if ref.is_floating_point() else None
-            result.propagated = self.oracle.measure(prop, ref, stats)
-            result.isolated = (
-                result.propagated
-                if iso is prop
-                else self.oracle.measure(iso, ref, stats)
-            )
+            self._measure(n, result, ref, prop, iso, span)
         ref = self.cap.tensor(nodes[0])
         if ref is None or tuple(ref.shape) != tuple(v.type.shape):
             return None  # a static mismatch: keep the stage's own value
         return ref.to(v.type.dtype.torch)
+
+    def _measure(self, n: str, result, ref, prop, iso, span: Span) -> None:
+        stats = self.cap.stats(n) if ref.is_floating_point() else None
+        twin = self.twin if ref.is_floating_point() else None
+        truth = twin.propagated_in(n, span) if twin is not None else None
+        result.propagated = self.oracle.measure(prop, ref, stats, truth)
+        if iso is prop and twin is None:
+            result.isolated = result.propagated
+            return
+        truth = twin.isolated(n, span) if twin is not None else None
+        result.isolated = self.oracle.measure(iso, ref, stats, truth)
+
+    def diverges(self, v: Value) -> bool:
+        """Some FX node `v` holds was measured and is not ok (either mode)."""
+        for n in self.smap.nodes_of(v):
+            r = self.smap.results[n]
+            if any(m is not None and not m.ok for m in (r.propagated, r.isolated)):
+                return True
+        return False
 
 
 def _last_uses(fn: Function) -> dict[int, list[Value]]:
@@ -98,7 +109,7 @@ def _last_uses(fn: Function) -> dict[int, list[Value]]:
     return out
 
 
-def _same(a: Sequence[torch.Tensor], b: Sequence[torch.Tensor]) -> bool:
+def same(a: Sequence[torch.Tensor], b: Sequence[torch.Tensor]) -> bool:
     return all(x is y for x, y in zip(a, b, strict=True))
 
 
@@ -123,8 +134,9 @@ class Meter:
         return live
 
 
-class _Walk:
-    """The shared walk: `execute(op, args)` runs one non-fused op in the stage."""
+class Walk:
+    """The shared walk: `execute(op, args)` runs one non-fused op in the stage;
+    `on_fused(op, ps, is_, span, spans)` a fused one (native: its kernel)."""
 
     def __init__(
         self, module: Module, rec: Recorder, execute, on_fused=None, meter=None
@@ -134,10 +146,17 @@ class _Walk:
         self.meter = meter or Meter()
 
     def function(
-        self, fn: Function, prop: Sequence[torch.Tensor], iso: Sequence[torch.Tensor]
-    ) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        self,
+        fn: Function,
+        prop: Sequence[torch.Tensor],
+        iso: Sequence[torch.Tensor],
+        spans: Sequence[Span] | None = None,
+    ) -> tuple[list[torch.Tensor], list[torch.Tensor], list[Span]]:
+        """Run `fn` on `prop` / `iso` (`spans`: the isolated args' spans); its outputs
+        in both modes and the spans of the isolated ones."""
         env_p = {id(a): t for a, t in zip(fn.args, prop, strict=True)}
         env_i = {id(a): t for a, t in zip(fn.args, iso, strict=True)}
+        env_s = {id(a): s for a, s in zip(fn.args, spans or ()) if s}
         last = _last_uses(fn)
         static = {
             id(r)
@@ -149,20 +168,29 @@ class _Walk:
         for i, op in enumerate(fn.ops):
             ps = [env_p[id(v)] for v in op.operands]
             is_ = [env_i[id(v)] for v in op.operands]
+            spans_in = [env_s.get(id(v), NOTHING) for v in op.operands]
             saved, self.meter.outer = self.meter.outer, self.meter.outer + live
             try:
-                p_out, i_out = self.op(op, ps, is_)
+                p_out, i_out, s_out = self.op(op, ps, is_, spans_in)
             finally:
                 self.meter.outer = saved
-            for r, p, q in zip(op.results, p_out, i_out, strict=True):
-                sub = self.rec.record(r, p, q)
+            for r, p, q, span in zip(op.results, p_out, i_out, s_out, strict=True):
+                sub = self.rec.record(r, p, q, span)
                 env_p[id(r)] = p
                 env_i[id(r)] = sub if sub is not None else q
+                if sub is None and span:
+                    env_s[id(r)] = span
             live = self.meter.observe((env_p, env_i), static)
             for v in last.get(i, ()):
                 env_p.pop(id(v), None)
                 env_i.pop(id(v), None)
-        return [env_p[id(v)] for v in fn.outputs], [env_i[id(v)] for v in fn.outputs]
+                env_s.pop(id(v), None)
+        outs = fn.outputs
+        return (
+            [env_p[id(v)] for v in outs],
+            [env_i[id(v)] for v in outs],
+            [env_s.get(id(v), NOTHING) for v in outs],
+        )
 
     def main(self, inputs: Sequence[torch.Tensor]) -> Tensors:
         """The module's main function on `inputs`; its propagated outputs. The
@@ -170,19 +198,24 @@ class _Walk:
         fn = self.module.main
         iso = [self.rec.record(a, x, x) for a, x in zip(fn.args, inputs)]
         iso = [q if q is not None else x for q, x in zip(iso, inputs)]
-        out, _ = self.function(fn, list(inputs), iso)
+        out, _, _ = self.function(fn, list(inputs), iso)
         return tuple(out)
 
-    def op(self, op: Operation, ps, is_) -> tuple[Tensors, Tensors]:
+    def op(self, op: Operation, ps, is_, spans) -> tuple[Tensors, Tensors, list]:
+        """One op in both modes: its results and their isolated spans (a fused body
+        walked here gives its own; otherwise the op's nodes and its inputs'; none for
+        an op of no operand: a constant or param computes nothing from the inputs, and
+        one constant shared by many nodes, CSE's, names them all)."""
+        span = frozenset(op.loc.nodes).union(*spans) if op.operands else NOTHING
         if isinstance(op, FusedOp) and self.on_fused is None:
             body = body_of(self.module, op)
-            p_out, i_out = self.function(body, ps, is_)
-            return tuple(p_out), tuple(i_out)
+            return self.function(body, ps, is_, spans)
         if isinstance(op, FusedOp):
-            return self.on_fused(op, ps, is_)
-        p_out = self.execute(op, ps)
-        i_out = p_out if _same(ps, is_) else self.execute(op, is_)
-        return p_out, i_out
+            p_out, i_out = self.on_fused(op, ps, is_, span, spans)
+        else:
+            p_out = self.execute(op, ps)
+            i_out = p_out if same(ps, is_) else self.execute(op, is_)
+        return p_out, i_out, [span] * len(op.results)
 
 
 def walk_ir(
@@ -193,210 +226,9 @@ def walk_ir(
 ) -> Tensors:
     """Run `module` with the reference interpreter, fused bodies expanded (so every member
     of a fused group is measured); returns the propagated outputs."""
-    _check_inputs(module.main, inputs)
-    return _Walk(module, rec, Interpreter(module).execute, meter=meter).main(inputs)
+    check_main_inputs(module.main, inputs)
+    return Walk(module, rec, Interpreter(module).execute, meter=meter).main(inputs)
 
 
-def _check_inputs(fn: Function, inputs: Sequence[torch.Tensor]) -> None:
+def check_main_inputs(fn: Function, inputs: Sequence[torch.Tensor]) -> None:
     check_inputs([(a.name, a.type) for a in fn.args], inputs, f"@{fn.name}")
-
-
-# ---- native ----------------------------------------------------------------------------------
-def _static_root(v: Value) -> bool:
-    """A value whose buffer is a param or constant (never written by the diff)."""
-    while isinstance(v.owner, ReshapeOp):
-        v = v.owner.operands[0]
-    return isinstance(v.owner, ParamOp | ConstantOp)
-
-
-class _Native:
-    """Runs ops of one stepper's module: param/constant/reshape in Python (they are no
-    kernel), everything else by writing the operands into their buffers and calling the
-    op's kernel alone."""
-
-    def __init__(self, stepper, module: Module) -> None:
-        self.stepper = stepper
-        self.interp = Interpreter(module)
-        self.step_of = {id(s.op): s for s in stepper.steps if s.op is not None}
-
-    def __call__(self, op: Operation, args: Sequence[torch.Tensor]) -> Tensors:
-        if isinstance(op, ParamOp | ConstantOp | ReshapeOp):
-            return self.interp.execute(op, args)
-        step = self.step_of.get(id(op))
-        if step is None:
-            raise CuvilError(
-                f"no kernel call found for '{op.name}' ({op.loc.describe()})"
-            )
-        st = self.stepper
-        for v, t in zip(step.operands, args, strict=True):
-            if not _static_root(v):
-                st.write(v, t)
-        st.step(step.index)
-        return tuple(st.read(r) for r in step.results)
-
-
-@dataclass
-class Twin:
-    """The unfused twin of a build (`inline_fused`): its stepper, the inlined module,
-    and per fused op its members (a Function view, inlined value -> body value)."""
-
-    stepper: Any
-    module: Module
-    members: dict[int, tuple[Function, dict]]
-
-
-@dataclass
-class NativeBuild:
-    """The steppable build of a module (the normal build plus one entry per kernel
-    call) and, when it has fused kernels, its unfused twin; LLVM optimizes both in
-    background child processes until `wait`."""
-
-    module: Module
-    stepper: Any
-    twin: Twin | None = None
-
-    @staticmethod
-    def start(
-        module: Module,
-        opt_level: str,
-        num_threads: int,
-        members: bool = True,
-        hooks: CompileHooks | None = None,
-        break_on: tuple[str, ...] = (),
-    ) -> NativeBuild:
-        """Start the builds (`members`: with the twin, when there are fused ops;
-        `hooks`: the compile's ``after_kernel`` seam, in both builds; `break_on`:
-        debugger traps, in the build being diffed only)."""
-        from cuvil.runtime.stepper import Stepper
-
-        stepper = Stepper(
-            module,
-            opt_level,
-            num_threads,
-            background=True,
-            hooks=hooks,
-            break_on=break_on,
-        )
-        twin = None
-        if members and any(op.name == "cuvil.fused" for op in module.main.ops):
-            t_module, fused = inline_fused(module)
-            level = _twin_level(opt_level)
-            t_stepper = Stepper(
-                t_module, level, num_threads, background=True, hooks=hooks
-            )
-            twin = Twin(t_stepper, t_module, fused)
-        return NativeBuild(module, stepper, twin)
-
-    def wait(self) -> None:
-        """Until LLVM is done with both builds."""
-        self.stepper.jit  # noqa: B018
-        if self.twin:
-            self.twin.stepper.jit  # noqa: B018
-
-    @property
-    def arena_bytes(self) -> int:
-        twin = self.twin.stepper.program.arena_bytes if self.twin else 0
-        return self.stepper.program.arena_bytes + twin
-
-    def symbols(self) -> dict[int, str]:
-        """id(op) -> the symbol of the kernel that computes it."""
-        program = self.stepper.program
-        kernels = {k.call_index: k.symbol for k in program.kernels}
-        return {
-            id(s.op): kernels.get(s.index, s.symbol)
-            for s in self.stepper.steps
-            if s.op is not None
-        }
-
-
-def _twin_level(opt_level: str) -> str:
-    """The unfused twin only recomputes fused members: LLVM's O1 gives the same numbers
-    (no fast-math anywhere) and compiles its many small kernels 2-3x faster than O3."""
-    return "O1" if opt_level in ("O2", "O3") else opt_level
-
-
-def walk_native(
-    build: NativeBuild, inputs: Sequence[torch.Tensor], rec: Recorder, meter: Meter
-) -> Tensors:
-    """Run the build's native code kernel by kernel (both modes). With a twin, the
-    members of each fused kernel are recomputed from the kernel's inputs by the
-    unfused build, so values inside fused kernels are measured too; the fused
-    kernel's own output is measured first."""
-    module, twin = build.module, build.twin
-    _check_inputs(module.main, inputs)
-    build.stepper.bind(*inputs)
-    run = _Native(build.stepper, module)
-
-    def kernel_only(op: FusedOp, ps, is_):  # the fused kernel's output, no members
-        p_out = run(op, ps)
-        return p_out, (p_out if _same(ps, is_) else run(op, is_))
-
-    on_fused = kernel_only
-    if twin is not None:
-        twin.stepper.bind(*inputs)
-        t_run = _Native(twin.stepper, twin.module)
-
-        def on_fused(op: FusedOp, ps, is_):
-            p_out = run(op, ps)
-            i_out = p_out if _same(ps, is_) else run(op, is_)
-            for r, p, q in zip(op.results, p_out, i_out, strict=True):
-                rec.record(r, p, q)  # the kernel's output first: it is the real value
-            body, origin = twin.members[id(op)]
-            sub = _Walk(twin.module, _Renamed(rec, origin), t_run, meter=walk.meter)
-            sub.function(body, ps, is_)
-            return p_out, i_out
-
-    walk = _Walk(module, rec, run, on_fused, meter)
-    return walk.main(inputs)
-
-
-class _Renamed:
-    """A recorder for the twin's values: records them as the original body values."""
-
-    def __init__(self, rec: Recorder, origin: dict[int, Value]) -> None:
-        self.rec, self.origin = rec, origin
-
-    def record(self, v: Value, prop, iso):
-        original = self.origin.get(id(v))
-        return None if original is None else self.rec.record(original, prop, iso)
-
-
-def inline_fused(module: Module) -> tuple[Module, dict[int, tuple[Function, dict]]]:
-    """A copy of `module` with every ``cuvil.fused`` op replaced by its body's ops (the
-    unfused build used to recompute fused members natively).
-
-    Returns the copy and, per fused op (by id), a Function view of its inlined members
-    (args: the copies of the fused op's operands' values; ops: the inlined body ops) and
-    a map from each inlined value (by id) to the body value it copies.
-    """
-    twin = Module(module.name)
-    twin.params = dict(module.params)
-    twin.param_data = dict(module.param_data)
-    twin.output_spec = module.output_spec
-    main = module.main
-    fn = twin.add_function(Function(main.name))
-    vmap: dict[int, Value] = {}
-    for a, loc in zip(main.args, main.arg_locs):
-        vmap[id(a)] = fn.add_arg(a.type, a.name, loc)
-    members: dict[int, tuple[Function, dict]] = {}
-    for op in main.ops:
-        if not isinstance(op, FusedOp):
-            fn.append(op.clone(vmap))
-            continue
-        body = body_of(module, op)
-        view = Function(body.name, [vmap[id(v)] for v in op.operands])
-        inner = dict(vmap)
-        for arg, outer in zip(body.args, op.operands, strict=True):
-            inner[id(arg)] = vmap[id(outer)]
-        origin: dict[int, Value] = {}
-        for bop in body.ops:
-            new = fn.append(bop.clone(inner))
-            view.ops.append(new)
-            for r, nr in zip(bop.results, new.results):
-                origin[id(nr)] = r
-        view.set_outputs([inner[id(v)] for v in body.outputs])
-        for r, v in zip(op.results, body.outputs, strict=True):
-            vmap[id(r)] = inner[id(v)]
-        members[id(op)] = (view, origin)
-    fn.set_outputs([vmap[id(v)] for v in main.outputs])
-    return twin, members

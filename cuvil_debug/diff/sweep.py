@@ -50,6 +50,7 @@ _SINGLE_FORMATS = ("html", "dot")
 # the options that decide a sweep's results: equal in every shard of one sweep
 _SETTINGS = ("stages", "opt_level", "no_fusion", "pipeline", "threads", "entry")
 _SETTINGS += ("inject", "rtol", "atol", "tol", "elementwise", "no_members", "fail_on")
+_SETTINGS += ("judge", "factor", "members")  # the float64 judge (judge.py)
 
 
 def add_sweep_args(p: argparse.ArgumentParser) -> None:

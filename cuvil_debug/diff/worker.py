@@ -1,7 +1,9 @@
-"""The process a ``cuvil-debug diff`` runs its model in (see isolated.py): reads the
-parsed arguments (pickled) on stdin, runs the diff, renders the report and sends it
-on the private channel of cuvil_debug.isolation as one `done` event; a mistake is an
-`error` event (one line, exit 2), a bug an `internal` one (exit 3).
+"""The process a ``cuvil-debug diff`` runs its model in (see isolated.py): a forked
+copy of the command (`serve`, with the parsed arguments in memory), or ``python -m
+cuvil_debug.diff.worker`` reading them pickled on stdin (`main`). It runs the diff,
+renders the report and sends it on the private channel of cuvil_debug.isolation as one
+`done` event; a mistake is an `error` event (one line, exit 2), a bug an `internal`
+one (exit 3).
 
 Model code may print: fd 1 goes where fd 2 goes, which the parent relays to its
 stderr; only the parent writes the report.
@@ -22,6 +24,11 @@ PROG = "cuvil-debug diff"
 def main() -> int:
     channel = WorkerChannel()  # before any model code: the environment is cleaned
     payload = pickle.loads(sys.stdin.buffer.read())
+    return serve(payload, channel)
+
+
+def serve(payload: dict, channel: WorkerChannel) -> int:
+    """The diff of `payload` (isolated.py's), its result sent on `channel`."""
     quiet_stdio()
     args = argparse.Namespace(**payload["args"])
     limit_memory(payload.get("max_memory"))

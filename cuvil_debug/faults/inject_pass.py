@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cuvil.errors import PassError
+from cuvil.errors import CuvilError, PassError
 from cuvil.ir.core import Function, Module, Operation, Trait
 from cuvil.passes.base import ModulePass, PassContext, main_functions
 from cuvil.passes.registry import register_pass
@@ -32,9 +32,10 @@ __all__ = ["InjectFaultPass", "find_op", "pipeline_item"]
 def pipeline_item(fault: Fault) -> tuple[str, str]:
     """The ``(anchor, item)`` a pass fault adds to the default pipelines
     (``CompileHooks.passes``): ``inject-fault{...}`` right after ``fold-constants``."""
+    param = "" if fault.param is None else f",param={fault.param!r}"
     return (
         "fold-constants",
-        f"inject-fault{{node={fault.node},effect={fault.effect}}}",
+        f"inject-fault{{node={fault.node},effect={fault.effect}{param}}}",
     )
 
 
@@ -65,7 +66,8 @@ def find_op(module: Module, node: str) -> tuple[Function, Operation, int] | None
 class InjectFaultPass(ModulePass):
     """Deliberately wrong: ``effect`` applied to the value of FX node ``node`` (one action).
 
-    Options: ``node`` (an FX node name), ``effect`` (scale | negative | shift). Inserts the
+    Options: ``node`` (an FX node name), ``effect`` (scale | negative | shift | ulp |
+    accumulate), ``param`` (scale's factor, accumulate's bits; 0: the default). Inserts the
     effect after the op computing the node, names the new value after the node and the
     original ``<node>_prefault``, and makes every later use (and return) read the new one.
 
@@ -85,6 +87,7 @@ class InjectFaultPass(ModulePass):
     name = "inject-fault"
     node: str = ""
     effect: str = "scale"
+    param: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.node.strip():
@@ -100,9 +103,16 @@ class InjectFaultPass(ModulePass):
                 hint="'overflow' lives in LLVM IR: inject the fault kernel:NODE:overflow "
                 "(docs/FAULTS.md)",
             )
+        try:
+            self.fault()
+        except CuvilError as e:
+            raise PassError(f"pass 'inject-fault': {e.message}", hint=e.hint) from None
+
+    def fault(self) -> Fault:
+        return Fault("pass", self.node, self.effect, self.param or None)
 
     def apply(self, module: Module, ctx: PassContext) -> bool:
-        fault = Fault("pass", self.node, self.effect)
+        fault = self.fault()
         found = find_op(module, self.node)
         if found is None:
             known = known_nodes([op for _, op in _named_ops(module)])
@@ -118,7 +128,8 @@ class InjectFaultPass(ModulePass):
         if not ctx.allow_action(what):
             return False
         uses = list(old.uses)
-        new_ops = effect_ops(self.effect, old, node_loc(op.loc, self.node), self.node)
+        where = node_loc(op.loc, self.node)
+        new_ops = effect_ops(self.effect, old, where, self.node, fault.value)
         at = fn.ops.index(op) + 1
         fn.ops[at:at] = new_ops
         new = new_ops[-1].result

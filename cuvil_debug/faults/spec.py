@@ -4,6 +4,8 @@ of the faults each module got."""
 from __future__ import annotations
 
 import difflib
+import math
+import re
 import weakref
 from dataclasses import dataclass
 
@@ -13,6 +15,8 @@ from cuvil.ir.types import TensorType
 
 __all__ = [
     "EFFECTS",
+    "PARAMS",
+    "SUBTLE",
     "STAGES",
     "KERNEL_ONLY",
     "Fault",
@@ -23,12 +27,20 @@ __all__ = [
 ]
 
 EFFECTS: dict[str, str] = {
-    "scale": "y * 1.0625",
+    "scale": "y * F (F = 1.0625; scale{F} for another factor, e.g. scale{1.0001})",
     "negative": "negative entries of y doubled (hidden by a following ReLU)",
     "shift": "y + 0.5 (hidden by a following softmax)",
     "overflow": "y + 1.0 only after LLVM's optimizer (a folded signed-overflow compare)",
     "twice": "y unchanged, but the kernel does its work twice (a slower kernel)",
+    "ulp": "y rounded one ulp away from zero (y + y * 2**-p, p the dtype's "
+    "significand bits)",
+    "accumulate": "y summed after a large partial sum M = 2**B * max|y| and M taken "
+    "off last, (y + M) - M: its low B bits lost (B = 8; accumulate{B})",
 }
+# the effects that take a parameter, EFFECT{VALUE}: its default
+PARAMS: dict[str, float] = {"scale": 1.0625, "accumulate": 8.0}
+# the effects below the normwise tolerance that the float64 judge finds (docs/FAULTS.md)
+SUBTLE = ("scale{1.0001}", "ulp", "accumulate")
 STAGES: dict[str, str] = {
     "lowering": "wrong frontend lowering",
     "pass": "wrong pass (inject-fault)",
@@ -54,6 +66,7 @@ class Fault:
     stage: str  # "lowering" | "pass" | "kernel"
     node: str  # the FX node whose value becomes wrong, e.g. "layer1_0_relu", "fc"
     effect: str = "scale"
+    param: float | None = None  # scale{F}, accumulate{B} (None: the default)
 
     def __post_init__(self) -> None:
         if self.stage not in STAGES:
@@ -71,18 +84,35 @@ class Fault:
                 f"not for stage '{self.stage}'",
                 hint=f"write kernel:{self.node}:{self.effect}",
             )
+        if self.param is not None:
+            _check_param(self.effect, self.param)
+
+    @property
+    def value(self) -> float | None:
+        """The effect's parameter: the one given, else its default (None: none)."""
+        return self.param if self.param is not None else PARAMS.get(self.effect)
+
+    @property
+    def effect_spec(self) -> str:
+        """``EFFECT`` or ``EFFECT{VALUE}``."""
+        if self.param is None:
+            return self.effect
+        v = self.param
+        return f"{self.effect}{{{int(v) if v == int(v) else v!r}}}"
 
     @property
     def spec(self) -> str:
-        """``STAGE:NODE:EFFECT``, the text `parse` reads back."""
-        return f"{self.stage}:{self.node}:{self.effect}"
+        """``STAGE:NODE:EFFECT[{VALUE}]``, the text `parse` reads back."""
+        return f"{self.stage}:{self.node}:{self.effect_spec}"
 
     def describe(self) -> str:
         """e.g. ``wrong kernel for FX node 'fc' (scale: y * 1.0625)``."""
-        return (
-            f"{STAGES[self.stage]} for FX node '{self.node}' "
-            f"({self.effect}: {EFFECTS[self.effect]})"
-        )
+        what = EFFECTS[self.effect]
+        if self.effect == "scale":
+            what = f"y * {self.value!r}"
+        elif self.effect == "accumulate":
+            what = f"(y + M) - M with M = 2**{int(self.value)} * max|y|"
+        return f"{STAGES[self.stage]} for FX node '{self.node}' ({self.effect}: {what})"
 
     def __str__(self) -> str:
         return self.spec
@@ -97,19 +127,54 @@ class Injection:
     value: str  # the name of the IR value (kernel output) that is now wrong
 
 
+_EFFECT = re.compile(r"^([\w-]+)(?:\{([^{}]*)\})?$")
+
+
+def _check_param(effect: str, value: float) -> None:
+    if effect not in PARAMS:
+        raise CuvilError(
+            f"effect '{effect}' takes no parameter",
+            hint=f"effects with one: {', '.join(f'{e}{{VALUE}}' for e in PARAMS)}",
+        )
+    if effect == "scale" and not (math.isfinite(value) and value != 0):
+        raise CuvilError(
+            f"scale{{{value!r}}}: the factor must be a finite non-zero number"
+        )
+    if effect == "accumulate" and not (value == int(value) and 1 <= value <= 24):
+        raise CuvilError(
+            f"accumulate{{{value!r}}}: B must be a whole number of bits from 1 to 24",
+            hint="accumulate{8} (the default) loses 8 bits, accumulate{13} keeps "
+            "float16's 11",
+        )
+
+
 def parse(spec: str) -> Fault:
-    """A Fault from ``STAGE:NODE[:EFFECT]`` (e.g. ``kernel:fc``, ``pass:relu:negative``)."""
+    """A Fault from ``STAGE:NODE[:EFFECT[{VALUE}]]`` (e.g. ``kernel:fc``,
+    ``pass:relu:negative``, ``kernel:fc:scale{1.0001}``)."""
     if not isinstance(spec, str):
         raise CuvilError(f"a fault spec is a string, got {type(spec).__name__}")
     parts = [p.strip() for p in spec.strip().split(":")]
-    if len(parts) not in (2, 3) or not all(parts):
+    m = _EFFECT.match(parts[2]) if len(parts) == 3 else None
+    if len(parts) not in (2, 3) or not all(parts) or (len(parts) == 3 and not m):
         raise CuvilError(
             f"cannot parse fault spec {spec!r}",
-            hint="write STAGE:NODE[:EFFECT] with STAGE one of "
+            hint="write STAGE:NODE[:EFFECT[{VALUE}]] with STAGE one of "
             f"{', '.join(STAGES)} and EFFECT one of {', '.join(EFFECTS)} "
-            "(default scale), e.g. kernel:fc or pass:layer1_0_relu:negative",
+            "(default scale), e.g. kernel:fc, pass:layer1_0_relu:negative or "
+            "kernel:fc:scale{1.0001}",
         )
-    return Fault(*parts)
+    if m is None:
+        return Fault(*parts)
+    param = None
+    if m.group(2) is not None:
+        try:
+            param = float(m.group(2))
+        except ValueError:
+            raise CuvilError(
+                f"fault spec {spec!r}: {m.group(2)!r} is not a number",
+                hint="e.g. scale{1.0001} or accumulate{8}",
+            ) from None
+    return Fault(parts[0], parts[1], m.group(1), param)
 
 
 # What each module got, kept here rather than on the module: the IR knows no faults.

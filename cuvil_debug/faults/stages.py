@@ -60,7 +60,7 @@ def _fault_lowered(seen: NodeLowered, fault: Fault) -> None:
             "nodes)",
         )
     float_or_fail(old.type, fault, FrontendError)
-    new_ops = effect_ops(fault.effect, old, cx.loc, node.name)
+    new_ops = effect_ops(fault.effect, old, cx.loc, node.name, fault.value)
     for op in new_ops:
         cx.fn.append(op)
     new = new_ops[-1].result
@@ -80,7 +80,7 @@ def after_kernel(faults: Sequence[Fault], seen: KernelEmitted) -> None:
     k, op = seen.kernel, seen.op
     for fault, target in targets:
         if target is op:
-            emit_effect(k, fault.effect, op.results[0].type)
+            emit_effect(k, fault.effect, op.results[0].type, fault.value)
             record(seen.module, fault, f"kernel {k.fn.name}", op.results[0].name or "?")
 
 

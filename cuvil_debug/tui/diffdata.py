@@ -220,6 +220,23 @@ def _metric_rows(m: dict[str, Any]) -> list[tuple[str, str]]:
     rows.append(("sqnr", "n/a" if sqnr is None else f"{_num(sqnr)} dB"))
     rows.append(("mismatched", f"{m['mismatched']} of {m['numel']}"))
     rows.append(("nan / inf", f"{m['nan']} / {m['inf']}"))
+    return rows + _truth_rows(m)
+
+
+def _truth_rows(m: dict[str, Any]) -> list[tuple[str, str]]:
+    """The float64 judge's numbers: this stage's error against the truth and
+    eager-float32's (RMSE, max abs, max ulp), and the bound."""
+    truth, eager = m.get("truth"), m.get("eager")
+    if m.get("judge") != "float64" or not truth or not eager:
+        return []
+    rows = []
+    for label, key in (
+        ("rmse", "rmse"),
+        ("max abs", "max_abs"),
+        ("max ulp", "max_ulp"),
+    ):
+        rows.append((f"f64 {label}", f"{_num(truth[key])} (eager {_num(eager[key])})"))
+    rows.append(("bound", f"{_num(m['bound'])} on {m.get('measure', 'rmse')}"))
     return rows
 
 

@@ -78,6 +78,7 @@ BY_DEST = {
     "trace": [FILE, DIR, NO_PARENT],
     "address": ["127.0.0.1:1"],  # without --executor ray
     "out": [FILE, DIR, NO_PARENT],
+    "save_inputs": [FILE, DIR, NO_PARENT],
 }
 # (command, dest) -> values where the command's own kind differs from BY_DEST's
 BY_COMMAND = {

@@ -106,7 +106,10 @@ def test_every_fx_node_is_accounted_for_in_every_stage(name):
         assert set(r.stages) == {"ir", "opt", "native"}
         for stage, s in r.stages.items():
             assert s.status in STATUSES, (r.name, stage, s.status)
-            if s.status in ("value", "alias", "fused") and r.is_tensor:
+            lazy = s.status == "fused" and stage == "native"  # members "auto"
+            if lazy and s.propagated is None:
+                assert s.note.startswith("not measured: its fused kernel"), s.note
+            elif s.status in ("value", "alias", "fused") and r.is_tensor:
                 assert s.propagated is not None, (r.name, stage, "not measured")
                 assert s.isolated is not None
             if s.status == "folded":
@@ -118,8 +121,9 @@ def test_fused_and_folded_nodes_are_reported_as_such():
     conv1 = report.row("layer1_0_conv1").stages["opt"]
     assert conv1.status == "folded" and conv1.value == "layer1_0_bn1"
     bn1 = report.row("layer1_0_bn1").stages["native"]
-    assert bn1.status == "fused" and bn1.propagated is not None  # recomputed natively
-    assert bn1.kernel.startswith("cuvil_k")
+    # clean: the fused kernel's output is no worse than eager, no member recomputed
+    assert bn1.status == "fused" and bn1.propagated is None
+    assert bn1.kernel.startswith("cuvil_k") and report.memory["twins"] == 0
     relu = report.row("layer1_0_relu").stages["native"]
     assert relu.status == "value" and relu.layout == "nhwc"
     assert report.row("layer1_0_conv1").stages["ir"].status == "value"
@@ -151,9 +155,11 @@ def test_injected_fault_is_found_at_its_node_stage_and_pass(
     index = report.row(node).index
     for r in report.rows[:index]:
         assert not any(s.introduced for s in r.stages.values()), r.name
-    # later stages inherit the error without being blamed for it in stage order
+    # later stages inherit the error without being blamed for it in stage order (a
+    # member of a fused kernel whose output the error does not reach is not measured)
     for later in report.stages[report.stages.index(stage) + 1 :]:
-        assert report.row(node).stages[later].diverges
+        s = report.row(node).stages[later]
+        assert s.diverges or (s.status == "fused" and s.propagated is None), s
 
 
 def test_propagated_and_isolated_modes_tell_introduced_from_inherited():

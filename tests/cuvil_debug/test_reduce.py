@@ -257,7 +257,7 @@ def test_repro_with_a_fault_reproduces_in_a_separate_process(tmp_path):
     assert "relu <- relu_1: torch.nn.functional.relu" in text
     assert "test_reduce.py:" in text  # the model line of each node
     # re-applying FAULTS needs the toolkit's fault injection (cuvil_debug.faults)
-    allowed = {"contextlib", "sys", "pathlib", "torch", "cuvil", "cuvil_debug"}
+    allowed = {"contextlib", "copy", "sys", "pathlib", "torch", "cuvil", "cuvil_debug"}
     assert imported_modules(text) <= allowed
     proc = run_repro(tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -267,7 +267,8 @@ def test_repro_with_a_fault_reproduces_in_a_separate_process(tmp_path):
 def test_repro_without_faults_needs_only_torch_and_cuvil(tmp_path):
     result = reduce_model(Unsupported(), small_inputs(), FAST)
     (py, _) = write_repro(result, tmp_path, options=FAST)
-    assert imported_modules(py.read_text()) <= {"sys", "pathlib", "torch", "cuvil"}
+    allowed = {"copy", "sys", "pathlib", "torch", "cuvil"}  # the standard library
+    assert imported_modules(py.read_text()) <= allowed
 
 
 def test_compile_error_repro_exits_1(tmp_path, capsys):

@@ -38,6 +38,7 @@ from .words import (
     outputs_line,
     shape_text,
     stage_details,
+    trial_items,
 )
 
 _CSS = """
@@ -116,6 +117,7 @@ def _html_verdict(report: DiffReport) -> str:
     items = [("mapping", line) for line in mapping_lines(report)]
     if out := outputs_line(report):
         items.append(("outputs", out))
+    items += trial_items(report)
     items += failures(report) + [("note", n) for n in report.notes]
     if report.first:
         (_, first), *rest = first_items(report, report.first)

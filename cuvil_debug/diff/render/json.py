@@ -9,7 +9,15 @@ from dataclasses import fields
 from importlib import resources
 from typing import Any
 
-from ..model import DiffReport, Divergence, Metrics, NodeRow, StageResult, Tolerance
+from ..model import (
+    DiffReport,
+    Divergence,
+    Metrics,
+    NodeRow,
+    StageResult,
+    Tolerance,
+    TruthError,
+)
 from ..status import Stage, Status
 from .cells import verdict_of
 
@@ -81,8 +89,18 @@ def _metrics(doc: dict[str, Any] | None) -> Metrics | None:
         return None
     m = {k: _NUMBERS.get(v, v) if isinstance(v, str) else v for k, v in doc.items()}
     m["dtype"] = doc["dtype"]
+    for key in ("judge", "measure"):
+        if key in doc:
+            m[key] = doc[key]
+    for key in ("truth", "eager"):
+        if m.get(key) is not None:
+            m[key] = TruthError(**{k: _number(v) for k, v in m[key].items()})
     index = m.get("worst_index")
     return Metrics(**{**m, "worst_index": tuple(index) if index else index})
 
 
 _NUMBERS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def _number(v):
+    return _NUMBERS.get(v, v) if isinstance(v, str) else v

@@ -101,5 +101,6 @@ def _rich_summary(report: DiffReport) -> Table:
         items.append(("verdict", Text(words.no_first_words(report), "bold yellow")))
     else:
         items.append(("verdict", Text(words.clean_words(report), "bold green")))
+    items += words.trial_items(report)
     items += words.failures(report) + [("note", n) for n in report.notes]
     return _grid(items)

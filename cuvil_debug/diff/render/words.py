@@ -28,18 +28,58 @@ def shape_text(shape: Iterable[int]) -> str:
 
 
 def header_items(report: DiffReport) -> list[tuple[str, str]]:
+    inputs = ", ".join(f"{shape_text(s)} {d}" for s, d in report.inputs) or "none"
+    if report.input_source and report.input_source != "example inputs":
+        inputs += f" ({report.input_source})"
     items = [
-        (
-            "inputs",
-            ", ".join(f"{shape_text(s)} {d}" for s, d in report.inputs) or "none",
-        ),
+        ("inputs", inputs),
         ("options", ", ".join(f"{k}={v}" for k, v in report.options.items()) or "-"),
+        ("judge", judge_words(report)),
         ("tolerances", _tolerances(report) or "-"),
         ("stages", " → ".join(["eager (reference)", *report.stages])),
     ]
     if report.faults:
         items.append(("faults", "injected: " + ", ".join(report.faults)))
     return items
+
+
+def judge_words(report: DiffReport) -> str:
+    """The rule values were judged by, in one line (the header's ``judge``)."""
+    j = report.judge or {"kind": "normwise"}
+    if j.get("kind") != "float64":
+        return "normwise: every value within the tolerances below (against eager)"
+    what = "RMSE" if j.get("measure", "rmse") == "rmse" else "max abs error"
+    factors = sorted(set((j.get("factors") or {}).values()))
+    times = "/".join(f"{f:g}" for f in factors) or "?"
+    return (
+        f"float64: a value fails when its {what} against the float64 truth exceeds "
+        f"{times} x eager-float32's + {j.get('floor_ulps', 0):g} ulp (cells: "
+        "stage/eager); the tolerances for dtypes without a float64 twin"
+    )
+
+
+def trial_items(report: DiffReport) -> list[tuple[str, str]]:
+    """--trials: one line per batch, the chosen one marked, and the saved file."""
+    items = []
+    for t in report.trials:
+        mark = "▶ " if t.get("chosen") else "  "
+        if t.get("first"):
+            what = f"diverges: first {t['first']}"
+        elif t.get("diverged"):
+            what = "diverges (no node introduces it)"
+        else:
+            what = f"clean (closest: {t.get('worst') or '-'}, {_share(t)} of its bound)"
+        items.append(("trials", f"{mark}{t['index']}: {t['source']}: {what}"))
+    if report.saved_inputs:
+        items.append(
+            ("saved", f"the diverging batch: {report.saved_inputs} (--inputs it)")
+        )
+    return items
+
+
+def _share(t: dict) -> str:
+    x = t.get("excess")
+    return "?" if not isinstance(x, int | float) else f"{x:.0%}"
 
 
 def _tolerances(report: DiffReport) -> str:
@@ -118,6 +158,29 @@ def repro_flags(report: DiffReport) -> list[str]:
         flags += ["-p", pipeline]
     if o.get("num_threads", 1) != 1:
         flags += ["--threads", str(o["num_threads"])]
+    return flags + _judge_flags(report)
+
+
+def _judge_flags(report: DiffReport) -> list[str]:
+    """The judge and the batch of the report, as bisect and reduce take them."""
+    from ..judge import FACTORS, MAX_FACTORS
+
+    j = report.judge or {"kind": "normwise"}
+    flags = []
+    if j.get("kind") == "normwise" and report.judge:
+        flags += ["--judge", "normwise"]
+    elif j.get("kind") == "float64":
+        elementwise = j.get("measure") == "max_abs"
+        default = MAX_FACTORS if elementwise else FACTORS
+        factors = set((j.get("factors") or default).values())
+        flags += ["--elementwise"] if elementwise else []
+        if factors != set(default.values()) and len(factors) == 1:
+            flags += ["--factor", f"{factors.pop():g}"]
+    source = report.input_source or ""
+    if report.saved_inputs:
+        flags += ["--inputs", report.saved_inputs]
+    elif source.endswith(".pt") and not report.trials:
+        flags += ["--inputs", source]
     return flags
 
 
@@ -206,6 +269,11 @@ def _compared(report: DiffReport) -> int:
 
 def clean_words(report: DiffReport) -> str:
     n, stages = _compared(report), ", ".join(report.stages)
+    if (report.judge or {}).get("kind") == "float64":
+        return (
+            f"✓ no divergence: {n} values compared in {stages}, none further from "
+            "the float64 truth than eager-float32 allows"
+        )
     return f"✓ no divergence: {n} values compared in {stages}, all within tolerance"
 
 
@@ -239,6 +307,14 @@ def _metrics_words(m: Metrics) -> str:
     if m.sqnr_db is not None:
         parts.append(f"SQNR {num(m.sqnr_db)} dB")
     parts.append(f"{m.mismatched}/{m.numel} mismatched ({m.dtype})")
+    if m.judge == "float64" and m.truth is not None and m.eager is not None:
+        t, e = m.truth, m.eager
+        parts.append(
+            f"vs float64: RMSE {num(t.rmse)}, max abs {num(t.max_abs)}, "
+            f"{num(t.max_ulp)} ulp; eager-float32: RMSE {num(e.rmse)}, max abs "
+            f"{num(e.max_abs)}, {num(e.max_ulp)} ulp; bound {num(m.bound or 0)} "
+            f"({m.measure})"
+        )
     parts += [f"{n} {w}" for n, w in ((m.nan, "new NaN"), (m.inf, "new Inf")) if n]
     if m.worst_index is not None:
         parts.append(f"worst at {list(m.worst_index)}")
