@@ -138,6 +138,8 @@ def _summary(compiled, seconds: dict[str, float]) -> str:
         cache = "object cache not used"
     else:
         cache = f"object cache {'hit' if jit.cache_hit else 'miss'}"
+    if getattr(jit, "ir_cache_used", False):
+        cache = f"IR cache {'hit' if jit.ir_cache_hit else 'miss'}, {cache}"
     total = sum(seconds.values()) * 1e3
     return (
         f"cuvil: compiled {compiled.module.name} in {total:.1f} ms ({times}); {cache}"

@@ -162,8 +162,12 @@ def record_compile(seconds: dict[str, float], jit) -> None:
     state.compiles.inc()
     for stage, s in seconds.items():
         state.stage.labels(stage=stage).observe(s)
-    if getattr(jit, "cache_used", False):
-        (state.hits if jit.cache_hit else state.misses).labels(level="object").inc()
+    for level, used, hit in (
+        ("ir", getattr(jit, "ir_cache_used", False), getattr(jit, "ir_cache_hit", 0)),
+        ("object", getattr(jit, "cache_used", False), getattr(jit, "cache_hit", 0)),
+    ):
+        if used:
+            (state.hits if hit else state.misses).labels(level=level).inc()
 
 
 class MeteredModule(CompiledModule):

@@ -23,7 +23,7 @@ from .ir.core import Module
 from .ir.verifier import verify
 from .options import DYNAMIC_KEYS, CompileOptions, Options
 from .passes import run_passes
-from .runtime import perfmap
+from .runtime import ircache
 from .runtime.compiled import CompiledModule
 from .runtime.dynamic import DynamicCompiledModule
 from .runtime.jit import JitModule
@@ -53,14 +53,9 @@ def compile_module(
         verify(module)
         module = run_passes(module, watch.pass_options(options, module.name), hooks)
     with watch.stage("codegen"):
-        program = generate(
-            module,
-            debug=options.debug,
-            profile=options.debug_options.profile,
-            threads=options.num_threads,
-            hooks=hooks,
-            break_on=options.break_on,
-            perf=perfmap.enabled(options),
+        found = ircache.lookup(module, options, hooks)  # the IR-fingerprint level
+        program = found.program or generate(
+            module, hooks=hooks, **ircache.codegen_args(options)
         )
     _check_param_data(module, program)
     with watch.stage("llvm"):
@@ -71,7 +66,9 @@ def compile_module(
             bisect_limit=options.debug_options.llvm_bisect_limit,
             echo_bisect=echo_llvm_bisect,
             options=options,
+            reuse=ircache.reuse(found),
         )
+        ircache.finish(found, program, jit)
     compiled = metrics.module_class()(module, program, jit, options)
     metrics.record_compile(watch.seconds, jit)
     watch.report(compiled)

@@ -1,4 +1,4 @@
-"""`cuvil-debug cache stats|verify|clear|gc`: the compile (object) cache.
+"""`cuvil-debug cache stats|verify|clear|gc`: the compile cache, both of its levels.
 
     cuvil-debug cache stats [--format json] [--zero]   counters, size, entries by last use
     cuvil-debug cache verify                           re-check every entry, remove bad ones
@@ -26,7 +26,10 @@ from cuvil.runtime import cachemaint, cachestats, objcache
 
 __all__ = ["add_parser"]
 
-WHAT = {"object": "LLVM object code (a hit skips LLVM's optimization and codegen)"}
+WHAT = {
+    "ir": "Cuvil IR fingerprint (a hit skips LLVM IR generation and LLVM)",
+    "object": "LLVM object code (a hit skips LLVM's optimization and codegen)",
+}
 
 
 def add_parser(commands) -> None:
@@ -34,7 +37,8 @@ def add_parser(commands) -> None:
     p = commands.add_parser(
         "cache",
         help="the compile cache: stats, verify, clear, gc",
-        description="Inspect and maintain Cuvil's object cache (CUVIL_CACHE_DIR).",
+        description="Inspect and maintain Cuvil's compile cache (CUVIL_CACHE_DIR): "
+        "its IR-fingerprint and object-code levels.",
     )
     p.set_defaults(run=lambda args: _help(p))
     sub = p.add_subparsers(title="commands", metavar="COMMAND")
@@ -103,7 +107,7 @@ def _report(root: Path) -> dict:
         "bytes": sum(e.bytes for e in found),
         "max_bytes": limit,
         "entry_list": [
-            {"key": e.key, "bytes": e.bytes, "last_use": e.last_use}
+            {"key": e.key, "level": e.level, "bytes": e.bytes, "last_use": e.last_use}
             for e in reversed(found)  # most recently used first
         ],
     }
@@ -161,10 +165,11 @@ def _text(r: dict) -> str:
         f"{'Size':<20}{_size(r['bytes'])} / {_size(r['max_bytes'])}",
     ]
     if r["entry_list"]:
-        lines.append(f"\n{'key':<18}{'size':>12}  last use")
+        lines.append(f"\n{'key':<18}{'level':<8}{'size':>12}  last use")
         for e in r["entry_list"]:
             lines.append(
-                f"{e['key'][:16]:<18}{_size(e['bytes']):>12}  {_when(e['last_use'])}"
+                f"{e['key'][:16]:<18}{e['level']:<8}{_size(e['bytes']):>12}  "
+                f"{_when(e['last_use'])}"
             )
     return "\n".join(lines)
 

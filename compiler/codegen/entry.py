@@ -27,6 +27,8 @@ from .loops import i64
 __all__ = [
     "ENTRY",
     "STEP_PREFIX",
+    "SEGMENT_PREFIX",
+    "SEGMENT_CALLS",
     "PROFILE_SYMBOL",
     "Call",
     "StepInfo",
@@ -35,6 +37,8 @@ __all__ = [
 ]
 
 ENTRY = "cuvil_main"
+SEGMENT_PREFIX = "cuvil_seg_"  # cuvil_seg_<j>: calls of a long release entry, in order
+SEGMENT_CALLS = 16  # calls per segment (emit_entry)
 STEP_PREFIX = "cuvil_step_"  # cuvil_step_<i>: call i of the entry alone (steps=True)
 PROFILE_SYMBOL = "cuvil_profile"
 ENTRY_ARGS = ("inputs", "outputs", "params", "arena")  # its variables in debug builds
@@ -67,15 +71,50 @@ def emit_entry(
     profile: bool = False,
     debug: DebugInfo | None = None,
     locs: Sequence[AnyLoc | None] = (),
+    segment: int = 0,
 ) -> None:
     """The entry; with `debug`, call i carries ``locs[i]``, the location of the op it
-    computes (its arguments are variables of a debug build, debuginfo.py)."""
-    fn = ir.Function(llmod, ir.FunctionType(ir.VoidType(), [PTR] * 4), ENTRY)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    sites = _Sites(debug, b, fn, named=True)
-    arrays = {"input": fn.args[0], "output": fn.args[1], "param": fn.args[2]}
+    computes (its arguments are variables of a debug build, debuginfo.py).
+
+    `segment` (0: off): with more calls than that, the calls are made by internal,
+    never inlined functions ``cuvil_seg_<j>`` (the entry's signature, `segment` calls
+    each) that the entry calls in order. A release build inlines every kernel into
+    its caller, and LLVM's time on one function grows faster than its size: bounded
+    callers keep LLVM's cost per kernel flat (docs/COMPILE_TIME.md)."""
+    ftype = ir.FunctionType(ir.VoidType(), [PTR] * 4)
+    fn = ir.Function(llmod, ftype, ENTRY)
     counters = _profile_counters(llmod, len(calls)) if profile else None
-    for i, (callee, values) in enumerate(calls):
+    if not segment or len(calls) <= segment:
+        _emit_calls(fn, calls, range(len(calls)), buffers, counters, debug, locs)
+        return
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    _Sites(debug, b, fn, named=True)
+    for j, start in enumerate(range(0, len(calls), segment)):
+        part = ir.Function(llmod, ftype, f"{SEGMENT_PREFIX}{j}")
+        part.linkage = "internal"
+        part.attributes.add("noinline")
+        order = range(start, min(start + segment, len(calls)))
+        _emit_calls(part, calls, order, buffers, counters, debug, locs, named=False)
+        _call(b, part, list(fn.args))
+    b.ret_void()
+
+
+def _emit_calls(
+    fn: ir.Function,
+    calls: list[Call],
+    order: range,
+    buffers: Buffers,
+    counters: ir.GlobalVariable | None,
+    debug: DebugInfo | None,
+    locs: Sequence[AnyLoc | None],
+    named: bool = True,
+) -> None:
+    """`fn`'s body: calls `order` of `calls`, each passed its buffers' pointers."""
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    sites = _Sites(debug, b, fn, named=named)
+    arrays = {"input": fn.args[0], "output": fn.args[1], "param": fn.args[2]}
+    for i in order:
+        callee, values = calls[i]
         where = sites.call(i, locs[i] if i < len(locs) else None)
         args = [_pointer(b, arrays, fn.args[3], buffers.slot(v)) for v in values]
         if counters is None:

@@ -19,7 +19,7 @@ from ..hooks import CompileHooks
 from ..ir.core import Module, Value
 from ..ir.types import TensorType
 from .buffers import Slot
-from .entry import ENTRY, StepInfo, emit_entry, emit_steps
+from .entry import ENTRY, SEGMENT_CALLS, StepInfo, emit_entry, emit_steps
 from .lower_op import KernelInfo
 from .manifest import build_manifest, emit_manifest
 from .plan import plan_build
@@ -45,6 +45,11 @@ class Program:
     # id(value) -> its buffer, for every value of the main function (aliases resolved)
     slots: dict[int, Slot] = field(default_factory=dict, repr=False)
     values: dict[int, Value] = field(default_factory=dict, repr=False)
+
+    def mentions(self, symbol: str) -> bool:
+        """Does the LLVM IR name `symbol` (a global the runtime looks for, such as
+        ``cuvil_status``)? A cached build answers without its text (runtime/ircache.py)."""
+        return symbol in self.llvm_ir
 
     def slot_of(self, v: Value) -> Slot | None:
         """Where `v` lives (a reshape shares its operand's slot; an in-place result its
@@ -79,7 +84,9 @@ def generate(
         lowering.emit_copy(index, v, buffers)
     ops_called = [lowering.op_of.get(callee.name) for callee, _ in lowering.calls]
     locs = [op.loc if op is not None else None for op in ops_called]
-    emit_entry(llmod, lowering.calls, buffers, profile, lowering.dbg, locs)
+    # kernels a release build inlines into their caller: bounded callers (entry.py)
+    segment = 0 if lowering.keep_kernels else SEGMENT_CALLS
+    emit_entry(llmod, lowering.calls, buffers, profile, lowering.dbg, locs, segment)
     lowering.dbg.describe_rest(llmod)  # GEMM helpers, thread thunks
     # before the steps: a steppable build is the plain one with step functions appended
     emit_manifest(llmod, build_manifest(module, fn, lowering, buffers, arena))

@@ -17,9 +17,11 @@ from ..errors import VerifyError
 from .attributes import REQUIRED, AttrSpec, SymbolRef, check_attr
 from .location import UNKNOWN, AnyLoc
 from .types import TensorType
+from .uses import Uses
 
 __all__ = [
     "Trait",
+    "Uses",
     "Value",
     "Operation",
     "Function",
@@ -61,13 +63,13 @@ class Value:
         self.name = name  # a hint for the printer; not semantic
         self.owner: Operation | None = owner  # None for function arguments
         self.index = index
-        self.uses: list[tuple[Operation, int]] = []
+        self.uses = Uses()
 
     def __repr__(self) -> str:
         return f"%{self.name or '?'}: {self.type}"
 
     def replace_all_uses_with(self, new: Value) -> None:
-        for op, i in list(self.uses):
+        for op, i in self.uses:  # a snapshot
             op.set_operand(i, new)
 
 
@@ -294,10 +296,34 @@ class Function:
     ):
         self.name = name
         self.args: list[Value] = list(args)
-        self.ops: list[Operation] = list(ops)
+        # erased and replaced ops leave `_ops` at the next read of `ops` (kept alive
+        # until then, so their ids are not reused): k edits are O(k) + one O(n) sweep,
+        # not O(k n); id(op) -> (op, its replacement or None)
+        self._pending: dict[int, tuple[Operation, Operation | None]] = {}
+        self.ops = list(ops)
         self.outputs: list[Value] = []
         self.result_types: list[TensorType] = []
         self.arg_locs: list[AnyLoc] = [UNKNOWN] * len(self.args)
+
+    @property
+    def ops(self) -> list[Operation]:
+        """The ops in program order (the same list object, compacted in place)."""
+        if self._pending:
+            pending, self._pending = self._pending, {}
+            kept = []
+            for op in self._ops:
+                x: Operation | None = op
+                while x is not None and id(x) in pending:
+                    x = pending[id(x)][1]
+                if x is not None:
+                    kept.append(x)
+            self._ops[:] = kept
+        return self._ops
+
+    @ops.setter
+    def ops(self, ops: Iterable[Operation]) -> None:
+        self._pending = {}
+        self._ops = ops if isinstance(ops, list) else list(ops)
 
     def add_arg(self, type: TensorType, name: str, loc: AnyLoc = UNKNOWN) -> Value:
         v = Value(type, name)
@@ -317,7 +343,14 @@ class Function:
         """Remove an op whose results are unused."""
         assert all(not r.uses for r in op.results), f"erasing {op.name} with uses"
         op.drop_operands()
-        self.ops.remove(op)
+        self._pending[id(op)] = (op, None)  # leaves `ops` at its next read
+
+    def replace_op(self, old: Operation, new: Operation) -> None:
+        """Put `new` (not yet in the function) where `old` is and erase `old`, whose
+        results must be unused (replace their uses first); O(1), like `erase`."""
+        assert all(not r.uses for r in old.results), f"replacing {old.name} with uses"
+        old.drop_operands()
+        self._pending[id(old)] = (old, new)
 
     def walk(self) -> Iterator[Operation]:
         return iter(list(self.ops))

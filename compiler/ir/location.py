@@ -126,12 +126,9 @@ AnyLoc = Loc | FusedLoc
 
 
 def fuse(*locs: AnyLoc) -> AnyLoc:
-    """Merge locations, flattening fused ones and dropping unknowns and duplicates."""
-    parts: list[Loc] = []
-    for loc in locs:
-        for p in loc.parts:
-            if p not in parts:
-                parts.append(p)
+    """Merge locations, flattening fused ones and dropping unknowns and duplicates
+    (first occurrence kept; linear in the number of parts: a dict, not a list scan)."""
+    parts = list(dict.fromkeys(p for loc in locs for p in loc.parts))
     if not parts:
         return UNKNOWN
     return parts[0] if len(parts) == 1 else FusedLoc(tuple(parts))

@@ -63,7 +63,9 @@ class CommonSubexpressionEliminationPass(ModulePass):
 
     def _run(self, fn: Function, ctx: PassContext) -> bool:
         seen: dict[tuple, Operation] = {}
-        changed = False
+        # the locations each kept op gains, fused once at the end: fusing per
+        # replacement re-copies a growing FusedLoc (quadratic in a chain's repeats)
+        gained: dict[int, tuple[Operation, list]] = {}
         for op in list(fn.ops):
             if not op.has_trait(Trait.PURE):
                 continue
@@ -76,7 +78,8 @@ class CommonSubexpressionEliminationPass(ModulePass):
                 continue
             for old, new in zip(op.results, first.results, strict=True):
                 replace_value(fn, old, new)
-            first.loc = fuse(first.loc, op.loc)
+            gained.setdefault(id(first), (first, [first.loc]))[1].append(op.loc)
             fn.erase(op)
-            changed = True
-        return changed
+        for first, locs in gained.values():
+            first.loc = fuse(*locs)
+        return bool(gained)

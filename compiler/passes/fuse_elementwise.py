@@ -29,12 +29,12 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from ..ir.core import Function, Module, Operation, Trait
+from ..ir.core import Module, Operation, Trait
 from ..ir.ops.fused import FusedOp
 from .base import ModulePass, PassContext, main_functions
 from .outline import outline
 from .registry import register_pass
-from .rewrite import is_output, users
+from .rewrite import users
 
 __all__ = ["FuseElementwisePass", "is_elementwise"]
 
@@ -58,10 +58,14 @@ class FuseElementwisePass(ModulePass):
         changed = False
         for fn in main_functions(module):
             taken: set[int] = set()
+            # program order, once: groups only pull producers of roots not yet
+            # taken, and outlining keeps the order of the ops not taken
+            position = {id(op): i for i, op in enumerate(fn.ops)}
+            outputs = {id(v) for v in fn.outputs}
             for root in reversed(list(fn.ops)):
                 if id(root) in taken or not is_elementwise(root):
                     continue
-                group = self._grow(fn, root, taken)
+                group = self._grow(root, taken, position, outputs)
                 if len(group) < 2:
                     continue
                 taken.update(id(op) for op in group)
@@ -71,9 +75,10 @@ class FuseElementwisePass(ModulePass):
                     changed = True
         return changed
 
-    def _grow(self, fn: Function, root: Operation, taken: set[int]) -> list[Operation]:
+    def _grow(
+        self, root: Operation, taken: set[int], position: dict, outputs: set[int]
+    ) -> list[Operation]:
         """The root and the producers that can join it, in program order."""
-        position = {id(op): i for i, op in enumerate(fn.ops)}
         members = {id(root): root}
         numel = root.result.type.numel()
         heap = [(-position[id(root)], id(root), root)]
@@ -88,7 +93,7 @@ class FuseElementwisePass(ModulePass):
                     or not is_elementwise(p)
                 ):
                     continue
-                if p.result.type.numel() != numel or is_output(fn, p.result):
+                if p.result.type.numel() != numel or id(p.result) in outputs:
                     continue
                 if all(id(u) in members for u in users(p.result)):
                     members[id(p)] = p

@@ -44,9 +44,9 @@ def outline(
     fused = fused_cls.of(
         body, list(inputs), fuse(*(op.loc for op in group)), name=root.result.name
     )
-    fn.ops.insert(fn.ops.index(root), fused)
     replace_value(fn, root.result, fused.result)
-    for op in reversed(group):
+    fn.replace_op(root, fused)  # O(1): no list search per group
+    for op in reversed(group[:-1]):
         fn.erase(op)
     return fused
 

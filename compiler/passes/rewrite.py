@@ -55,8 +55,9 @@ def users(v: Value) -> list[Operation]:
 
 
 def fresh_function_name(module: Module, base: str) -> str:
+    taken = {f.name for f in module.functions}  # one sweep, not a lookup per number
     i = 0
-    while module.lookup(f"{base}_{i}") is not None:
+    while f"{base}_{i}" in taken:
         i += 1
     return f"{base}_{i}"
 

@@ -1,8 +1,8 @@
-"""Keeping the object cache: list its entries, verify them, clear it, evict to a size.
+"""Keeping the compile cache: list its entries, verify them, clear it, evict to a size.
 
-An entry is ``objects/KK/KEY.o`` (KEY: 64 hex digits, KK its first two); its last use
-is its mtime (``objcache.load_object`` touches an entry it hits, and a store writes
-it). Only such files (and the cache's own temporary files and stats) are ever
+An entry is ``objects/KK/KEY.o`` (the object level) or ``ir/KK/KEY.ir`` (the IR level,
+ircache.py; KEY: 64 hex digits, KK its first two); its last use is its mtime (a lookup
+touches an entry it hits, and a store writes it). Only such files (and the cache's own temporary files and stats) are ever
 removed: anything else in the cache directory (the symbol store under ``symbols/``, a
 user's file) is left where it is. ``CUVIL_CACHE_MAX`` (``500M``, ``2G``, bytes; K, M,
 G are powers of 1024) is the size limit: after a store the byte estimate of
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CuvilError
-from . import cachefiles, cachestats, objcache
+from . import cachefiles, cachestats, ircache, objcache
 from .elfinfo import Elf
 
 __all__ = [
@@ -46,6 +46,7 @@ class Entry(NamedTuple):
     path: Path
     bytes: int
     last_use: float  # seconds since the epoch (the file's mtime)
+    level: str = "object"  # or "ir" (cachestats.LEVELS)
 
 
 def _scan(folder: Path) -> list[os.DirEntry]:
@@ -65,37 +66,49 @@ def _scan(folder: Path) -> list[os.DirEntry]:
         ) from None
 
 
-def _shards(root: Path) -> list[os.DirEntry]:
+def _shards(root: Path, folder: str = "objects") -> list[os.DirEntry]:
     _scan(root)  # the root itself must be a readable directory (or absent)
-    objects = root / "objects"
-    if os.path.lexists(objects) and not objects.is_dir():
+    level_dir = root / folder
+    if os.path.lexists(level_dir) and not level_dir.is_dir():
         raise CuvilError(
-            f"'{objects}' is not a directory",
+            f"'{level_dir}' is not a directory",
             hint="remove it: the cache keeps its entries there",
         )
-    found = _scan(objects)
+    found = _scan(level_dir)
     return [s for s in found if len(s.name) == 2 and s.is_dir(follow_symlinks=False)]
 
 
+def _all_shards(root: Path):
+    """(level, its suffix, shard DirEntry) of both levels."""
+    for level, (folder, suffix) in objcache.PLACES.items():
+        for shard in _shards(root, folder):
+            yield level, suffix, shard
+
+
 def _candidates(root: Path):
-    """(key, DirEntry) of every name an entry may have (of any file type)."""
-    for shard in _shards(root):
+    """(level, key, DirEntry) of every name an entry may have (of any file type)."""
+    for level, suffix, shard in _all_shards(root):
         for e in _scan(Path(shard.path)):
-            key = e.name[:-2]
-            if e.name.endswith(".o") and _KEY.fullmatch(key) and key[:2] == shard.name:
-                yield key, e
+            key = e.name[: -len(suffix)]
+            if (
+                e.name.endswith(suffix)
+                and _KEY.fullmatch(key)
+                and key[:2] == shard.name
+            ):
+                yield level, key, e
 
 
 def entries(root: Path) -> list[Entry]:
-    """The regular-file entries under `root`, least recently used first."""
+    """The regular-file entries of both levels under `root`, least recently used
+    first."""
     found = []
-    for key, e in _candidates(root):
+    for level, key, e in _candidates(root):
         try:
             st = e.stat(follow_symlinks=False)
         except OSError:
             continue
         if stat.S_ISREG(st.st_mode):
-            found.append(Entry(key, Path(e.path), st.st_size, st.st_mtime))
+            found.append(Entry(key, Path(e.path), st.st_size, st.st_mtime, level))
     return sorted(found, key=lambda x: (x.last_use, x.key))
 
 
@@ -112,22 +125,39 @@ def _elf_problem(body: bytes) -> str | None:
     return None
 
 
+def _problem(level: str, key: str, path: Path) -> str | None:
+    """What is wrong with an entry (None: sound): the header, key and SHA-256
+    checksum of either level; then a relocatable ELF object with a debug key, or a
+    JSON IR-level entry of this key with every field (ircache.check_entry)."""
+    data, problem = objcache.read_entry(path)
+    if data is None:
+        return problem
+    magic = objcache.MAGIC if level == "object" else ircache.MAGIC
+    body, problem = objcache.unpack_entry(data, key, magic)
+    if body is None:
+        return problem
+    if level == "object":
+        return _elf_problem(body)
+    _, problem = ircache.check_entry(body, key)
+    return problem
+
+
 def verify(root: Path) -> tuple[int, list[tuple[str, str]]]:
-    """Check every entry (header, key, SHA-256 checksum, a relocatable ELF with a
-    debug key) and remove the bad ones: (entries checked, [(path, problem)] removed)."""
+    """Check every entry of both levels (`_problem`) and remove the bad ones:
+    (entries checked, [(path, problem)] removed)."""
     checked, removed = 0, []
-    for key, e in list(_candidates(root)):
+    bad = dict.fromkeys(objcache.PLACES, 0)
+    for level, key, e in list(_candidates(root)):
         checked += 1
-        data, problem = objcache.read_entry(Path(e.path))
-        if data is not None:
-            body, problem = objcache.unpack_entry(data, key)
-            if body is not None:
-                problem = _elf_problem(body)
+        problem = _problem(level, key, Path(e.path))
         if problem is not None:
             objcache.remove_path(Path(e.path))
             removed.append((e.path, problem))
+            bad[level] += 1
+    for level, n in bad.items():
+        if n:
+            cachestats.record(root, level=level, corrupt_evicted=n)
     if removed:
-        cachestats.record(root, corrupt_evicted=len(removed))
         cachestats.set_bytes(root, sum(x.bytes for x in entries(root)))
     return checked, removed
 
@@ -139,7 +169,7 @@ def clear(root: Path) -> tuple[int, int]:
     for entry in entries(root):
         objcache.remove_path(entry.path)
         count, size = count + 1, size + entry.bytes
-    for shard in _shards(root):
+    for _, _, shard in _all_shards(root):
         for e in _scan(Path(shard.path)):
             if e.name.startswith(".") and e.name.endswith(".tmp"):
                 objcache.remove_path(Path(e.path))
@@ -164,8 +194,10 @@ def gc(root: Path, limit: int) -> list[Entry]:
         objcache.remove_path(entry.path)
         removed.append(entry)
         total -= entry.bytes
-    if removed:
-        cachestats.record(root, gc_evicted=len(removed))
+    for level in objcache.PLACES:
+        n = sum(1 for e in removed if e.level == level)
+        if n:
+            cachestats.record(root, level=level, gc_evicted=n)
     cachestats.set_bytes(root, total)
     return removed
 

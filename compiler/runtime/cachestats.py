@@ -9,9 +9,13 @@ temporary file renamed over it, so a reader or a crash never sees half a file), 
 adds and writes: concurrent processes never lose a count. An update that cannot be made
 (a read-only cache) is skipped: the counters are a report, not a reason to fail.
 
-There is one level, ``object`` (LLVM object code keyed by the LLVM IR, the target, the
-options and the versions: a hit skips LLVM's optimization and code generation). Capture,
-Cuvil's passes and Cuvil's code generation run on every compile: no level caches them.
+There are two levels, looked in one after the other: ``ir`` (a build's contract keyed
+by the fingerprint of the optimized Cuvil IR, the options, the target and the versions:
+a hit skips Cuvil's LLVM IR generation and LLVM; runtime/ircache.py) and ``object``
+(LLVM object code keyed by the LLVM IR, the target, the options and the versions: a hit
+skips LLVM's optimization and code generation). An ``ir`` hit loads its object from the
+``object`` level, so a warm compile counts a hit at each. Capture and Cuvil's passes run
+on every compile: no level caches them.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from . import cachefiles
 
 __all__ = ["LEVELS", "FIELDS", "STATS", "LOCK", "record", "read", "zero", "set_bytes"]
 
-LEVELS = ("object",)
+LEVELS = ("ir", "object")
 FIELDS = ("hits", "misses", "corrupt_evicted", "stores", "gc_evicted")
 STATS, LOCK = "stats.json", "stats.lock"
 FORMAT = 1

@@ -105,7 +105,7 @@ class CompiledModule(NativeModule):
             program.arena_bytes,
             module.output_spec,
         )
-        if STATUS_SYMBOL in program.llvm_ir:
+        if program.mentions(STATUS_SYMBOL):
             rows = [(k.symbol, k.op_name, k.nodes, k.source) for k in program.kernels]
             addr = jit.engine.get_global_value_address(STATUS_SYMBOL)
             self._status = StatusWord(addr, rows)

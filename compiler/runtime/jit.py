@@ -31,11 +31,12 @@ from __future__ import annotations
 import ctypes
 import struct
 import sys
+from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
 from ..codegen.generator import Program
-from ..codegen.target import init_llvm, optimize, target_machine
+from ..codegen.target import init_llvm, optimize, target_machine, target_triple
 from ..errors import CodegenError
 from ..options import CompileOptions
 from . import debugfiles, jitreg, llvm_worker, objcache, perfmap
@@ -43,7 +44,7 @@ from .debugkey import debug_key, key_options, note_module, target, versions
 from .elfinfo import SHT_NOBITS, Elf
 from .symbols import SymbolStore, store_for
 
-__all__ = ["JitModule", "EntryFn"]
+__all__ = ["JitModule", "EntryFn", "Reuse"]
 
 EntryFn = ctypes.CFUNCTYPE(
     None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
@@ -81,6 +82,23 @@ def _parse_keyed(program: Program, key: str) -> llvm.ModuleRef:
     return mod
 
 
+def _placeholder() -> llvm.ModuleRef:
+    """An empty module for an engine that loads a whole cached object (an IR-level
+    hit: there is no LLVM IR); MCJIT asks the object cache for it like for any."""
+    init_llvm()
+    return llvm.parse_assembly(f'target triple = "{target_triple()}"\n')
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """What the IR-level cache (ircache.py) knows of a build: its debug key, its
+    object's key in the object cache, and its perf-map labels (None: not recorded)."""
+
+    debug_key: str
+    object_key: str
+    labels: dict[str, str] | None = None
+
+
 class JitModule:
     """Owns the execution engine (keep it alive as long as the entry is used).
 
@@ -92,8 +110,14 @@ class JitModule:
     are kept in `bisect_log` and, with `echo_bisect`, also written on stderr (where LLVM
     itself would write them). After construction: `debug_key`, `store` (None: none),
     `registered` (announced through the GDB JIT interface), `cache_hit`, `cache_used`
-    (the object cache was looked in: not for debug or bisected builds, nor with
-    ``CUVIL_CACHE=0``).
+    (the object cache was looked in: not for bisected builds, nor with
+    ``CUVIL_CACHE=0``), `object_key` (its key there; None: not used), `reused` (the
+    engine runs the object `reuse` named: an IR-level hit, no LLVM IR was parsed),
+    `ir_cache_used` / `ir_cache_hit` (the IR level was looked in / served the build).
+
+    `reuse` (ircache.Reuse): load that build's object from the object cache instead of
+    compiling `program`; when it is gone or refused, `program`'s LLVM IR (generated
+    again) is compiled, without a second lookup of the same key.
     """
 
     def __init__(
@@ -105,22 +129,33 @@ class JitModule:
         echo_bisect: bool = True,
         prebuilt: llvm_worker.Pending | None = None,
         options: CompileOptions | None = None,
+        reuse: Reuse | None = None,
     ) -> None:
         """`prebuilt`: the same program being compiled by a background child
         (`JitModule.start`); its object is used and cached like MCJIT's own."""
-        self.debug_key = jit_key(program, _options(options, opt, debug))
         self.store: SymbolStore | None = store_for(options) if options else None
         self.perf = perfmap.enabled(options)  # name the functions to perf (perfmap.py)
         self.bisect_log: list[str] = []
-        # debug and bisected builds skip the object cache: debug objects must go
-        # through JIT registration, bisected ones are not the module's real code
-        use_cache = not debug and bisect_limit is None
+        self.perf_labels: dict[str, str] | None = None
+        self.reused, self.object_key = False, None
+        # the IR level's lookup for this build (set by ircache.finish)
+        self.ir_cache_used = self.ir_cache_hit = False
+        if reuse is not None and self._reuse(program, debug, options, reuse, opt):
+            return
+        self.debug_key = jit_key(program, _options(options, opt, debug))
+        # bisected builds skip the object cache: they are not the module's real code
+        # (debug builds use it: MCJIT announces a cached object to GDB and LLDB
+        # through the JIT interface like one it compiled)
+        use_cache = bisect_limit is None and objcache.enabled()
         key = objcache.cache_key(program.llvm_ir, opt, self.debug_key)
         key = key if use_cache else None
-        check = _object_check(self.debug_key)
-        cached = objcache.load_object(key, check) if key else None
+        self.object_key = key
+        looked = reuse is not None and key == reuse.object_key  # and found nothing
+        cached = None
+        if key and not looked:
+            cached = objcache.load_object(key, _object_check(self.debug_key))
         self.cache_hit = cached is not None
-        self.cache_used = key is not None and objcache.enabled()  # a lookup was made
+        self.cache_used = key is not None  # a lookup was made
         if cached is not None:
             try:
                 self.module = _parse_keyed(program, self.debug_key)
@@ -133,6 +168,32 @@ class JitModule:
         if obj is not None and key:
             objcache.store_object(key, obj)
         self._start(program, debug, options, key, obj, opt)
+
+    def _reuse(
+        self,
+        program: Program,
+        debug: bool,
+        options: CompileOptions | None,
+        reuse: Reuse,
+        opt: int,
+    ) -> bool:
+        """Start the engine over `reuse`'s cached object (an IR-level hit); False:
+        it is gone or LLVM refused it (then evicted), and the caller compiles."""
+        self.debug_key, self.object_key = reuse.debug_key, reuse.object_key
+        obj = objcache.load_object(reuse.object_key, _object_check(reuse.debug_key))
+        self.cache_hit, self.cache_used = obj is not None, True
+        if obj is None:
+            return False
+        self.perf_labels = reuse.labels
+        try:
+            self.module = _placeholder()
+            self._start(program, debug, options, reuse.object_key, obj, opt)
+        except RuntimeError as e:  # llvmlite's error: LLVM refused the object
+            objcache.evict(reuse.object_key, f"was refused by LLVM ({_first_line(e)})")
+            self.cache_hit = False
+            return False
+        self.reused = True
+        return True
 
     def _start(
         self,
@@ -172,8 +233,11 @@ class JitModule:
             raise RuntimeError(f"the object defines no {program.entry}")
         self.entry = EntryFn(address)
         if self.perf and obj is not None:
-            labels = perfmap.kernel_labels(program.kernels, self.module)
-            lines = perfmap.map_lines(obj, self.engine.get_function_address, labels)
+            if self.perf_labels is None:  # an IR-level hit brings the build's own
+                self.perf_labels = perfmap.kernel_labels(program.kernels, self.module)
+            lines = perfmap.map_lines(
+                obj, self.engine.get_function_address, self.perf_labels
+            )
             self.perf_map = perfmap.write_map(lines)
 
     def _build(

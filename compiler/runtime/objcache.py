@@ -1,5 +1,10 @@
 """A disk cache of compiled object code, so compiling the same model again skips LLVM.
 
+This is the compile cache's ``object`` level; the ``ir`` level above it (ircache.py:
+a build keyed by its optimized Cuvil IR) stores its entries through the same reader and
+writer (``lookup``, ``store``: same header, checks and atomic writes, another magic and
+folder, ``PLACES``) and counts them under its own level.
+
 The key covers everything that decides the machine code: the generated LLVM IR, the opt
 level, the target triple, CPU name and features, and the LLVM and Cuvil versions (a key of
 the IR alone collides across code-generation options). Objects live in
@@ -67,6 +72,11 @@ __all__ = [
     "read_entry",
     "unpack_entry",
     "remove_path",
+    "lookup",
+    "store",
+    "discard",
+    "count",
+    "PLACES",
 ]
 
 MAGIC = b"CUVILOB\0"
@@ -91,18 +101,21 @@ class CacheStats(NamedTuple):
     dir: str
 
 
-_counts = {"hits": 0, "misses": 0, "corrupt_evicted": 0, "stores": 0}
+_FIELDS = ("hits", "misses", "corrupt_evicted", "stores")
+_counts = {level: dict.fromkeys(_FIELDS, 0) for level in cachestats.LEVELS}
 _reported: set[str] = set()
 _lock = threading.Lock()
 
 
-def _count(added_bytes: int = 0, **deltas: int) -> dict:
-    """Add to this process's counters and to the cache's shared ones (cachestats.py);
-    the shared counters after it ({}: not written)."""
+def _count(added_bytes: int = 0, level: str = "object", **deltas: int) -> dict:
+    """Add to this process's counters of `level` and to the cache's shared ones
+    (cachestats.py); the shared counters after it ({}: not written)."""
     with _lock:
         for name, delta in deltas.items():
-            _counts[name] += delta
-    return cachestats.record(cache_dir(), added_bytes=added_bytes, **deltas)
+            _counts[level][name] += delta
+    return cachestats.record(
+        cache_dir(), level=level, added_bytes=added_bytes, **deltas
+    )
 
 
 def enabled() -> bool:
@@ -174,12 +187,15 @@ def _read(path: Path) -> tuple[bytes | None, str | None]:
         os.close(fd)
 
 
-def _unpack(data: bytes, key: str) -> tuple[bytes | None, str | None]:
-    """(the object, None) if `data` is a sound entry of `key`, else (None, why)."""
+def _unpack(
+    data: bytes, key: str, magic_: bytes = MAGIC
+) -> tuple[bytes | None, str | None]:
+    """(the body, None) if `data` is a sound entry of `key` with the header `magic_`
+    (an object entry's body must also be an ELF file), else (None, why)."""
     if len(data) < HEADER:
         return None, f"is {len(data)} bytes, shorter than its {HEADER}-byte header"
     magic, fmt, flags, length, key_digest, digest = _HEAD.unpack_from(data)
-    if magic != MAGIC:
+    if magic != magic_:
         return None, "has no Cuvil entry header (an older format, or overwritten)"
     if fmt != FORMAT or flags != 0:
         return None, f"has format {fmt} (flags {flags:#x}); this Cuvil reads {FORMAT}"
@@ -190,7 +206,7 @@ def _unpack(data: bytes, key: str) -> tuple[bytes | None, str | None]:
     body = data[HEADER:]
     if hashlib.sha256(body).digest() != digest:
         return None, "fails its SHA-256 checksum"
-    if not body.startswith(b"\x7fELF"):
+    if magic_ == MAGIC and not body.startswith(b"\x7fELF"):
         return None, "holds no ELF object"
     return body, None
 
@@ -203,15 +219,27 @@ def load_object(
     leaves the hit and miss counters alone."""
     if not enabled():
         return None
-    path = _path(key)
+    return lookup(_path(key), key, MAGIC, "object", check, count)
+
+
+def lookup(
+    path: Path,
+    key: str,
+    magic: bytes,
+    level: str,
+    check: Callable[[bytes], str | None] | None = None,
+    count: bool = True,
+) -> bytes | None:
+    """The verified body of the entry of `key` at `path` (header `magic`, counted
+    under `level`), or None; a bad entry is evicted. The one reader of both levels."""
     if not _real_dirs(path):  # a link in place of a shard: read and delete nothing
         if count:
-            _count(misses=1)
+            _count(misses=1, level=level)
         return None
     data, problem = _read(path)
     body = None
     if data is not None:
-        body, problem = _unpack(data, key)
+        body, problem = _unpack(data, key, magic)
     if body is not None and check is not None:
         problem = check(body)
     bad = problem is not None
@@ -221,11 +249,11 @@ def load_object(
     if body is not None:
         _touch(path)
     if count:
-        _count(hits=1) if body is not None else _count(
-            misses=1, corrupt_evicted=int(bad)
+        _count(hits=1, level=level) if body is not None else _count(
+            misses=1, corrupt_evicted=int(bad), level=level
         )
     elif bad:
-        _count(corrupt_evicted=1)
+        _count(corrupt_evicted=1, level=level)
     return body
 
 
@@ -247,11 +275,24 @@ def _real_dirs(path: Path) -> bool:
     return True
 
 
-def evict(key: str, problem: str) -> None:
-    """Delete `key`'s entry, which failed a check after `load_object` returned it
-    (LLVM could not load the object, say): that lookup counts as a miss, not a hit."""
-    _count(hits=-1, misses=1, corrupt_evicted=1)
-    _evict(_path(key), problem)
+def evict(key: str, problem: str, path: Path | None = None, level="object") -> None:
+    """Delete `key`'s entry (at `path`, default the object entry), which failed a
+    check after its lookup returned it (LLVM could not load the object, say): that
+    lookup counts as a miss, not a hit."""
+    _count(hits=-1, misses=1, corrupt_evicted=1, level=level)
+    _evict(path or _path(key), problem)
+
+
+def discard(path: Path, problem: str, level: str) -> None:
+    """Delete a bad entry that a peek (``count=False``) found sound and a later check
+    refused, counting it as a corrupt entry of `level` (not as a lookup)."""
+    _count(corrupt_evicted=1, level=level)
+    _evict(path, problem)
+
+
+def count(level: str, **deltas: int) -> None:
+    """Count lookups made with ``count=False`` once their outcome is known."""
+    _count(level=level, **deltas)
 
 
 def _evict(path: Path, problem: str) -> None:
@@ -286,11 +327,15 @@ def _real_dir(path: Path) -> None:
 
 
 def store_object(key: str, data: bytes) -> None:
-    if not enabled():
-        return
-    path = _path(key)
+    if enabled():
+        store(_path(key), key, data, MAGIC, "object")
+
+
+def store(path: Path, key: str, data: bytes, magic: bytes, level: str) -> None:
+    """Write the entry of `key` at `path` atomically (the one writer of both levels);
+    a cache that cannot be written is only slower."""
     header = _HEAD.pack(
-        MAGIC,
+        magic,
         FORMAT,
         0,
         len(data),
@@ -309,7 +354,7 @@ def store_object(key: str, data: bytes) -> None:
             _remove(path)
         os.replace(tmp, path)  # a link at `path` is replaced, never followed
         tmp = None
-        counts = _count(stores=1, added_bytes=HEADER + len(data))
+        counts = _count(stores=1, added_bytes=HEADER + len(data), level=level)
     except OSError:
         return  # a cache that cannot be written is only slower
     finally:
@@ -327,13 +372,22 @@ def _mode(path: Path) -> int:
         return 0
 
 
-def stats() -> CacheStats:
-    """The counters of this process and the cache's size on disk (`cuvil.cache_stats`)."""
+# level -> (folder under the cache directory, file suffix of an entry)
+PLACES = {"object": ("objects", ".o"), "ir": ("ir", ".ir")}
+
+
+def stats(level: str = "object") -> CacheStats:
+    """The counters of this process and the cache's size on disk for one level
+    (`cuvil.cache_stats`; ``"object"``, or ``"ir"``: the IR-fingerprint level)."""
+    if level not in PLACES:
+        raise ValueError(f"no cache level {level!r}; the levels are {list(PLACES)}")
+    folder, suffix = PLACES[level]
     entries = size = 0
     root = cache_dir()
-    objects = root / "objects"
     try:
-        shards = [s for s in os.scandir(objects) if s.is_dir(follow_symlinks=False)]
+        shards = [
+            s for s in os.scandir(root / folder) if s.is_dir(follow_symlinks=False)
+        ]
     except OSError:
         shards = []
     for shard in shards:
@@ -342,19 +396,20 @@ def stats() -> CacheStats:
         except OSError:
             continue
         for e in found:
-            if e.name.endswith(".o") and e.is_file(follow_symlinks=False):
+            if e.name.endswith(suffix) and e.is_file(follow_symlinks=False):
                 entries += 1
                 size += e.stat(follow_symlinks=False).st_size
     with _lock:
-        counts = dict(_counts)
+        counts = dict(_counts[level])
     return CacheStats(**counts, entries=entries, bytes=size, dir=str(root))
 
 
 def reset_stats() -> None:
     """Zero this process's counters (the on-disk figures are measured, not counted)."""
     with _lock:
-        for name in _counts:
-            _counts[name] = 0
+        for counts in _counts.values():
+            for name in counts:
+                counts[name] = 0
         _reported.clear()
 
 

@@ -72,17 +72,17 @@ def test_verify_removes_a_corrupt_entry_and_the_next_compile_rebuilds_it(
     model = _models()[0]
     want = model(x)
     cuvil.compile(model, [x])
-    (entry,) = cachemaint.entries(tmp_path)
+    (entry,) = [e for e in cachemaint.entries(tmp_path) if e.level == "object"]
     _corrupt_object_byte(entry.path)
-    checked, removed = cachemaint.verify(tmp_path)
-    assert checked == 1 and [p for p, _ in removed] == [str(entry.path)]
+    checked, removed = cachemaint.verify(tmp_path)  # both levels' entries
+    assert checked == 2 and [p for p, _ in removed] == [str(entry.path)]
     assert "checksum" in removed[0][1]
     assert not entry.path.exists()
     rebuilt = cuvil.compile(model, [x])
     assert not rebuilt.jit.cache_hit  # rebuilt from IR, never the corrupt bytes
     torch.testing.assert_close(rebuilt(x), want)
     assert cuvil.compile(model, [x]).jit.cache_hit
-    assert cachemaint.verify(tmp_path) == (1, [])
+    assert cachemaint.verify(tmp_path) == (2, [])
 
 
 def _fake(key_char: str, size: int = 1000) -> str:

@@ -62,7 +62,7 @@ def test_level_1_reports_a_warm_compile_as_a_cache_hit(fresh, monkeypatch, capfd
     _compile_err(capfd)
     monkeypatch.setenv(debuglevel.ENV, "1")
     err = _compile_err(capfd)
-    assert err.count("\n") == 1 and "object cache hit" in err
+    assert err.count("\n") == 1 and "IR cache hit, object cache hit" in err
     assert all(f"{stage} " in err for stage in ("lower", "passes", "codegen", "llvm"))
 
 

@@ -77,6 +77,8 @@ def test_a_scrape_counts_compiles_cache_lookups_stages_and_calls(tmp_path):
     assert _sample(text, "cuvil_compiles_total") == 2
     assert _sample(text, "cuvil_cache_hits_total", level="object") == 1
     assert _sample(text, "cuvil_cache_misses_total", level="object") == 1
+    assert _sample(text, "cuvil_cache_hits_total", level="ir") == 1  # the warm one
+    assert _sample(text, "cuvil_cache_misses_total", level="ir") == 1
     for stage in ("lower", "passes", "codegen", "llvm"):
         assert _sample(text, "cuvil_compile_seconds_count", stage=stage) == 2
         assert _sample(text, "cuvil_compile_seconds_sum", stage=stage) > 0

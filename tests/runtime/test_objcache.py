@@ -44,8 +44,17 @@ def test_cache_can_be_turned_off(tmp_path, monkeypatch):
     assert not list(tmp_path.rglob("*.o"))
 
 
-def test_debug_builds_bypass_the_cache(tmp_path, monkeypatch):
+def test_debug_builds_are_cached_with_their_dwarf(tmp_path, monkeypatch):
+    """A debug build's object (DWARF and all) is cached and a warm debug build is
+    registered with the debuggers' JIT interface like a cold one (GDB stopping in a
+    warm build: tests/debuggers/test_gdb_warm.py)."""
     monkeypatch.setenv("CUVIL_CACHE_DIR", str(tmp_path))
     x = torch.randn(2, 8)
-    cuvil.compile(nn.Linear(8, 4), [x], options={"debug": True})
-    assert not list(tmp_path.rglob("*.o"))
+    torch.manual_seed(0)
+    model = nn.Linear(8, 4)
+    cold = cuvil.compile(model, [x], options={"debug": True})
+    warm = cuvil.compile(model, [x], options={"debug": True})
+    assert not cold.jit.cache_hit and warm.jit.cache_hit and warm.jit.reused
+    assert warm.jit.registered and cold.debug_key == warm.debug_key
+    assert list(tmp_path.rglob("*.o")) and list(tmp_path.rglob("*.ir"))
+    torch.testing.assert_close(cold(x), warm(x), rtol=0, atol=0)
