@@ -168,6 +168,7 @@ class GraphLowering:
                 node=node.name,
                 hint="see docs/OPS.md for the supported ops",
             )
+        kwargs = _numpy_names(node, kwargs)
         _check_arguments(rule, target, node, self.cx, args, kwargs)
         return rule(self.cx, *args, **kwargs)
 
@@ -282,6 +283,27 @@ def _name_inner(ops, result: Any, name: str) -> None:
 @functools.cache
 def _signature(rule: Callable) -> inspect.Signature:
     return inspect.signature(rule)
+
+
+_NUMPY_NAMES = {"keepdims": "keepdim", "axis": "dim"}
+
+
+def _numpy_names(node: torch.fx.Node, kwargs: dict) -> dict:
+    """torch's argument parser takes NumPy's names for two keywords of its builtin
+    functions and tensor methods (``x.sum(-1, keepdims=True)``, ``axis=``); fx records
+    them as written. Python functions (F.*) and ATen overloads never see them."""
+    target = node.target
+    builtin = node.op == "call_method" or (
+        getattr(target, "__module__", None) in ("torch", "torch._C._VariableFunctions")
+        and not isinstance(target, torch._ops.OpOverload)
+        and not inspect.isfunction(target)
+    )
+    if not builtin or not any(k in _NUMPY_NAMES for k in kwargs):
+        return kwargs
+    return {
+        _NUMPY_NAMES.get(k, k) if _NUMPY_NAMES.get(k) not in kwargs else k: v
+        for k, v in kwargs.items()
+    }
 
 
 def _check_arguments(rule, target, node, cx, args: tuple, kwargs: dict) -> None:

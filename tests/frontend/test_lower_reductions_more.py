@@ -34,6 +34,9 @@ CASES = {
         lambda x: torch.count_nonzero(x, dim=0),
         [torch.tensor([[0.0, 1.0], [2.0, 0.0]])],
     ),
+    # torch takes NumPy's keyword names (keepdims=, axis=) on builtins and methods
+    "keepdims": (lambda x: x.sum(-1, keepdims=True), [randn(3, 4)]),
+    "axis": (lambda x: torch.mean(x, axis=0, keepdims=True), [randn(3, 4)]),
     "nansum": (lambda x: torch.nansum(x, dim=1), [NAN.clone()]),
     "nanmean": (lambda x: torch.nanmean(x), [NAN.clone()]),
     "nanmean-dim": (lambda x: torch.nanmean(x, dim=0), [NAN.clone()]),
