@@ -12,14 +12,13 @@ to site-packages, e.g. "transformers/models/bert/modeling_bert.py:601")}.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cuvil_debug.triage.corpus import expected_roots  # noqa: E402
+from cuvil_debug.triage.corpus import expected_roots, load_labels  # noqa: E402
 from cuvil_debug.triage.static import static_result  # noqa: E402
 
 DEFAULT = [ROOT / "samples" / "failures", ROOT / "samples" / "failures" / "heldout"]
@@ -35,7 +34,7 @@ def root_hit(result: dict, want: tuple[tuple[str, int], ...]) -> bool:
 
 
 def evaluate(folder: Path, verbose: bool) -> tuple[int, int, int, int, int]:
-    labels = json.loads((folder / "labels.json").read_text())
+    labels = load_labels(folder)
     cat_ok = root_ok = failed = right = 0
     for name, label in sorted(labels.items()):
         result = static_result(str(folder / name), label.get("frontend", "fx"))

@@ -75,6 +75,19 @@ def expected_roots(name: str, label: dict) -> tuple[tuple[str, int], ...]:
 
 
 def load_labels(folder: Path) -> dict[str, dict]:
+    """The labelled failures of a folder, less those marked `fixed` (see fixed_labels)."""
+    return {n: lab for n, lab in _all_labels(folder).items() if "fixed" not in lab}
+
+
+def fixed_labels(folder: Path) -> dict[str, dict]:
+    """Samples that were Cuvil's own bugs (compiler-internal-error) and compile since a
+    fix: `"fixed": "COMMIT what fixed it"`. They are no longer failures to triage, but
+    each still compiles (tests/cuvil_debug/triage/test_corpus.py), so they stay as
+    regression samples."""
+    return {n: lab for n, lab in _all_labels(folder).items() if "fixed" in lab}
+
+
+def _all_labels(folder: Path) -> dict[str, dict]:
     return json.loads((folder / "labels.json").read_text())
 
 
@@ -84,10 +97,11 @@ def collect_corpus(folder: Path, workers: int = 2, timeout: float = 60.0) -> dic
 
 
 def collect_corpora(
-    folders: list[Path], workers: int = 2, timeout: float = 60.0
+    folders: list[Path], workers: int = 2, timeout: float = 60.0, labels=load_labels
 ) -> dict[Path, dict]:
-    """Several labelled folders in one pool of workers (one torch import each)."""
-    keys = [(f, n, lab) for f in folders for n, lab in sorted(load_labels(f).items())]
+    """Several labelled folders in one pool of workers (one torch import each);
+    `labels(folder)` picks the samples (fixed_labels: the fixed ones)."""
+    keys = [(f, n, lab) for f in folders for n, lab in sorted(labels(f).items())]
     jobs = [
         Job(
             i,
