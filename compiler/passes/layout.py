@@ -1,7 +1,7 @@
 """``layout-nhwc``: run regions of 2-D convolutions channels-last (NHWC).
 
 A region is a maximal connected set of ops that can work on NHWC buffers: ``conv2d``
-(groups 1, float32, constant weight), ``batch_norm``, ``max_pool2d``/``avg_pool2d``,
+(groups 1 or depthwise, float32, constant weight), ``batch_norm``, ``max_pool2d``/``avg_pool2d``,
 elementwise ops on rank-4 tensors (and scalars), and ``cuvil.fused`` ops whose body is
 such an elementwise chain or a conv with its GEMM epilogue. Regions without a convolution
 are left alone. In a region every activation becomes ``nhwc`` (weights, biases and
@@ -74,13 +74,23 @@ def _conv_ok(conv: Operation, weight: Value) -> bool:
     t = conv.results[0].type
     return (
         isinstance(conv, Conv2dOp)
-        and conv.attrs["groups"] == 1
+        and _groups_ok(conv)
         and t.is_static
         and (t.numel() or 0) > 0
         and all(v.type.dtype is DType.f32 for v in conv.operands)
         and (conv.operands[0].type.numel() or 0) > 0
         and isinstance(weight.owner, (ParamOp, ConstantOp))
     )
+
+
+def _groups_ok(conv: Operation) -> bool:
+    """One group, or depthwise (each channel its own group, one output each): the
+    channels-last kernels code generation has (codegen/conv.py, depthwise.py)."""
+    g = conv.attrs["groups"]
+    if g == 1:
+        return True
+    c_in, c_out = conv.operands[0].type.shape[1], conv.results[0].type.shape[1]
+    return g == c_in == c_out
 
 
 def _conv_of(module: Module, op: Operation) -> Operation | None:
