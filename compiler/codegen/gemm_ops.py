@@ -132,6 +132,7 @@ def linear_gemm(
             tail.ptr(k),
             threads,
             bias_per_row=False,
+            b_packed=True,
         )
 
     return Prepared(emit, extra=[packed])

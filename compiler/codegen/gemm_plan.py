@@ -93,13 +93,19 @@ def model_gemm_plan(
     """
     vw = vector_width
     nv = math.ceil(n / vw)  # vectors needed to cover a row of C
-    cap = _kc_cap(host_info())
+    host = host_info()
+    cap = _kc_cap(host)
     kc = k if k <= cap * 3 // 2 else cap
+    # packed B beyond a quarter of L2 streams from L3/DRAM every call: skinny products
+    # prefetch their one B stream a third of L1 ahead (1x1280x1000: 320 -> 243 us cold),
+    # wider ones the next column panel's rows (BERT's 128x3072x768: 118 -> 138 GFLOP/s)
+    streamed = b_packed and 4 * k * n > host.l2 // 4
+    ahead = host.l1 // 3 // 1024 * 1024 if streamed else 0
     if m == 1:  # GEMV: bound by B's bandwidth; 8 accumulators hide FMA latency
-        return GemmPlan(m, n, k, 1, min(8, nv) * vw, k, vw, unroll=2)
+        return GemmPlan(m, n, k, 1, min(8, nv) * vw, k, vw, unroll=2, prefetch=ahead)
     if m <= 8:  # one row tile: no reuse of B across tiles, so no k blocking
         mr, nvec = m, min(nv, 4 if m <= 5 else 2)
-        return GemmPlan(m, n, k, mr, nvec * vw, min(k, 4 * cap), vw)
+        return GemmPlan(m, n, k, mr, nvec * vw, min(k, 4 * cap), vw, prefetch=ahead)
     if nv <= 3:  # narrow C: more rows keep >= 24 accumulators busy
         mr, nvec = (12 if nv <= 2 else 8), nv
     elif not b_packed and (n < 64 or n >= 512 or n % 64 == 0):
@@ -109,10 +115,7 @@ def model_gemm_plan(
     else:
         mr, nvec = 8, 2
     copy_b = not b_packed and n * 4 >= 4096 and m >= 2 * mr
-    # B beyond half of L2 comes from L3/DRAM each call: fetch the next column panel's
-    # rows while this one's tiles run (BERT's 128x3072x768: 118 -> 138 GFLOP/s)
-    big = b_packed and 4 * k * n > host_info().l2 // 2
-    prefetch = 4 * k * nvec * vw if big else 0
+    prefetch = 4 * k * nvec * vw if streamed else 0
     return GemmPlan(m, n, k, mr, nvec * vw, kc, vw, copy_b=copy_b, prefetch=prefetch)
 
 
@@ -184,6 +187,9 @@ def gemm_candidates(m: int, n: int, k: int, layout: str) -> list[GemmPlan]:
     if layout == "packed-b" and m > 8:  # the same k rows of the next column panel
         for p in list(out[: len(tiles) + 1]):
             out.append(dataclasses.replace(p, prefetch=4 * k * p.nr))
+    elif layout == "packed-b":  # skinny: one stream, some distance ahead
+        for ahead in (0, 8192, 16384, 32768):
+            out.append(dataclasses.replace(base, prefetch=ahead))
     if layout in ("plain-b", "packed-a"):
         out.append(dataclasses.replace(base, copy_b=not base.copy_b))
     return list(dict.fromkeys(p for p in out if p.mr <= m))

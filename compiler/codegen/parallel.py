@@ -24,7 +24,7 @@ from .pool import RUN_TYPE, indirect_call, pool_entry
 
 __all__ = ["gemm_call", "parallel_for", "PARALLEL_MIN_FLOPS", "split_rows"]
 
-PARALLEL_MIN_FLOPS = 2_000_000
+PARALLEL_MIN_FLOPS = 1_000_000  # ~5 us of work: more than a job costs
 I64 = ir.IntType(64)
 VOID = ir.VoidType()
 BLOCKS_PER_THREAD = 4
@@ -95,9 +95,20 @@ def gemm_call(
     residual,
     threads: int,
     bias_per_row: bool,
+    b_packed: bool = False,
 ) -> None:
-    """Call the GEMM ``make_fn(plan)`` on (c, a, b, bias, residual), split over threads."""
+    """Call the GEMM ``make_fn(plan)`` on (c, a, b, bias, residual), split over threads:
+    by row blocks, or for a one-row product with packed B (a GEMV: a classifier head)
+    by blocks of column panels."""
     flops = 2 * plan.m * plan.n * plan.k
+    if plan.m == 1 and b_packed and threads > 1 and flops >= PARALLEL_MIN_FLOPS:
+        panels = -(-plan.n // plan.nr)
+        per = -(-panels // (threads * BLOCKS_PER_THREAD))
+        if per < panels:
+            cols = _gemv_cols(k.fn.module, make_fn, plan, per)
+            blocks = -(-panels // per)
+            parallel_for(k, cols, [c, a, b, bias, residual], blocks, threads, flops)
+            return
     per = split_rows(plan, threads)
     if threads <= 1 or flops < PARALLEL_MIN_FLOPS or per >= plan.m:
         k.b.call(make_fn(plan), [c, a, b, bias, residual])
@@ -161,3 +172,46 @@ def _rows(b: ir.IRBuilder, ptr: ir.Value, r0: ir.Value, width: int) -> ir.Value:
     """`ptr` advanced by r0 rows of `width` floats (no `inbounds`: unused pointers such
     as a null bias may pass through)."""
     return b.gep(ptr, [b.mul(r0, _c(width))], source_etype=ir.FloatType())
+
+
+def _gemv_cols(module: ir.Module, make_fn, plan: GemmPlan, per: int):
+    """``<gemm>_cols(c, a, b, bias, residual, first, count)``: one-row GEMMs over blocks
+    of `per` packed column panels (C, bias and residual are one row: contiguous)."""
+    width = per * plan.nr
+    blocks = -(-plan.n // width)
+    last_n = plan.n - (blocks - 1) * width
+    full = make_fn(dataclasses.replace(plan, n=width))
+    last = full if last_n == width else make_fn(dataclasses.replace(plan, n=last_n))
+    name = f"{full.name}_cols{plan.n}"
+    if name in module.globals:
+        return module.globals[name]
+    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5 + [I64, I64]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    c, a, bm, bias, res, first, count = fn.args
+    pre, head = b.block, fn.append_basic_block("blocks")
+    body, done = fn.append_basic_block("block"), fn.append_basic_block("done")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64, "blk")
+    i.add_incoming(first, pre)
+    b.cbranch(b.icmp_signed("<", i, b.add(first, count)), body, done)
+    b.position_at_end(body)
+    args = [
+        _rows(b, c, i, width),
+        a,
+        _rows(b, bm, i, width * plan.k),  # `per` panels of [k, nr]
+        _rows(b, bias, i, width),
+        _rows(b, res, i, width),
+    ]
+    with b.if_else(b.icmp_signed("==", i, _c(blocks - 1))) as (then, other):
+        with then:
+            b.call(last, args)
+        with other:
+            b.call(full, args)
+    i.add_incoming(b.add(i, _c(1)), b.block)
+    b.branch(head)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
