@@ -228,3 +228,31 @@ def test_depthwise_blocks_match_eager(n, c, size, k, s, d, threads):
     assert "cuvil_dwconv" in compiled.llvm_ir()
     with torch.no_grad():
         torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)
+
+
+class SqueezeExcite(nn.Module):
+    """EfficientNet's block tail: the squeeze (global pooling) and the excitation
+    scale stay channels-last (no relayout of the whole activation)."""
+
+    def __init__(self, c: int, pool: int) -> None:
+        super().__init__()
+        self.dw = nn.Conv2d(c, c, 3, padding=1, groups=c)
+        self.pool = nn.AdaptiveAvgPool2d(pool)
+        self.down, self.up = nn.Conv2d(c, 8, 1), nn.Conv2d(8, c, 1)
+
+    def forward(self, x):
+        y = nn.functional.silu(self.dw(x))
+        s = torch.sigmoid(self.up(nn.functional.silu(self.down(self.pool(y)))))
+        return y * s if s.shape[-1] == 1 else y[..., : s.shape[-2], : s.shape[-1]] * s
+
+
+@pytest.mark.parametrize("pool", [1, 2])
+def test_squeeze_excite_runs_channels_last(pool):
+    torch.manual_seed(pool)
+    model = SqueezeExcite(24, pool).eval()
+    x = torch.randn(2, 24, 9, 10)
+    compiled = cuvil.compile(model, [x])
+    pools = [op for op in compiled.module.main.ops if "adaptive_avg_pool" in op.name]
+    assert pools and all(op.operands[0].type.layout == "nhwc" for op in pools)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)
