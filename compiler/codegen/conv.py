@@ -10,11 +10,12 @@ kw*C floats of the zero-bordered copy ``xpad``) or per tap (in place: one run of
 floats of ``x``, or of a zero row when the tap lies in the padding), each step loads
 ``nr/vw`` weight vectors and broadcasts ``mr`` input values into ``mr*nr/vw`` FMAs. Then
 bias, residual ("pre"/"post") and the epilogue, and one store per vector (masked on the
-channel edge). Positions of a tile may span output rows: each row has its own pointer.
+channel edge). The two input forms, and how tiles meet output rows: conv_taps.py.
 
     x     [N, H, W, C] (NHWC)          out, residual  [N, OH, OW, O] (NHWC)
     w     pack_conv_weight: [ceil(O/nr), kh, kw, C, nr]      bias  [O]
-    xpad  [N, H + 2ph, W + 2pw, C], written by ``emit_pad`` (only when ``padded``)
+    xpad  [N, H + 2ph, W + 2pw, C], written by ``emit_pad`` (``padded``; without padding,
+          x itself: both are only read, so both stay ``noalias``)
 
 The epilogue hook is gemm.py's ``Epilogue``: row = image * positions + position,
 col = output channel.
@@ -103,10 +104,8 @@ class _ConvEmitter(InplaceTaps, BorderedTaps, SimdBuilder):
 
     # ---- work items -----------------------------------------------------------------
     def emit(self) -> None:
-        p = self.plan
         self.dyn_loop(self.count, lambda i: self.item(self.b.add(self.first, i)))
         self.b.ret_void()
-        del p
 
     def dyn_loop(self, count: ir.Value, body) -> None:
         """for (i = 0; i < count; i++) body(i), count a runtime i64."""

@@ -147,24 +147,30 @@ def tile_rows(nvec: int, registers: int) -> int:
 
 def model_conv_plan(cs: ConvShape, host: HostInfo | None = None) -> ConvPlan:
     """The plan from the shape and the host's caches (runtime/tune.py measures the
-    alternatives): the panel width that pads the fewest output channels (the widest on
-    ties), the tallest tile the registers hold; when a k x (4 vectors) weight panel
-    outgrows a quarter of L2 (ResNet-18's layer3/4: it streams from L3), half as wide
-    and twice as tall tiles, so each weight vector serves twice the rows, with the
-    weight stream prefetched 2/3 of an L1 ahead. Inputs with fewer channels than a
-    vector (the stem) go through the bordered copy: one run of kw*C per kernel row."""
+    alternatives; docs/CONV.md has the measurements behind each rule):
+
+    - the panel width that pads the fewest output channels (the widest on ties) and
+      the tallest tile the registers hold (6 x 64);
+    - weights larger than half of L2 stream from L3 on every call at batch 1
+      (ResNet's layer3/4): half as wide, twice as tall tiles (each weight vector serves
+      twice the rows) and the weight stream prefetched 2/3 of an L1 ahead;
+    - the bordered form (one pointer per tile, runs of kw*C) for inputs with fewer
+      channels than a vector (the stem: runs of 21 instead of 3) and for convolutions
+      without padding (no copy then: x is read as it is); else in place."""
     host = host or host_info()
     vw, regs = host.vector_floats, host.vector_registers
     o, m = cs.og, cs.spatial_out
     nvec = min((4, 3, 2, 1), key=lambda v: (-(-o // (vw * v)) * vw * v - o, -v))
     prefetch = 0
-    if nvec == 4 and cs.k * 4 * vw * 4 > host.l2 // 4:
-        nvec, prefetch = 2, host.l1 * 2 // 3 // 1024 * 1024
+    if cs.k * o * 4 > host.l2 // 2:
+        nvec, prefetch = min(nvec, 2), host.l1 * 2 // 3 // 1024 * 1024
+    small_c = cs.cg < vw and cs.kernel[1] > 1
+    padded = cs.dilation[1] == 1 and (small_c or not any(cs.padding))
     tall = tile_rows(nvec, regs)
-    # small C: runs of kw*C; tall tiles: one pointer instead of one per row (x86's 16
-    # general registers cannot hold 14 row pointers and the loop state)
-    padded = cs.dilation[1] == 1 and ((cs.cg < vw and cs.kernel[1] > 1) or tall > 8)
-    mr = row_aligned(tall, cs.outs[1]) if padded else min(tall, m)
+    if padded:
+        mr = row_aligned(tall, cs.outs[1])
+    else:  # a general register per row: 12 rows at most (x86 has 16)
+        mr = min(tall, 12, m)
     return ConvPlan(cs, mr, vw * nvec, m, padded, prefetch=prefetch, vw=vw)
 
 
