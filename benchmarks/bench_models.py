@@ -188,7 +188,8 @@ def write_md(text: str) -> None:
             re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, doc, flags=re.S
         )
     else:
-        doc = doc.replace("## Models vs", f"{block}\n\n## Models vs", 1)
+        head = "## Samples and real architectures vs eager, ORT and Inductor"
+        doc = doc.replace("## Models vs", f"{head}\n\n{block}\n\n## Models vs", 1)
     path.write_text(doc)
 
 
