@@ -30,6 +30,7 @@ from .report_cmd import add_parser as _add_report
 from .symbols import add_parser as _add_symbols
 from .triage import cli as triage_cli
 from .tui.command import add_parser as _add_tui
+from .tune_cmd import add_parser as _add_tune
 from .validate import format_error, validate_file
 
 __all__ = ["main", "build_parser"]
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ci(commands)
     _add_bench(commands)
     _add_profile(commands)
+    _add_tune(commands)
     _add_doctor(commands)
     _add_report(commands)
     return parser

@@ -46,11 +46,27 @@ def prepare_fused(
         )
     if body.ops and body.ops[0].has_trait(Trait.CONTRACTION):
         return _prepare_contraction(op, body, param_data, threads)
-    return Prepared(lambda k: _emit_pointwise(k, op, body))
+    consts = _scalar_constants(body, list(op.operands), param_data)
+    return Prepared(lambda k: _emit_pointwise(k, op, body, consts))
 
 
 # ---- elementwise bodies ---------------------------------------------------------------------
-def _emit_pointwise(k: Kernel, op: Operation, body: Function) -> None:
+def _scalar_constants(
+    body: Function, outer: list[Value], param_data
+) -> dict[int, float]:
+    """Body args fed by one-element float constants: their values (folded into the
+    code, so e.g. ``pow(x, 3.0)`` becomes ``x*x*x``, scalar.py)."""
+    out = {}
+    for a, v in zip(body.args, outer, strict=True):
+        data = const_data(v, param_data)
+        if data is not None and data.numel() == 1 and a.type.dtype.is_float:
+            out[id(a)] = float(data.reshape(-1)[0])
+    return out
+
+
+def _emit_pointwise(
+    k: Kernel, op: Operation, body: Function, consts: dict[int, float]
+) -> None:
     t = op.results[0].type
     shape = list(t.shape)
     inputs = [
@@ -58,13 +74,18 @@ def _emit_pointwise(k: Kernel, op: Operation, body: Function) -> None:
         for i, v in enumerate(op.operands)
     ]
     out = (k.out(), tensor_access(t), t.dtype)
-    emit_pointwise(k, shape, out, inputs, lambda b, xs: _evaluate(k, body, xs))
+    emit_pointwise(k, shape, out, inputs, lambda b, xs: _evaluate(k, body, xs, consts))
 
 
-def _evaluate(k: Kernel, body: Function, xs: list[ir.Value]) -> ir.Value:
+def _evaluate(
+    k: Kernel, body: Function, xs: list[ir.Value], consts: dict[int, float]
+) -> ir.Value:
     """The body on register values; each member op's instructions carry its own
     location, so a line breakpoint or a crash names the member (debuginfo.py)."""
-    env = {id(a): x for a, x in zip(body.args, xs, strict=True)}
+    env = {
+        id(a): ir.Constant(x.type, consts[id(a)]) if id(a) in consts else x
+        for a, x in zip(body.args, xs, strict=True)
+    }
     for o in body.ops:
         with k.located(o.loc):
             vals = [env[id(v)] for v in o.operands]

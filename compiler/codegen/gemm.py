@@ -304,9 +304,12 @@ class _Emitter(SimdBuilder):
         for v in range(pan.nvec):
             lanes = pan.lanes if (pan.b_masked and v == pan.nvec - 1) else vw
             bvecs.append(self.load_vec(pan.b_ptr, self.add(b_off, v * vw), lanes))
+        if self.plan.prefetch and self.opts.b_packed:
+            self.prefetch(
+                pan.b_ptr, self.add(b_off, self.plan.prefetch // 4), pan.nvec * vw
+            )
         out = []
-        vt = self.vec
-        fma = self.intrinsic("llvm.fma.v16f32", vt, [vt, vt, vt])
+        fma = self.fma()
         a_k = self.mul(kk, a_stride)
         for r, off in enumerate(a_row):
             a_ptr = self.A if self.scratch_a is None else self.scratch_a
@@ -315,6 +318,15 @@ class _Emitter(SimdBuilder):
             for v in range(pan.nvec):
                 out.append(self.b.call(fma, [a_vec, bvecs[v], accs[r * pan.nvec + v]]))
         return out
+
+    def prefetch(self, ptr, offset, floats: int) -> None:
+        """Ask for the lines at `offset` (floats from `ptr`) into L2, one per 64 bytes
+        (the next column panel's rows: a first tile need not wait for L3)."""
+        i32 = ir.IntType(32)
+        pf = self.intrinsic("llvm.prefetch.p0", ir.VoidType(), [PTR, i32, i32, i32])
+        for line in range(0, floats, 16):
+            flags = (ir.Constant(i32, v) for v in (0, 2, 1))
+            self.b.call(pf, [self.gep(ptr, self.add(offset, line)), *flags])
 
     def c_offset(self, pan: _Panel, row0, r: int, v: int) -> ir.Value:
         p = self.plan

@@ -8,8 +8,8 @@ passed to the kernel as extra constant buffers:
 - conv:    per image and group, out[O_g, OH*OW] = W_g[O_g, C_g*kh*kw] @ col[C_g*kh*kw, OH*OW]
            A = W_g packed (pack_a); col is the im2col of the input in scratch memory, or
            the input itself for 1x1 convolutions with stride 1 and no padding; bias per row.
-- conv in nhwc (channels last): per image, out[OH*OW, O] = col[OH*OW, kh*kw*C] @ W^T
-           B = W^T packed (pack_b); A = im2col rows (or the input itself); bias per column.
+- conv in nhwc (channels last, groups 1): no GEMM call but the direct implicit-GEMM
+           kernel of conv_ops.py / conv.py, which reads input patches in place.
 
 ``prepare_*`` returns None when the shape is degenerate (a zero dim) and the portable loop
 nest in contract.py should be used instead.
@@ -17,7 +17,6 @@ nest in contract.py should be used instead.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,11 +25,12 @@ from llvmlite import ir
 
 from ..ir.core import Operation
 from ..ir.types import DType
+from .conv_ops import conv_direct
 from .gemm import emit_gemm
 from .gemm_plan import GemmPlan, pack_a, pack_b, plan_gemm
-from .im2col import ConvShape, conv_shape, im2col, im2col_nhwc
+from .im2col import ConvShape, conv_shape, im2col
 from .kernel import PTR, Kernel, Prepared, const_data, contiguous_strides
-from .loops import for_range, i64, linear_offset, loop_nest
+from .loops import i64, linear_offset, loop_nest
 from .parallel import gemm_call
 from .pointwise import broadcast_access
 
@@ -132,6 +132,7 @@ def linear_gemm(
             tail.ptr(k),
             threads,
             bias_per_row=False,
+            b_packed=True,
         )
 
     return Prepared(emit, extra=[packed])
@@ -252,50 +253,16 @@ def conv_nhwc(
     residual: str | None = None,
     residual_input: int = -1,
 ) -> Prepared:
-    """Channels-last 2-D convolution (groups 1): per image
-    out[OH*OW, O] = col[OH*OW, kh*kw*C] @ W^T[kh*kw*C, O] + bias[O].
-
-    B is the weight reordered to (kh, kw, C) x O and packed at compile time (pack_b); A is
-    the im2col rows of the input (runtime, row-major), or the input itself for a 1x1
-    convolution with stride 1 and no padding, where all images form one GEMM of N*H*W
-    rows. `x`, `bias`, `residual_input` are kernel input positions; the residual (NHWC,
-    like the output) has C's [rows, O] layout.
-    """
-    rows = cs.spatial_out * (cs.n if cs.direct else 1)
-    images = 1 if cs.direct else cs.n
-    plan = plan_gemm(rows, cs.og, cs.k, b_packed=True)
-    if rows > 8 and cs.og % 64 == 0:
-        # 6 x 64 tiles: ResNet-18's layer1 3x3 convs 9% faster than 8 x 32 (docs/GEMM.md)
-        plan = dataclasses.replace(plan, mr=6, nr=64, mc=0)
-    w = weight.float().permute(0, *range(2, weight.dim()), 1).reshape(cs.og, cs.k)
-    packed = pack_b(w.t(), plan)
-    scratch = [] if cs.direct else [cs.k * cs.spatial_out * 4]
-    opts = {"b_packed": True, "bias": "n" if bias is not None else None}
-    opts.update(
-        {"epilogue": epilogue, "residual": residual} if epilogue or residual else {}
+    """Channels-last 2-D convolution (groups 1): the direct implicit-GEMM kernel of
+    conv_ops (no im2col buffer). `x`, `bias`, `residual_input` are kernel input
+    positions; the residual (NHWC, like the output) is added "pre"/"post" the epilogue."""
+    return conv_direct(
+        cs,
+        weight,
+        threads,
+        x=x,
+        bias=bias,
+        epilogue=epilogue,
+        residual=residual,
+        residual_input=residual_input,
     )
-
-    def emit(k: Kernel) -> None:
-        make = _maker(k, **opts)
-        bias_ptr = k.inp(bias) if bias is not None else NULL
-        with for_range(k.b, images, name="img") as nb:
-            a_ptr = float_ptr(k, k.inp(x), k.b.mul(nb, i64(cs.cg * cs.spatial_in)))
-            if not cs.direct:
-                im2col_nhwc(k, cs, a_ptr, k.scratch(0))
-                a_ptr = k.scratch(0)
-            c_off = k.b.mul(nb, i64(cs.og * cs.spatial_out))
-            res = float_ptr(k, k.inp(residual_input), c_off) if residual else NULL
-            gemm_call(
-                k,
-                make,
-                plan,
-                float_ptr(k, k.out(), c_off),
-                a_ptr,
-                k.extra(0),
-                bias_ptr,
-                res,
-                threads,
-                bias_per_row=False,
-            )
-
-    return Prepared(emit, extra=[packed], scratch=scratch)

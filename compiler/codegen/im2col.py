@@ -2,9 +2,8 @@
 
 NCHW (``im2col``): col[(c, *kpos), *opos] = x[c, opos*s - p + kpos*d], the GEMM's B
 operand, each row split into zeros / copy / zeros runs so the copy has no bounds checks.
-NHWC (``im2col_nhwc``): col[(oh, ow), (ki, kj, c)], the GEMM's A rows, one run of C
-contiguous floats per output position and kernel offset. A 1x1 convolution with stride 1
-and no padding (``ConvShape.direct``) needs neither: the input already is the operand.
+A 1x1 convolution with stride 1 and no padding (``ConvShape.direct``) needs none: the
+input already is the operand. Channels-last convolutions need no im2col at all (conv.py).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from ..ir.types import DType
 from .kernel import Kernel
 from .loops import for_range, i64, loop_nest
 
-__all__ = ["ConvShape", "conv_shape", "im2col", "im2col_nhwc"]
+__all__ = ["ConvShape", "conv_shape", "im2col"]
 
 
 @dataclass(frozen=True)
@@ -79,35 +78,6 @@ def conv_shape(attrs, tx, tw, to) -> ConvShape:
         tuple(attrs["padding"]),
         tuple(attrs["dilation"]),
     )
-
-
-def im2col_nhwc(k: Kernel, cs: ConvShape, x_ptr: ir.Value, col: ir.Value) -> None:
-    """col[(oh, ow), (ki, kj, c)] = x[oh*s - p + ki*d, ow*s - p + kj*d, c], zero outside:
-    one run of C contiguous floats per output position and kernel offset."""
-    b, f32, c_n = k.b, DType.f32, cs.cg
-    with loop_nest(b, [*cs.outs, *cs.kernel], name="ok") as (oh, ow, ki, kj):
-        ok = ir.Constant(ir.IntType(1), 1)
-        pos = []
-        for dim, (o, kp) in enumerate(((oh, ki), (ow, kj))):
-            q = b.add(
-                b.sub(b.mul(o, i64(cs.stride[dim])), i64(cs.padding[dim])),
-                b.mul(kp, i64(cs.dilation[dim])),
-            )
-            inside = b.and_(
-                b.icmp_signed(">=", q, i64(0)), b.icmp_signed("<", q, i64(cs.ins[dim]))
-            )
-            ok = b.and_(ok, inside)
-            pos.append(b.select(inside, q, i64(0)))
-        cell = b.add(b.mul(oh, i64(cs.outs[1])), ow)
-        tap = b.add(b.mul(ki, i64(cs.kernel[1])), kj)
-        dst = b.add(b.mul(cell, i64(cs.k)), b.mul(tap, i64(c_n)))
-        src = b.mul(b.add(b.mul(pos[0], i64(cs.ins[1])), pos[1]), i64(c_n))
-        with b.if_else(ok) as (inside_input, in_padding):
-            with inside_input:
-                with for_range(b, c_n, name="c") as c:
-                    k.store(k.load(x_ptr, b.add(src, c), f32), col, b.add(dst, c), f32)
-            with in_padding:
-                _fill_zero(k, col, dst, i64(0), i64(c_n))
 
 
 def im2col(k: Kernel, cs: ConvShape, x_ptr: ir.Value, col: ir.Value) -> None:

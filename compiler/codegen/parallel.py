@@ -1,12 +1,15 @@
-"""Multi-threaded GEMM calls: rows of C split across POSIX threads (``num_threads`` > 1).
+"""Work split over the persistent thread pool (pool.py) when ``num_threads`` > 1.
 
-A GEMM of m rows becomes T calls on row blocks [r0, r0 + rows) whose starts are multiples of
-the micro-tile height, so packed A panels stay aligned. The caller's thread runs the first
-block; the others run on threads created for the call and joined before the kernel returns
-(~20 us per thread here, so only GEMMs of at least PARALLEL_MIN_FLOPS are split).
+``parallel_for(k, fn, args, items, threads, flops)`` calls ``fn(args..., first, count)``
+over items [0, items): directly when one thread is asked for or the work is small (under
+PARALLEL_MIN_FLOPS), else through the pool, which hands chunks of items to the caller and
+its workers. The arguments travel in a stack array of pointers read by a thunk:
 
-    struct task { ptr c; ptr a; ptr b; ptr bias; ptr residual; }
-    ptr <gemm>_task(ptr task)       // calls <gemm>(c, a, b, bias, residual) directly
+    void <fn>_task(ptr ctx, i64 first, i64 count)   // fn(ctx[0], ..., first, count)
+
+``gemm_call`` splits a GEMM's rows into blocks whose starts are multiples of the micro-tile
+height (packed A panels stay aligned): one item per block, a helper
+``<gemm>_rows(c, a, b, bias, residual, first, count)`` calls the GEMM of each block.
 """
 
 from __future__ import annotations
@@ -17,57 +20,68 @@ from llvmlite import ir
 
 from .gemm_plan import GemmPlan
 from .kernel import PTR, Kernel
-from .loops import i64
+from .pool import RUN_TYPE, indirect_call, pool_entry
 
-__all__ = ["gemm_call", "PARALLEL_MIN_FLOPS"]
+__all__ = ["gemm_call", "parallel_for", "PARALLEL_MIN_FLOPS", "split_rows"]
 
-PARALLEL_MIN_FLOPS = 4_000_000
-I32 = ir.IntType(32)
+PARALLEL_MIN_FLOPS = 1_000_000  # ~5 us of work: more than a job costs
 I64 = ir.IntType(64)
-TASK = ir.LiteralStructType([PTR] * 5)
+VOID = ir.VoidType()
+BLOCKS_PER_THREAD = 4
 
 
-def _thunk(module: ir.Module, gemm_fn: ir.Function) -> ir.Function:
-    """The thread start routine for one GEMM function (a direct call: no indirect calls)."""
-    name = f"{gemm_fn.name}_task"
-    if name in module.globals:
-        return module.globals[name]
-    fn = ir.Function(module, ir.FunctionType(PTR, [PTR]), name)
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    fields = [
-        b.load(
+def _c(v: int) -> ir.Constant:
+    return ir.Constant(I64, v)
+
+
+def parallel_for(
+    k: Kernel, fn: ir.Function, args: list, items: int, threads: int, flops: int
+) -> None:
+    """``fn(*args, first, count)`` over [0, items), split when it pays."""
+    b = k.b
+    if threads <= 1 or items < 2 or flops < PARALLEL_MIN_FLOPS:
+        b.call(fn, [*args, _c(0), _c(items)])
+        return
+    ctx = k.alloca(ir.ArrayType(PTR, max(len(args), 1)), name="ctx")
+    for i, value in enumerate(args):
+        b.store(
+            value,
             b.gep(
-                fn.args[0],
-                [ir.Constant(I32, 0), ir.Constant(I32, i)],
-                source_etype=TASK,
+                ctx, [ir.Constant(ir.IntType(32), 0), ir.Constant(ir.IntType(32), i)]
             ),
-            typ=PTR,
         )
-        for i in range(5)
-    ]
-    b.call(gemm_fn, fields)
-    b.ret(ir.Constant(PTR, None))
-    return fn
+    run = b.load(pool_entry(k.fn.module), typ=PTR)
+    indirect_call(
+        b,
+        run,
+        RUN_TYPE,
+        [_thunk(k.fn.module, fn, len(args)), ctx, _c(items), _c(threads)],
+    )
 
 
-def _extern(
-    module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]
-) -> ir.Function:
+def _thunk(module: ir.Module, fn: ir.Function, n_args: int) -> ir.Function:
+    name = f"{fn.name}_task"
     if name in module.globals:
         return module.globals[name]
-    return ir.Function(module, ir.FunctionType(ret, args), name)
+    thunk = ir.Function(module, ir.FunctionType(VOID, [PTR, I64, I64]), name)
+    thunk.linkage = "internal"
+    thunk.attributes.add("nounwind")
+    b = ir.IRBuilder(thunk.append_basic_block("entry"))
+    ctx, first, count = thunk.args
+    args = [
+        b.load(b.gep(ctx, [ir.Constant(I64, i)], source_etype=PTR), typ=PTR)
+        for i in range(n_args)
+    ]
+    b.call(fn, [*args, first, count])
+    b.ret_void()
+    return thunk
 
 
-def _blocks(plan: GemmPlan, threads: int) -> list[tuple[int, int]]:
-    """(first row, rows) per thread; block starts are multiples of mr."""
-    per = -(-plan.m // threads)
+def split_rows(plan: GemmPlan, threads: int) -> int:
+    """Rows per block (a multiple of mr) so that each thread gets a few blocks."""
+    per = -(-plan.m // (threads * BLOCKS_PER_THREAD))
     per = -(-per // plan.mr) * plan.mr
-    blocks, r0 = [], 0
-    while r0 < plan.m:
-        blocks.append((r0, min(per, plan.m - r0)))
-        r0 += per
-    return blocks
+    return max(per, plan.mr)
 
 
 def gemm_call(
@@ -81,56 +95,123 @@ def gemm_call(
     residual,
     threads: int,
     bias_per_row: bool,
+    b_packed: bool = False,
 ) -> None:
-    """Call the GEMM ``make_fn(plan)`` on (c, a, b, bias, residual), split over threads."""
+    """Call the GEMM ``make_fn(plan)`` on (c, a, b, bias, residual), split over threads:
+    by row blocks, or for a one-row product with packed B (a GEMV: a classifier head)
+    by blocks of column panels."""
     flops = 2 * plan.m * plan.n * plan.k
-    blocks = (
-        _blocks(plan, threads) if threads > 1 and flops >= PARALLEL_MIN_FLOPS else []
-    )
-    if len(blocks) < 2:
+    if plan.m == 1 and b_packed and threads > 1 and flops >= PARALLEL_MIN_FLOPS:
+        panels = -(-plan.n // plan.nr)
+        per = -(-panels // (threads * BLOCKS_PER_THREAD))
+        if per < panels:
+            cols = _gemv_cols(k.fn.module, make_fn, plan, per)
+            blocks = -(-panels // per)
+            parallel_for(k, cols, [c, a, b, bias, residual], blocks, threads, flops)
+            return
+    per = split_rows(plan, threads)
+    if threads <= 1 or flops < PARALLEL_MIN_FLOPS or per >= plan.m:
         k.b.call(make_fn(plan), [c, a, b, bias, residual])
         return
-    module, bld = k.fn.module, k.b
-    # slots are addressed as integers + byte offsets: llvmlite keeps alloca pointers typed
-    # and refuses to store a function pointer through them
-    tasks = bld.ptrtoint(k.alloca(ir.ArrayType(TASK, len(blocks)), name="tasks"), I64)
-    tids = bld.ptrtoint(k.alloca(ir.ArrayType(I64, len(blocks)), name="tids"), I64)
-    thunks = []
-    for i, (r0, rows) in enumerate(blocks):
-        thunks.append(_thunk(module, make_fn(dataclasses.replace(plan, m=rows, mc=0))))
-        args = [
-            _rows(k, c, r0 * plan.n),
-            _rows(k, a, r0 * plan.k),
-            b,
-            _rows(k, bias, r0) if bias_per_row else bias,
-            _rows(k, residual, r0 * plan.n),
-        ]
-        for j, value in enumerate(args):
-            bld.store(value, _at(bld, tasks, (i * 5 + j) * 8))
-    create = _extern(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
-    join = _extern(module, "pthread_join", I32, [ir.IntType(64), PTR])
-    for i in range(1, len(blocks)):
-        bld.call(
-            create,
-            [
-                _at(bld, tids, i * 8),
-                ir.Constant(PTR, None),
-                thunks[i],
-                _at(bld, tasks, i * 40),
-            ],
-        )
-    bld.call(thunks[0], [_at(bld, tasks, 0)])
-    for i in range(1, len(blocks)):
-        bld.call(
-            join, [bld.load(_at(bld, tids, i * 8), typ=I64), ir.Constant(PTR, None)]
-        )
+    rows_fn = _gemm_rows(k.fn.module, make_fn, plan, per, bias_per_row)
+    blocks = -(-plan.m // per)
+    parallel_for(k, rows_fn, [c, a, b, bias, residual], blocks, threads, flops)
 
 
-def _at(b: ir.IRBuilder, base: ir.Value, offset: int) -> ir.Value:
-    return b.inttoptr(b.add(base, i64(offset)), PTR)
+def _gemm_rows(
+    module: ir.Module, make_fn, plan: GemmPlan, per: int, bias_per_row: bool
+):
+    """``<gemm>_rows(c, a, b, bias, residual, first, count)``: the GEMM of row blocks
+    [first, first + count), `per` rows each (the last one shorter)."""
+    full = make_fn(dataclasses.replace(plan, m=per, mc=0))
+    blocks = -(-plan.m // per)
+    last_rows = plan.m - (blocks - 1) * per
+    last = (
+        full
+        if last_rows == per
+        else make_fn(dataclasses.replace(plan, m=last_rows, mc=0))
+    )
+    name = f"{full.name}_rows{plan.m}"
+    if name in module.globals:
+        return module.globals[name]
+    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5 + [I64, I64]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    c, a, bm, bias, res, first, count = fn.args
+    pre, head = b.block, fn.append_basic_block("blocks")
+    body, done = fn.append_basic_block("block"), fn.append_basic_block("done")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64, "blk")
+    i.add_incoming(first, pre)
+    b.cbranch(b.icmp_signed("<", i, b.add(first, count)), body, done)
+    b.position_at_end(body)
+    r0 = b.mul(i, _c(per))
+    args = [
+        _rows(b, c, r0, plan.n),
+        _rows(b, a, r0, plan.k),
+        bm,
+        _rows(b, bias, r0, 1) if bias_per_row else bias,
+        _rows(b, res, r0, plan.n),
+    ]
+    is_last = b.icmp_signed("==", i, _c(blocks - 1))
+    with b.if_else(is_last) as (then, other):
+        with then:
+            b.call(last, args)
+        with other:
+            b.call(full, args)
+    i.add_incoming(b.add(i, _c(1)), b.block)
+    b.branch(head)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
 
 
-def _rows(k: Kernel, ptr: ir.Value, elements: int) -> ir.Value:
-    if isinstance(ptr, ir.Constant) or elements == 0:
-        return ptr  # null stays null
-    return k.b.gep(ptr, [i64(elements)], inbounds=True, source_etype=ir.FloatType())
+def _rows(b: ir.IRBuilder, ptr: ir.Value, r0: ir.Value, width: int) -> ir.Value:
+    """`ptr` advanced by r0 rows of `width` floats (no `inbounds`: unused pointers such
+    as a null bias may pass through)."""
+    return b.gep(ptr, [b.mul(r0, _c(width))], source_etype=ir.FloatType())
+
+
+def _gemv_cols(module: ir.Module, make_fn, plan: GemmPlan, per: int):
+    """``<gemm>_cols(c, a, b, bias, residual, first, count)``: one-row GEMMs over blocks
+    of `per` packed column panels (C, bias and residual are one row: contiguous)."""
+    width = per * plan.nr
+    blocks = -(-plan.n // width)
+    last_n = plan.n - (blocks - 1) * width
+    full = make_fn(dataclasses.replace(plan, n=width))
+    last = full if last_n == width else make_fn(dataclasses.replace(plan, n=last_n))
+    name = f"{full.name}_cols{plan.n}"
+    if name in module.globals:
+        return module.globals[name]
+    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5 + [I64, I64]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("nounwind")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    c, a, bm, bias, res, first, count = fn.args
+    pre, head = b.block, fn.append_basic_block("blocks")
+    body, done = fn.append_basic_block("block"), fn.append_basic_block("done")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64, "blk")
+    i.add_incoming(first, pre)
+    b.cbranch(b.icmp_signed("<", i, b.add(first, count)), body, done)
+    b.position_at_end(body)
+    args = [
+        _rows(b, c, i, width),
+        a,
+        _rows(b, bm, i, width * plan.k),  # `per` panels of [k, nr]
+        _rows(b, bias, i, width),
+        _rows(b, res, i, width),
+    ]
+    with b.if_else(b.icmp_signed("==", i, _c(blocks - 1))) as (then, other):
+        with then:
+            b.call(last, args)
+        with other:
+            b.call(full, args)
+    i.add_incoming(b.add(i, _c(1)), b.block)
+    b.branch(head)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn

@@ -264,8 +264,24 @@ def _minmax(fname: str, icmp: str):
 
 
 def _pow(b, x, y):
+    """x ** y; a constant y of 2, 3, 0.5, -0.5, -1 or -2 is computed as ATen's
+    pow-by-scalar computes it (x*x, x*x*x, sqrt(x), 1/sqrt(x), 1/x, 1/(x*x)): the same
+    numbers as eager, and vectorizable (``llvm.pow`` is a libm call per element)."""
     if not _is_f(x):
         raise CodegenError("integer pow is not supported by code generation")
+    e = y.constant if isinstance(y, ir.Constant) else None
+    one = ir.Constant(x.type, 1.0)
+    if e == 2.0:
+        return b.fmul(x, x)
+    if e == 3.0:
+        return b.fmul(b.fmul(x, x), x)
+    if e in (0.5, -0.5):
+        root = _intrinsic(b, "llvm.sqrt", [x])
+        return root if e == 0.5 else b.fdiv(one, root)
+    if e == -1.0:
+        return b.fdiv(one, x)
+    if e == -2.0:
+        return b.fdiv(one, b.fmul(x, x))
     return _intrinsic(b, "llvm.pow", [x, y])
 
 

@@ -75,7 +75,9 @@ class SimdBuilder:
         if lanes >= self.width:
             return self.b.load(addr, typ=self.vec, align=align)
         vt = self.vec
-        fn = self.intrinsic("llvm.masked.load.v16f32.p0", vt, [PTR, self.mask_type, vt])
+        fn = self.intrinsic(
+            f"llvm.masked.load.v{self.width}f32.p0", vt, [PTR, self.mask_type, vt]
+        )
         return self.call_aligned(fn, [addr, self.mask(lanes), ir.Constant(vt, None)], 0)
 
     def store_vec(self, value, ptr, offset, lanes: int, align: int = 4) -> None:
@@ -85,7 +87,9 @@ class SimdBuilder:
             return
         vt = self.vec
         fn = self.intrinsic(
-            "llvm.masked.store.v16f32.p0", ir.VoidType(), [vt, PTR, self.mask_type]
+            f"llvm.masked.store.v{self.width}f32.p0",
+            ir.VoidType(),
+            [vt, PTR, self.mask_type],
         )
         self.call_aligned(fn, [value, addr, self.mask(lanes)], 1)
 
@@ -119,6 +123,11 @@ class SimdBuilder:
             phi.add_incoming(out, tail)
         b.position_at_end(end)
         return new
+
+    def fma(self) -> ir.Function:
+        """``llvm.fma`` on <width x float>."""
+        vt = self.vec
+        return self.intrinsic(f"llvm.fma.v{self.width}f32", vt, [vt, vt, vt])
 
     def splat_i64(self, scalar) -> ir.Value:
         vw = self.width

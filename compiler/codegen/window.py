@@ -6,6 +6,7 @@ from contextlib import contextmanager
 
 from llvmlite import ir
 
+from ..errors import CodegenError
 from ..ir.core import Operation
 from ..ir.types import DType
 from .indexing import check_all, checked_index
@@ -144,6 +145,15 @@ def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
 
 def emit_adaptive_avg_pool(k: Kernel, op: Operation) -> None:
     """Window i covers [floor(i*L/O), ceil((i+1)*L/O)) in each spatial dim."""
+    layouts = (k.in_type(0).layout, k.out_type.layout)
+    if layouts == ("nhwc", "nhwc") and k.out_type.rank == 4:
+        _adaptive_avg_pool_nhwc(k)
+        return
+    if any(lay != "contiguous" for lay in layouts):
+        raise CodegenError(
+            f"{op.name}: layouts {layouts} are not supported (contiguous, or nhwc for "
+            "2-d pooling); relayout the input to contiguous first"
+        )
     planes, ins, outs = _spatial(k, op)
     dtype = k.in_type(0).dtype
     in_st, out_st = (
@@ -172,6 +182,45 @@ def emit_adaptive_avg_pool(k: Kernel, op: Operation) -> None:
             linear_offset(k.b, idx, out_st),
             dtype,
         )
+
+
+def _adaptive_avg_pool_nhwc(k: Kernel) -> None:
+    """Channels last (SE blocks' squeeze, global pooling in an NHWC region): per output
+    position, the window's input rows are added into the output row, channels
+    innermost (contiguous: LLVM vectorizes it), then divided by the window's area."""
+    ti, to = k.in_type(0), k.out_type
+    n, c, h, w = ti.shape
+    oh, ow = to.shape[2:]
+    b, dtype = k.b, ti.dtype
+    with loop_nest(b, [n, oh, ow], name="o") as (nb, i, j):
+        bounds = [
+            (
+                b.sdiv(b.mul(o, i64(size)), i64(osz)),
+                b.sdiv(
+                    b.add(b.mul(b.add(o, i64(1)), i64(size)), i64(osz - 1)), i64(osz)
+                ),
+            )
+            for o, size, osz in ((i, h, oh), (j, w, ow))
+        ]
+        row = b.mul(b.add(b.mul(b.add(b.mul(nb, i64(oh)), i), i64(ow)), j), i64(c))
+        with for_range(b, c, name="z") as ch:
+            k.store(const(dtype, 0.0), k.out(), b.add(row, ch), dtype)
+        (h0, h1), (w0, w1) = bounds
+        with (
+            for_range(b, h1, start=h0, name="y") as y,
+            for_range(b, w1, start=w0, name="x") as x,
+        ):
+            src = b.mul(b.add(b.mul(b.add(b.mul(nb, i64(h)), y), i64(w)), x), i64(c))
+            with for_range(b, c, name="c") as ch:
+                at = b.add(row, ch)
+                s = b.fadd(
+                    k.load(k.out(), at, dtype), k.load(k.inp(0), b.add(src, ch), dtype)
+                )
+                k.store(s, k.out(), at, dtype)
+        area = b.sitofp(b.mul(b.sub(h1, h0), b.sub(w1, w0)), llvm_type(dtype))
+        with for_range(b, c, name="d") as ch:
+            at = b.add(row, ch)
+            k.store(b.fdiv(k.load(k.out(), at, dtype), area), k.out(), at, dtype)
 
 
 def _window_sum(k: Kernel, dtype, acc, p, bounds, in_st, pos) -> None:

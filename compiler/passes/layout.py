@@ -1,21 +1,21 @@
 """``layout-nhwc``: run regions of 2-D convolutions channels-last (NHWC).
 
 A region is a maximal connected set of ops that can work on NHWC buffers: ``conv2d``
-(groups 1, float32, constant weight), ``batch_norm``, ``max_pool2d``/``avg_pool2d``,
-elementwise ops on rank-4 tensors (and scalars), and ``cuvil.fused`` ops whose body is
-such an elementwise chain or a conv with its GEMM epilogue. Regions without a convolution
-are left alone. In a region every activation becomes ``nhwc`` (weights, biases and
+(groups 1 or depthwise, float32, constant weight), ``batch_norm``,
+``max_pool2d``/``avg_pool2d``, ``adaptive_avg_pool2d`` (float), elementwise ops on rank-4
+tensors (and scalars), and ``cuvil.fused`` ops whose body is such an elementwise chain
+or a conv with its GEMM epilogue. Regions without a convolution are left alone. In a region every activation becomes ``nhwc`` (weights, biases and
 statistics stay contiguous); a ``cuvil.relayout`` to ``nhwc`` is put before the first
 use of each value entering the region (located at the op it serves) and one back to
-``contiguous`` after each value leaving it (to flatten, adaptive pooling, linear, a
-function result ...; located at its first outside user). Values are unchanged: a relayout
+``contiguous`` after each value leaving it (to flatten, linear, a function
+result ...; located at its first outside user). Values are unchanged: a relayout
 is the identity on logical tensors. Each region is one action.
 
 Before::
 
     %c = cuvil.conv2d(%x, %w) : (tensor<1x3x8x8xf32>, ...) -> tensor<1x8x6x6xf32>
     %r = cuvil.relu(%c) : (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
-    %p = cuvil.adaptive_avg_pool2d(%r) {output_size = [1, 1]} : (...) -> ...
+    %f = cuvil.reshape(%r) {shape = [1, 288]} : (...) -> tensor<1x288xf32>
 
 After::
 
@@ -23,7 +23,7 @@ After::
     %c = cuvil.conv2d(%x_nhwc, %w) : (...) -> tensor<1x8x6x6xf32, nhwc>
     %r = cuvil.relu(%c) : (tensor<1x8x6x6xf32, nhwc>) -> tensor<1x8x6x6xf32, nhwc>
     %r_nchw = cuvil.relayout(%r) {layout = "contiguous"} : (...) -> tensor<1x8x6x6xf32>
-    %p = cuvil.adaptive_avg_pool2d(%r_nchw) {output_size = [1, 1]} : (...) -> ...
+    %f = cuvil.reshape(%r_nchw) {shape = [1, 288]} : (...) -> tensor<1x288xf32>
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.ops import (
+    AdaptiveAvgPool2dOp,
     AvgPool2dOp,
     BatchNormOp,
     ConstantOp,
@@ -74,13 +75,23 @@ def _conv_ok(conv: Operation, weight: Value) -> bool:
     t = conv.results[0].type
     return (
         isinstance(conv, Conv2dOp)
-        and conv.attrs["groups"] == 1
+        and _groups_ok(conv)
         and t.is_static
         and (t.numel() or 0) > 0
         and all(v.type.dtype is DType.f32 for v in conv.operands)
         and (conv.operands[0].type.numel() or 0) > 0
         and isinstance(weight.owner, (ParamOp, ConstantOp))
     )
+
+
+def _groups_ok(conv: Operation) -> bool:
+    """One group, or depthwise (each channel its own group, one output each): the
+    channels-last kernels code generation has (codegen/conv.py, depthwise.py)."""
+    g = conv.attrs["groups"]
+    if g == 1:
+        return True
+    c_in, c_out = conv.operands[0].type.shape[1], conv.results[0].type.shape[1]
+    return g == c_in == c_out
 
 
 def _conv_of(module: Module, op: Operation) -> Operation | None:
@@ -98,7 +109,9 @@ def _conv_of(module: Module, op: Operation) -> Operation | None:
 
 def _activations(module: Module, op: Operation) -> list[int]:
     """Positions of the operands that become NHWC (weights, biases, stats do not)."""
-    if isinstance(op, (ConvOp, BatchNormOp, MaxPool2dOp, AvgPool2dOp)):
+    if isinstance(
+        op, (ConvOp, BatchNormOp, MaxPool2dOp, AvgPool2dOp, AdaptiveAvgPool2dOp)
+    ):
         return [0]
     if isinstance(op, FusedOp):
         body = body_of(module, op)
@@ -122,6 +135,8 @@ def _capable(module: Module, op: Operation, bodies: dict[str, int]) -> bool:
         return _conv_of(module, op) is not None
     if isinstance(op, (BatchNormOp, MaxPool2dOp, AvgPool2dOp)):
         return True
+    if isinstance(op, AdaptiveAvgPool2dOp):  # global pooling, SE blocks' squeeze
+        return op.operands[0].type.dtype.is_float
     if isinstance(op, FusedOp):
         body = body_of(module, op)
         if bodies.get(body.name, 0) != 1 or not body.ops:

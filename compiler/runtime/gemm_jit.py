@@ -1,8 +1,9 @@
-"""One GEMM kernel JIT-compiled alone, for the GEMM tests and benchmarks/bench_gemm.py.
+"""One GEMM or convolution kernel JIT-compiled alone, for tests, benchmarks and tuning.
 
 ``compile_gemm(plan, **options)`` emits ``emit_gemm``'s function into a fresh module,
 optimizes it at O3 for the host and JITs it with MCJIT; the result is called with torch
-tensors. The compiler itself never uses this (models go through ``jit.JitModule``).
+tensors. ``compile_conv(plan, **options)`` does the same for the direct convolution
+(conv.py) and its border copy. Models go through ``jit.JitModule`` instead.
 """
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ import ctypes
 from collections.abc import Callable
 
 import llvmlite.ir as ir
+import torch
 
+from ..codegen.conv import emit_conv, emit_pad
+from ..codegen.conv_plan import ConvPlan
 from ..codegen.gemm import GemmPlan, emit_gemm
 
-__all__ = ["GemmKernel", "compile_gemm"]
+__all__ = ["GemmKernel", "ConvKernel", "compile_gemm", "compile_conv"]
 
 
 class GemmKernel:
@@ -50,15 +54,15 @@ def _target_machine():
     )
 
 
-def compile_gemm(plan: GemmPlan, name: str = "gemm", **options) -> GemmKernel:
-    """Emit one kernel into a fresh module, optimize at O3 for the host, JIT it."""
+def _jit(name: str, emit) -> tuple:
+    """(engine, IR text) of the module `emit(module)` fills, optimized at O3."""
     import llvmlite.binding as llvm
 
     tm = _target_machine()
     module = ir.Module(name=name)
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
-    emit_gemm(module, name, plan, **options)
+    emit(module)
     text = str(module)
     mod = llvm.parse_assembly(text)
     mod.verify()
@@ -67,4 +71,47 @@ def compile_gemm(plan: GemmPlan, name: str = "gemm", **options) -> GemmKernel:
     pb.getModulePassManager().run(mod, pb)
     engine = llvm.create_mcjit_compiler(mod, tm)
     engine.finalize_object()
+    return engine, text
+
+
+def compile_gemm(plan: GemmPlan, name: str = "gemm", **options) -> GemmKernel:
+    """Emit one kernel into a fresh module, optimize at O3 for the host, JIT it."""
+    engine, text = _jit(name, lambda m: emit_gemm(m, name, plan, **options))
     return GemmKernel(engine, engine.get_function_address(name), plan, text)
+
+
+class ConvKernel:
+    """A compiled direct convolution: ``kernel(out, x, packed_w, bias, residual)``
+    (NHWC tensors; the border copy, if the plan has one, runs first)."""
+
+    def __init__(self, engine, plan: ConvPlan, ir_text: str) -> None:
+        self.engine, self.plan, self.ir_text = engine, plan, ir_text
+        vp, i64 = ctypes.c_void_p, ctypes.c_int64
+        self._conv = ctypes.CFUNCTYPE(None, *[vp] * 6, i64, i64)(
+            engine.get_function_address("conv")
+        )
+        pad = engine.get_function_address("pad") if plan.copies_input else 0
+        self._pad = ctypes.CFUNCTYPE(None, vp, vp)(pad) if pad else None
+        self._scratch = torch.empty(max(plan.scratch_bytes // 4, 16))
+
+    def __call__(self, out, x, w, bias=None, residual=None, first=0, count=None):
+        ptrs = [
+            t.data_ptr() if t is not None else None for t in (out, x, w, bias, residual)
+        ]
+        xpad = self._scratch.data_ptr() if self.plan.copies_input else ptrs[1]
+        if self._pad is not None:
+            self._pad(xpad, ptrs[1])
+        count = self.plan.items - first if count is None else count
+        self._conv(*ptrs, xpad, first, count)
+
+
+def compile_conv(plan: ConvPlan, **options) -> ConvKernel:
+    """The direct convolution of `plan` (and its border copy) JIT-compiled at O3."""
+
+    def emit(module):
+        emit_conv(module, "conv", plan, **options)
+        if plan.copies_input:
+            emit_pad(module, "pad", plan)
+
+    engine, text = _jit("conv", emit)
+    return ConvKernel(engine, plan, text)

@@ -39,7 +39,7 @@ from ..codegen.generator import Program
 from ..codegen.target import init_llvm, optimize, target_machine, target_triple
 from ..errors import CodegenError
 from ..options import CompileOptions
-from . import debugfiles, jitreg, llvm_worker, objcache, perfmap
+from . import debugfiles, jitreg, llvm_worker, objcache, perfmap, pool
 from .debugkey import debug_key, key_options, note_module, target, versions
 from .elfinfo import SHT_NOBITS, Elf
 from .symbols import SymbolStore, store_for
@@ -228,6 +228,7 @@ class JitModule:
             )
         self.engine.finalize_object()
         self.engine.run_static_constructors()
+        pool.attach(self.engine, program.llvm_ir)  # one process-wide pool (pool.py)
         address = self.engine.get_function_address(program.entry)
         if not address:
             raise RuntimeError(f"the object defines no {program.entry}")

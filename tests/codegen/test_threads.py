@@ -43,3 +43,15 @@ def test_small_gemms_stay_on_one_thread():
 def test_num_threads_must_be_a_positive_int():
     with pytest.raises(cuvil.CuvilError, match="num_threads=0"):
         cuvil.compile(nn.Linear(8, 4), [torch.randn(2, 8)], options={"num_threads": 0})
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_one_row_products_split_by_columns(bias):
+    """A classifier head (1 x 1000 x 512): no rows to split, column panels instead."""
+    torch.manual_seed(1)
+    model = nn.Sequential(nn.Linear(512, 1000, bias=bias), nn.ReLU()).eval()
+    x = torch.randn(1, 512)
+    compiled = cuvil.compile(model, [x], options={"num_threads": 2})
+    assert "_cols1000" in compiled.llvm_ir()
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)

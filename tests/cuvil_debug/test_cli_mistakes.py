@@ -120,6 +120,7 @@ BASE = {
     "ci report": [str(ROOT / "tests" / "cuvil_debug" / "ci" / "data" / "triage.json")],
     "bench": [MODEL],
     "profile": [MODEL],
+    "tune": [MODEL],
 }
 
 

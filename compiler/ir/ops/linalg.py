@@ -139,9 +139,11 @@ class ConvOp(Operation):
         for name, t in zip(("weight", "bias"), rest, strict=False):
             if t.layout != "contiguous":
                 raise self.fail(f"{name} must be contiguous, got {t}")
-        if x.layout != "contiguous" and self.attrs["groups"] != 1:
+        g = self.attrs["groups"]
+        depthwise = g == x.shape[1] == self.results[0].type.shape[1]
+        if x.layout != "contiguous" and g != 1 and not depthwise:
             raise self.fail(
-                f"a grouped convolution (groups = {self.attrs['groups']}) takes a "
+                f"a grouped convolution (groups = {g}) that is not depthwise takes a "
                 f"contiguous input only, got {x} (insert cuvil.relayout before it)"
             )
 

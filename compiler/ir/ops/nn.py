@@ -219,6 +219,7 @@ class AdaptiveAvgPoolOp(Operation):
 
     OPERANDS = ("x",)
     TRAITS = _PURE
+    LAYOUTS = ANY_LAYOUT  # the result keeps the input's layout
     SPATIAL = 2
 
     def infer_types(self) -> list[TensorType]:

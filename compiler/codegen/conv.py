@@ -1,0 +1,320 @@
+"""Direct channels-last convolution: an implicit GEMM with no im2col buffer.
+
+    void name(ptr out, ptr x, ptr w, ptr bias, ptr residual, ptr xpad, i64 first, i64 count)
+
+computes work items [first, first + count) of ``plan.items`` (conv_plan.py): each item is
+one image, one block of ``mc`` output positions and one panel of ``nr`` output channels.
+For each register tile of ``mr`` positions x ``nr`` channels the accumulators stay in
+registers over the whole reduction (kh x kw x C): per kernel row (``padded``: one run of
+kw*C floats of the zero-bordered copy ``xpad``) or per tap (in place: one run of C
+floats of ``x``, or of a zero row when the tap lies in the padding), each step loads
+``nr/vw`` weight vectors and broadcasts ``mr`` input values into ``mr*nr/vw`` FMAs. Then
+bias, residual ("pre"/"post") and the epilogue, and one store per vector (masked on the
+channel edge). The two input forms, and how tiles meet output rows: conv_taps.py.
+
+    x     [N, H, W, C] (NHWC)          out, residual  [N, OH, OW, O] (NHWC)
+    w     pack_conv_weight: [ceil(O/nr), kh, kw, C, nr]      bias  [O]
+    xpad  [N, H + 2ph, W + 2pw, C], written by ``emit_pad`` (``padded``; without padding,
+          x itself: both are only read, so both stay ``noalias``)
+
+The epilogue hook is gemm.py's ``Epilogue``: row = image * positions + position,
+col = output channel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+
+from .conv_plan import ConvPlan
+from .conv_taps import BorderedTaps, InplaceTaps, emit_pad
+from .gemm import Epilogue
+from .simd import F32, I64, PTR, SimdBuilder
+
+__all__ = ["emit_conv", "emit_pad"]  # emit_pad: conv_taps.py
+
+
+@dataclass(frozen=True)
+class _Opts:
+    epilogue: Epilogue | None
+    bias: bool
+    residual: str | None
+
+
+@dataclass(frozen=True)
+class _KRange:
+    """The taps and channels of one k-block; `first`/`last`: True or an i1 value."""
+
+    tap0: ir.Value  # first flat tap (ki * kw + kj)
+    taps: int
+    c0: ir.Value  # first channel
+    chunk: int  # channels per tap
+    first: object = True
+    last: object = True
+
+
+@dataclass(frozen=True)
+class _Panel:
+    j: ir.Value  # panel index (i64)
+    nvec: int
+    lanes: int  # valid lanes of the last vector
+
+
+def emit_conv(
+    module: ir.Module,
+    name: str,
+    plan: ConvPlan,
+    *,
+    epilogue: Epilogue | None = None,
+    bias: bool = False,
+    residual: str | None = None,
+) -> ir.Function:
+    """Emit the convolution of `plan` (layouts: module docstring)."""
+    if residual not in (None, "pre", "post"):
+        raise ValueError(f"residual={residual!r} (None|'pre'|'post')")
+    fn = ir.Function(
+        module, ir.FunctionType(ir.VoidType(), [PTR] * 6 + [I64] * 2), name
+    )
+    names = ("out", "x", "w", "bias", "residual", "xpad", "first", "count")
+    for i, (arg, arg_name) in enumerate(zip(fn.args, names, strict=True)):
+        arg.name = arg_name
+        if i < 6:
+            arg.add_attribute("noalias")
+    fn.attributes.add("nounwind")
+    _ConvEmitter(module, fn, plan, _Opts(epilogue, bias, residual)).emit()
+    return fn
+
+
+class _ConvEmitter(InplaceTaps, BorderedTaps, SimdBuilder):
+    def __init__(self, module: ir.Module, fn: ir.Function, plan: ConvPlan, opts: _Opts):
+        super().__init__(module, fn, plan.vw)
+        self.plan, self.opts, self.cs = plan, opts, plan.cs
+        self.out, self.x, self.w, self.bias, self.res, self.xpad = fn.args[:6]
+        self.first, self.count = fn.args[6:]
+        self.zeros = None if plan.padded else self._zero_row(f"{fn.name}.zeros")
+
+    def _zero_row(self, name: str) -> ir.GlobalVariable:
+        g = ir.GlobalVariable(self.module, ir.ArrayType(F32, self.cs.cg), name)
+        g.linkage, g.global_constant, g.align = "internal", True, 64
+        g.initializer = ir.Constant(g.value_type, None)
+        return g
+
+    # ---- work items -----------------------------------------------------------------
+    def emit(self) -> None:
+        self.dyn_loop(self.count, lambda i: self.item(self.b.add(self.first, i)))
+        self.b.ret_void()
+
+    def dyn_loop(self, count: ir.Value, body) -> None:
+        """for (i = 0; i < count; i++) body(i), count a runtime i64."""
+        b = self.b
+        pre, head = b.block, b.append_basic_block("items")
+        body_bb, end = b.append_basic_block("item"), b.append_basic_block("items.end")
+        b.branch(head)
+        b.position_at_end(head)
+        iv = b.phi(I64, name="it")
+        iv.add_incoming(self.i64(0), pre)
+        b.cbranch(b.icmp_signed("<", iv, count), body_bb, end)
+        b.position_at_end(body_bb)
+        body(iv)
+        nxt = b.add(iv, self.i64(1))
+        iv.add_incoming(nxt, b.block)
+        b.branch(head)
+        b.position_at_end(end)
+
+    def item(self, it: ir.Value) -> None:
+        p, b = self.plan, self.b
+        if p.order == "m":  # (image, block, panel): panels innermost
+            j = b.urem(it, self.i64(p.panels))
+            rest = b.udiv(it, self.i64(p.panels))
+            mb, n = (
+                b.urem(rest, self.i64(p.m_blocks)),
+                b.udiv(rest, self.i64(p.m_blocks)),
+            )
+        else:  # (image, panel, block): blocks innermost
+            mb = b.urem(it, self.i64(p.m_blocks))
+            rest = b.udiv(it, self.i64(p.m_blocks))
+            j, n = b.urem(rest, self.i64(p.panels)), b.udiv(rest, self.i64(p.panels))
+        p0 = self.mul(mb, p.block)
+        last_rows = p.positions - (p.m_blocks - 1) * p.block
+        if last_rows == p.block:
+            self.panel_split(n, p0, p.block, j)
+            return
+        is_last = b.icmp_unsigned("==", mb, self.i64(p.m_blocks - 1))
+        with b.if_else(is_last) as (last, full):
+            with last:
+                self.panel_split(n, p0, last_rows, j)
+            with full:
+                self.panel_split(n, p0, p.block, j)
+
+    def panel_split(self, n, p0, rows: int, j) -> None:
+        p, b = self.plan, self.b
+        rem = self.cs.og - (p.panels - 1) * p.nr
+        vw = self.width
+        full = _Panel(j, p.nr // vw, vw)
+        if rem == p.nr:
+            self.k_blocks(n, p0, rows, full)
+            return
+        nvec = math.ceil(rem / vw)
+        edge = _Panel(j, nvec, rem - (nvec - 1) * vw)
+        if p.panels == 1:
+            self.k_blocks(n, p0, rows, edge)
+            return
+        is_last = b.icmp_unsigned("==", j, self.i64(p.panels - 1))
+        with b.if_else(is_last) as (last, other):
+            with last:
+                self.k_blocks(n, p0, rows, edge)
+            with other:
+                self.k_blocks(n, p0, rows, full)
+
+    def k_blocks(self, n, p0, rows: int, pan: _Panel) -> None:
+        """All tiles of the block per k-block (partial sums in `out` between blocks)."""
+        p, b = self.plan, self.b
+        taps, chunk, count = p.k_split
+        if count == 1:
+            self.tiles(n, p0, rows, pan, _KRange(self.i64(0), taps, self.i64(0), chunk))
+            return
+        per_tap = self.cs.cg // chunk
+
+        def block(kb, _):
+            if per_tap == 1:
+                kr = _KRange(self.mul(kb, taps), taps, self.i64(0), chunk)
+            else:
+                tap, part = b.udiv(kb, self.i64(per_tap)), b.urem(kb, self.i64(per_tap))
+                kr = _KRange(tap, 1, self.mul(part, chunk), chunk)
+            first = b.icmp_unsigned("==", kb, self.i64(0))
+            last = b.icmp_unsigned("==", kb, self.i64(count - 1))
+            self.tiles(
+                n, p0, rows, pan, dataclasses.replace(kr, first=first, last=last)
+            )
+            return []
+
+        self.loop(count, [], block)
+
+    def tiles(self, n, p0, rows: int, pan: _Panel, kr: _KRange) -> None:
+        if self.plan.padded:
+            self.row_tiles(n, p0, rows, pan, kr)
+            return
+        mr = self.plan.mr
+        full, rem = divmod(rows, mr)
+
+        def tile(t, _):
+            self.tile(n, self.add(p0, self.mul(t, mr)), mr, pan, kr)
+            return []
+
+        self.loop(full, [], tile)
+        if rem:
+            self.tile(n, self.add(p0, full * mr), rem, pan, kr)
+
+    # ---- one register tile ----------------------------------------------------------
+    def tile(self, n, pos0, rows: int, pan: _Panel, kr: _KRange) -> None:
+        cs, b = self.cs, self.b
+        ow_n = self.i64(cs.outs[1])
+        cells = []
+        for r in range(rows):
+            pos = self.add(pos0, r)
+            cells.append((b.udiv(pos, ow_n), b.urem(pos, ow_n)))
+        accs = self.initial(n, pos0, rows, pan, kr)
+        b_panel = self.mul(pan.j, self.cs.k * self.plan.nr)
+        accs = self.inplace_taps(n, cells, b_panel, pan, accs, kr)
+        self.finish(n, pos0, rows, pan, accs, kr)
+
+    def initial(self, n, pos0, rows: int, pan: _Panel, kr: _KRange) -> list:
+        zero = ir.Constant(self.vec, None)
+        if kr.first is True:
+            return [zero] * (rows * pan.nvec)
+        accs = []
+        for r in range(rows):
+            for v in range(pan.nvec):
+                off, _, lanes = self.c_place(n, pos0, r, pan, v)
+                partial = self.load_vec(self.out, off, lanes)
+                accs.append(self.b.select(kr.first, zero, partial))
+        return accs
+
+    def run(self, rows, length: int, b_off, pan: _Panel, accs) -> list:
+        """accs += sum over t < length of A[r][t] * w[b_off + t*nr : +nr], where tile
+        row r reads A[r][t] at rows[r] = (pointer, static offset) + t."""
+        u = min(self.plan.unroll, length)
+        iters, rem = divmod(length, u)
+
+        def steps(t0, accs, count):
+            for s in range(count):
+                accs = self.k_step(rows, self.add(t0, s), b_off, pan, accs)
+            return accs
+
+        accs = self.loop(iters, accs, lambda i, a: steps(self.mul(i, u), a, u))
+        return steps(self.i64(iters * u), accs, rem)
+
+    def k_step(self, rows, t, b_off, pan: _Panel, accs) -> list:
+        b, nr = self.b, self.plan.nr
+        w_off = self.add(b_off, self.mul(t, nr))
+        bvecs = [
+            self.load_vec(self.w, self.add(w_off, self.width * v), self.width)
+            for v in range(pan.nvec)
+        ]
+        if self.plan.prefetch:
+            self.prefetch(
+                self.add(w_off, self.plan.prefetch // 4), pan.nvec * self.width
+            )
+        fma = self.fma()
+        out = []
+        for r, (ptr, off) in enumerate(rows):
+            at = self.add(t, off) if off else t
+            a = b.load(
+                b.gep(ptr, [at], inbounds=True, source_etype=F32), typ=F32, align=4
+            )
+            a_vec = self.splat(a)
+            for v in range(pan.nvec):
+                out.append(b.call(fma, [a_vec, bvecs[v], accs[r * pan.nvec + v]]))
+        return out
+
+    def prefetch(self, offset, floats: int) -> None:
+        """Ask for the weight lines at `offset` (floats) into L2 (one per 64 bytes)."""
+        i32 = ir.IntType(32)
+        pf = self.intrinsic("llvm.prefetch.p0", ir.VoidType(), [PTR, i32, i32, i32])
+        for line in range(0, floats, 16):
+            args = [
+                self.gep(self.w, self.add(offset, line)),
+                *(ir.Constant(i32, v) for v in (0, 2, 1)),
+            ]
+            self.b.call(pf, args)
+
+    # ---- epilogue and store -------------------------------------------------------------
+    def c_place(self, n, pos0, r: int, pan: _Panel, v: int):
+        """(offset in out, row, lanes) of vector v of tile row r."""
+        row = self.add(self.mul(n, self.plan.positions), pos0, r)
+        col = self.add(self.mul(pan.j, self.plan.nr), self.width * v)
+        lanes = pan.lanes if v == pan.nvec - 1 else self.width
+        return self.add(self.mul(row, self.cs.og), col), row, lanes
+
+    def finish(self, n, pos0, rows: int, pan: _Panel, accs, kr: _KRange) -> None:
+        if kr.last is True:
+            self.store_final(n, pos0, rows, pan, accs)
+            return
+        with self.b.if_else(kr.last) as (last, partial):
+            with last:
+                self.store_final(n, pos0, rows, pan, accs)
+            with partial:
+                for r in range(rows):
+                    for v in range(pan.nvec):
+                        off, _, lanes = self.c_place(n, pos0, r, pan, v)
+                        self.store_vec(accs[r * pan.nvec + v], self.out, off, lanes)
+
+    def store_final(self, n, pos0, rows: int, pan: _Panel, accs) -> None:
+        o, b = self.opts, self.b
+        for r in range(rows):
+            for v in range(pan.nvec):
+                off, row, lanes = self.c_place(n, pos0, r, pan, v)
+                col = self.add(self.mul(pan.j, self.plan.nr), self.width * v)
+                acc = accs[r * pan.nvec + v]
+                if o.bias:
+                    acc = b.fadd(acc, self.load_vec(self.bias, col, lanes))
+                if o.residual == "pre":
+                    acc = b.fadd(acc, self.load_vec(self.res, off, lanes))
+                if o.epilogue is not None:
+                    acc = o.epilogue(b, acc, row, col)
+                if o.residual == "post":
+                    acc = b.fadd(acc, self.load_vec(self.res, off, lanes))
+                self.store_vec(acc, self.out, off, lanes)

@@ -1,0 +1,99 @@
+"""The persistent thread pool (codegen/pool.py, runtime/pool.py): workers are started once
+and shared by every JIT-compiled model, results match eager call after call, idle
+workers sleep, and an AOT library brings its own pool."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+import cuvil
+from cuvil.codegen.pool import ENTRY_GLOBAL
+from cuvil.runtime import pool as shared
+
+
+class Mlp(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = nn.Linear(96, 160), nn.Linear(160, 72)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+def _threads() -> set[int]:
+    return {int(t) for t in os.listdir("/proc/self/task")}
+
+
+def _state(tid: int) -> tuple[str, int]:
+    """(state letter, user + system ticks) of one thread of this process."""
+    fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+    return fields[0], int(fields[11]) + int(fields[12])
+
+
+@pytest.fixture(scope="module")
+def models():
+    torch.manual_seed(0)
+    model = Mlp().eval()
+    x = torch.randn(211, 96)  # 211 rows: blocks of mr rows and a short last block
+    compiled = {
+        t: cuvil.compile(model, [x], options={"num_threads": t}) for t in (2, 3)
+    }
+    with torch.no_grad():
+        expected = model(x)
+    return x, expected, compiled
+
+
+def test_results_match_eager_call_after_call(models):
+    x, expected, compiled = models
+    for _ in range(200):  # jobs back to back: a late worker must not mix two jobs
+        for c in compiled.values():
+            torch.testing.assert_close(c(x), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_workers_persist_and_are_shared(models):
+    x, _, compiled = models
+    for c in compiled.values():
+        assert ENTRY_GLOBAL in c.llvm_ir()
+        c(x)
+    before = _threads()
+    for _ in range(50):
+        for c in compiled.values():
+            c(x)
+    assert _threads() == before  # no thread created (or ended) per call
+    assert shared._engine, "the JIT modules were not attached to the shared pool"
+
+
+def test_idle_workers_sleep(models):
+    """After a call every other thread (the pool's workers among them) goes to sleep:
+    over half a second none spends a clock tick. Polled for up to a minute, so a busy
+    machine that delays the workers' way to the futex does not fail it."""
+    x, _, compiled = models
+    compiled[3](x)
+    others = _threads() - {os.getpid()}
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ticks = {tid: _state(tid)[1] for tid in others}
+        time.sleep(0.5)
+        if all(_state(tid)[1] == t for tid, t in ticks.items()):
+            return
+    pytest.fail("a thread kept spending CPU while no model ran")
+
+
+def test_single_thread_builds_have_no_pool():
+    model = Mlp().eval()
+    compiled = cuvil.compile(model, [torch.randn(211, 96)], options={"num_threads": 1})
+    assert ENTRY_GLOBAL not in compiled.llvm_ir()
+    assert "pthread_create" not in compiled.llvm_ir()
+
+
+def test_aot_library_runs_its_own_pool(models, tmp_path):
+    x, expected, compiled = models
+    loaded = cuvil.load(cuvil.save(compiled[2], tmp_path / "mlp2"))
+    for _ in range(20):
+        torch.testing.assert_close(loaded(x), expected, rtol=1e-4, atol=1e-5)
