@@ -1,0 +1,167 @@
+"""int8 and bf16 convolutions: per image, out[OH*OW, O] = rows[OH*OW, K] @ W^T[K, O].
+
+The A operand is the im2col rows of the image with k ordered (kh, kw, c), so each
+kernel offset is one run of C channels: contiguous when the input is ``nhwc`` (what the
+fold-qdq pass makes ``cuvil.quantize`` write), strided for a contiguous input. Positions
+outside the image take the padding value: the input zero point (int8: a real zero) or
+bf16 0. A 1x1 convolution with stride 1 and no padding on an ``nhwc`` input whose
+channel count suits the GEMM reads the input itself. The weight is reordered to
+``[O, kh*kw*C]`` and packed at compile time (qgemm.pack_weight).
+
+The result is written by the GEMM's epilogue: ``nhwc`` (int8 results feeding another
+qconv2d) as rows of O, contiguous NCHW with a column stride of OH*OW (a scatter store).
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+import torch
+
+from ..ir.core import Module, Operation
+from ..ir.types import DType
+from .bf16gemm import to_bf16
+from .kernel import Kernel, Prepared, physical_strides
+from .loops import for_range, i64
+from .qgemm import QGemmPlan, pack_weight, plan_qgemm, qgemm_fn
+from .qops import NULL, _const, column_arrays, epilogue_of, isa_for, memset
+from .qsimd import I8, I16
+
+__all__ = ["prepare_qconv", "prepare_conv_bf16"]
+
+
+class _Geometry:
+    """The sizes of one convolution op (static shapes)."""
+
+    def __init__(self, op: Operation) -> None:
+        x, w = op.operand_types[:2]
+        out = op.result.type
+        self.n, self.c, self.h, self.w = x.shape
+        self.o, _, self.kh, self.kw = w.shape
+        self.oh, self.ow = out.shape[2:]
+        a = op.attrs
+        self.stride, self.pad, self.dil = a["stride"], a["padding"], a["dilation"]
+        self.k = self.c * self.kh * self.kw
+        self.hw = self.oh * self.ow
+        self.in_strides = physical_strides(x)  # element strides of (n, c, h, w)
+        self.in_nhwc = x.layout == "nhwc"
+        self.out_nhwc = out.layout == "nhwc"
+
+    def direct(self, isa: str) -> bool:
+        ones = (self.kh, self.kw, *self.stride) == (1, 1, 1, 1) and self.pad == (0, 0)
+        if not (ones and self.in_nhwc):
+            return False
+        if isa == "amx":
+            return self.c % 64 == 0 and self.hw % 32 == 0
+        return self.c % 4 == 0
+
+
+def _im2col(k: Kernel, g: _Geometry, x, dst, plan: QGemmPlan, pad, conv) -> None:
+    """dst[(oh, ow), (kh, kw, c)] of one image at `x`; rows of plan.lda bytes."""
+    b = k.b
+    esize = 4 // plan.group
+    _, sc, sh, sw = g.in_strides
+    src = DType.u8 if conv is None else DType.f32
+    with for_range(b, g.oh, name="oh") as oh, for_range(b, g.ow, name="ow") as ow:
+        row = b.mul(b.add(b.mul(oh, i64(g.ow)), ow), i64(plan.lda))
+        for kh in range(g.kh):
+            ih = b.add(b.mul(oh, i64(g.stride[0])), i64(kh * g.dil[0] - g.pad[0]))
+            for kw in range(g.kw):
+                iw = b.add(b.mul(ow, i64(g.stride[1])), i64(kw * g.dil[1] - g.pad[1]))
+                ok = _inside(b, ih, g.h, iw, g.w)
+                base = b.add(row, i64((kh * g.kw + kw) * g.c * esize))
+                src_base = b.add(b.mul(ih, i64(sh)), b.mul(iw, i64(sw)))
+                with b.if_else(ok) as (inside, outside):
+                    with inside:
+                        _run(
+                            k,
+                            g.c,
+                            base,
+                            esize,
+                            dst,
+                            lambda c, s=src_base: _read(
+                                k, x, b.add(s, b.mul(c, i64(sc))), src, conv
+                            ),
+                        )
+                    with outside:
+                        _run(k, g.c, base, esize, dst, lambda c: pad)
+
+
+def _inside(b: ir.IRBuilder, ih, h: int, iw, w: int) -> ir.Value:
+    zero = i64(0)
+    conds = [
+        b.icmp_signed(">=", ih, zero),
+        b.icmp_signed("<", ih, i64(h)),
+        b.icmp_signed(">=", iw, zero),
+        b.icmp_signed("<", iw, i64(w)),
+    ]
+    ok = conds[0]
+    for c in conds[1:]:
+        ok = b.and_(ok, c)
+    return ok
+
+
+def _read(k: Kernel, x, offset, src: DType, conv):
+    v = k.load(x, offset, src)
+    return conv(k.b, v) if conv is not None else v
+
+
+def _run(k: Kernel, count: int, base, esize: int, dst, value) -> None:
+    b = k.b
+    with for_range(b, count, name="ch") as c:
+        addr = b.gep(dst, [b.add(base, b.mul(c, i64(esize)))], source_etype=I8)
+        b.store(value(c), addr)
+
+
+def _conv_kernel(
+    op, g: _Geometry, plan: QGemmPlan, arrays: list, pad, conv
+) -> Prepared:
+    """The per-image loop: A = im2col (or the input), GEMM + epilogue into the output."""
+    ep = epilogue_of(op, *((g.o, 1) if g.out_nhwc else (1, g.hw)))
+    direct = conv is None and g.direct(plan.isa)
+    scratch = [] if direct else [plan.mp * plan.lda]
+    in_bytes = 1 if conv is None else 4
+
+    def emit(k: Kernel) -> None:
+        b = k.b
+        if not direct:
+            memset(k, k.scratch(0), plan.mp * plan.lda)
+        fn = qgemm_fn(b.module, plan, ep)
+        params = [k.extra(i) for i in range(1, len(arrays))]
+        if conv is not None:  # bf16: the bias only
+            params = [NULL, NULL, *params]
+        params += [NULL] * (3 - len(params))
+        with for_range(b, g.n, name="img") as img:
+            x = b.gep(
+                k.inp(0), [b.mul(img, i64(g.c * g.h * g.w * in_bytes))], source_etype=I8
+            )
+            a = x
+            if not direct:
+                _im2col(k, g, x, k.scratch(0), plan, pad, conv)
+                a = k.scratch(0)
+            out = b.gep(
+                k.out(), [b.mul(img, i64(g.o * g.hw * ep.out_bytes))], source_etype=I8
+            )
+            b.call(fn, [out, a, k.extra(0), *params])
+
+    return Prepared(emit, extra=arrays, scratch=scratch)
+
+
+def prepare_qconv(op: Operation, param_data, module: Module | None) -> Prepared:
+    g = _Geometry(op)
+    isa = isa_for(module, "int8")
+    plan = plan_qgemm(g.hw, g.o, g.k, isa, lda=g.c if g.direct(isa) else None)
+    w = _const(op, 1, param_data, "weight").permute(0, 2, 3, 1).reshape(g.o, g.k)
+    bias = _const(op, 2, param_data, "bias") if len(op.operands) > 2 else None
+    arrays = [pack_weight(w, plan), *column_arrays(op, w, bias, plan)]
+    pad = ir.Constant(I8, op.attrs.get("x_zero_point", 0))
+    return _conv_kernel(op, g, plan, arrays, pad, None)
+
+
+def prepare_conv_bf16(op: Operation, param_data, module: Module | None) -> Prepared:
+    g = _Geometry(op)
+    plan = plan_qgemm(g.hw, g.o, g.k, isa_for(module, "bf16"), dtype="bf16")
+    w = _const(op, 1, param_data, "weight").permute(0, 2, 3, 1).reshape(g.o, g.k)
+    bias = _const(op, 2, param_data, "bias") if len(op.operands) > 2 else None
+    packed = pack_weight(w.to(torch.bfloat16), plan).view(torch.int16)
+    arrays = [packed, *column_arrays(op, w, bias, plan)]
+    return _conv_kernel(op, g, plan, arrays, ir.Constant(I16, 0), to_bf16)
