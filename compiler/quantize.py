@@ -40,8 +40,10 @@ class LayerInfo:
     kind: str
     status: str  # int8 | bf16 | float
     reason: str | None = None
-    scale: float | None = None  # static int8: the input's scale and zero point
+    scale: float | None = None  # static int8: the input's scale, zero point, range
     zero_point: int | None = None
+    quant_min: int | None = None
+    quant_max: int | None = None
 
 
 @dataclass
@@ -172,6 +174,5 @@ def _info(layer: Layer, act: dict) -> LayerInfo:
         layer.kind,
         layer.status,
         layer.reason,
-        p[0] if p else None,
-        p[1] if p else None,
+        *(p if p else (None,) * 4),
     )
