@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..ir import ops
 from ..ir.core import Module, Operation
+from .bf16matmul import prepare_matmul_bf16
 from .kernel import Prepared
 from .qconv import prepare_conv_bf16, prepare_qconv
 from .qops import (
@@ -23,6 +24,7 @@ _GEMMS = {
     ops.QConv2dOp: prepare_qconv,
     ops.LinearBf16Op: prepare_linear_bf16,
     ops.Conv2dBf16Op: prepare_conv_bf16,
+    ops.MatmulBf16Op: prepare_matmul_bf16,
 }
 _POINTWISE = {
     ops.QuantizeOp: emit_quantize,

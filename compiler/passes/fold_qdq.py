@@ -47,6 +47,7 @@ from ..ir.ops import (
     FakeQuantizeDynamicOp,
     LinearBf16Op,
     LinearOp,
+    MatmulBf16Op,
     MatmulOp,
     ParamOp,
     QConv2dOp,
@@ -150,6 +151,9 @@ def _bf16(module: Module, op: Operation):
     if not isinstance(x_op, RoundBf16Op) or not isinstance(w_op, RoundBf16Op):
         return None
     data = known_value(module, w_op.operands[0])
+    if data is None and isinstance(op, MatmulOp) and op.result.type.is_static:
+        operands = [x_op.operands[0], w_op.operands[0]]  # two activations
+        return MatmulBf16Op, operands, {}, [w_op, x_op]
     if data is None or not _contraction_ok(module, op):
         return None
     if isinstance(op, Conv2dOp) and op.attrs["groups"] != 1:
@@ -190,6 +194,8 @@ def _param(module: Module, op: Operation, data: torch.Tensor, kind: str, dq) -> 
 def _epilogue(fn: Function, op: Operation, cls) -> tuple[list[Operation], dict]:
     """The relu / clamp and int8 quantize after `op` that its kernel computes."""
     chain, attrs, cur = [], {}, op.result
+    if cls is MatmulBf16Op:  # no epilogue of its own
+        return chain, attrs
     nxt = _only_user(fn, cur)
     if isinstance(nxt, ClampOp) or (nxt is not None and nxt.name == "cuvil.relu"):
         lo = 0.0 if nxt.name == "cuvil.relu" else nxt.attrs.get("min")

@@ -73,10 +73,9 @@ def _why_not(module: Module, op: Operation, mode: str, dynamic: bool) -> str | N
     if not op.result.type.is_static:
         return "its shapes are not static"
     if isinstance(op, MatmulOp):
-        if op.operands[1].type.rank != 2 or known_value(module, op.operands[1]) is None:
-            return (
-                "a matmul of two activations (only constant 2-d weights are quantized)"
-            )
+        b = op.operands[1]
+        if mode == "int8" and (b.type.rank != 2 or known_value(module, b) is None):
+            return "a matmul of two activations (int8 quantizes constant weights)"
     elif known_value(module, op.operands[1]) is None:
         return "its weight is not a constant"
     if len(op.operands) > 2 and known_value(module, op.operands[2]) is None:
@@ -92,7 +91,7 @@ def _why_not(module: Module, op: Operation, mode: str, dynamic: bool) -> str | N
             return "dynamic int8 quantizes linear layers (use static int8 for convolutions)"
     k = op.operands[1].type.numel() // op.operands[1].type.shape[0]
     if isinstance(op, MatmulOp):
-        k = op.operands[1].type.shape[0]
+        k = op.operands[1].type.shape[-2]
     if mode == "int8" and k > MAX_QK:
         return f"K = {k} could overflow int32 accumulators"
     return None
