@@ -19,7 +19,7 @@ from ..ir import ops
 from ..ir.ops.quant import f32
 from ..ir.types import DType
 from .context import LazyTensor, LoweringContext
-from .registry import lowers
+from .registry import aten, lowers
 
 __all__ = ["QD"]
 
@@ -134,3 +134,27 @@ if QD is not None:
         out_dtype=None,
     ):
         return _dequantize(cx, input, scales, zero_points, axis, out_dtype)
+
+
+# ---- fake quantization (QAT models, torch.ao's FakeQuantize): quantize + dequantize ------
+def _fake(cx, x, scale, zero_point, axis, quant_min, quant_max):
+    dtype = torch.uint8 if quant_min >= 0 and quant_max <= 255 else torch.int8
+    if not (-128 <= quant_min <= quant_max <= 255):
+        raise UnsupportedOpError(
+            f"fake quantization to [{quant_min}, {quant_max}]",
+            node=cx.node_name,
+            where=cx.where(),
+            hint="Cuvil quantizes to 8 bits",
+        )
+    q = _quantize(cx, x, scale, zero_point, axis, quant_min, quant_max, dtype)
+    return _dequantize(cx, q, scale, zero_point, axis, None)
+
+
+@lowers(torch.fake_quantize_per_tensor_affine, aten.fake_quantize_per_tensor_affine)
+def _fake_per_tensor(cx, input, scale, zero_point, quant_min, quant_max):
+    return _fake(cx, input, scale, zero_point, None, quant_min, quant_max)
+
+
+@lowers(torch.fake_quantize_per_channel_affine, aten.fake_quantize_per_channel_affine)
+def _fake_per_channel(cx, input, scale, zero_point, axis, quant_min, quant_max):
+    return _fake(cx, input, scale, zero_point, axis, quant_min, quant_max)

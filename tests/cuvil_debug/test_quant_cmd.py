@@ -80,3 +80,43 @@ def test_a_wrong_kernel_is_reported_as_a_bug(monkeypatch, capsys):
     assert main(["quant", MLP, "--calib", "2", "--eval", "1"]) == 0
     out = capsys.readouterr().out
     assert "a bug, not quantization" in out
+
+
+class FakeQuantMLP(torch.nn.Module):
+    """QAT-style: torch's own fake_quantize ops on the inputs and weights of two linears."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc1 = torch.nn.Linear(48, 64)
+        self.fc2 = torch.nn.Linear(64, 10)
+        for name in ("fc1", "fc2"):
+            w = getattr(self, name).weight.detach()
+            self.register_buffer(f"{name}_scale", (w.abs().amax(1) / 127).float())
+            self.register_buffer(
+                f"{name}_zp", torch.zeros(w.shape[0], dtype=torch.int32)
+            )
+
+    def _linear(self, x, name: str):
+        m = getattr(self, name)
+        scale, zp = getattr(self, f"{name}_scale"), getattr(self, f"{name}_zp")
+        w = torch.fake_quantize_per_channel_affine(m.weight, scale, zp, 0, -127, 127)
+        return torch.nn.functional.linear(x, w, m.bias)
+
+    def forward(self, x):
+        x = torch.fake_quantize_per_tensor_affine(x, 0.03125, 128, 0, 255)
+        h = torch.relu(self._linear(x, "fc1"))
+        h = torch.fake_quantize_per_tensor_affine(h, 0.015625, 0, 0, 255)
+        return self._linear(h, "fc2")
+
+
+def test_the_diff_compares_int8_kernels_with_torch_fake_quant_eager_node_by_node():
+    """A fake-quant model compiles to int8 kernels; the diff's eager reference is
+    torch's fake quantization, so each node's error is the kernels' alone."""
+    from cuvil_debug.diff.engine import DiffOptions, run_diff
+
+    model, x = FakeQuantMLP().eval(), torch.randn(4, 48)
+    report = run_diff(model, [x], DiffOptions(frontend="export"))
+    assert report.first is None and all(report.outputs_ok.values())
+    ops = report.ir_after
+    assert ops.count("cuvil.qlinear(") == 2 and "cuvil.linear(" not in ops
