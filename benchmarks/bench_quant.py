@@ -42,6 +42,7 @@ CASES = {
     "resnet18_b1": ("resnet18", 1),
     "transformer_b1": ("transformer_block", 1),
     "mlp_b8": ("mlp", 8),
+    "small_cnn_b1": ("small_cnn", 1),
 }
 GEMMS = [(512, 512, 512), (3136, 64, 576), (196, 256, 2304), (128, 1024, 256)]
 

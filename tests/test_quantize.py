@@ -125,6 +125,7 @@ def test_skip_leaves_named_layers_in_float_and_symmetric_portable_works():
     by_name = {ly.name: ly for ly in compiled.quantization.layers}
     assert by_name["fc3"].status == "float" and "skip" in by_name["fc3"].reason
     assert by_name["fc1"].zero_point == 128  # symmetric = u8 with zero point 128
+    assert compiled.options.to_dict()["quantize"]["isa"] == "portable"  # debug key
     kinds = [k.op_name for k in compiled.program.kernels]
     assert "cuvil.linear" in kinds or "cuvil.fused" in kinds
     assert _sqnr(model(x).detach(), compiled(x)) > 30
@@ -208,3 +209,24 @@ def test_an_unavailable_instruction_set_is_refused_by_name():
 def test_a_model_without_contractions_cannot_be_quantized():
     with pytest.raises(CuvilError, match="no layer of the model can be quantized"):
         cuvil.compile(torch.nn.ReLU(), [torch.randn(3)], quantize="bf16")
+
+
+@pytest.mark.slow
+def test_a_saved_int8_model_loads_and_runs_in_a_fresh_process(tmp_path):
+    """cuvil.load checks the instruction set (and asks for AMX's tile state) before
+    the library runs: a fresh process gets the same bits."""
+    import subprocess
+    import sys
+
+    model, x, calib = _mlp()
+    compiled = cuvil.compile(model, [x], quantize="int8", calibration_data=calib)
+    cuvil.save(compiled, tmp_path / "b")
+    torch.save({"x": x, "y": compiled(x)}, tmp_path / "io.pt")
+    d = tmp_path
+    code = (
+        f"import torch, cuvil; m = cuvil.load(r'{d}/b'); d = torch.load(r'{d}/io.pt');"
+        "assert torch.equal(m(d['x']), d['y']); print(m.options.quantize.isa)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == compiled.options.quantize.isa

@@ -8,8 +8,8 @@ bf16 0. A 1x1 convolution with stride 1 and no padding on an ``nhwc`` input whos
 channel count suits the GEMM reads the input itself. The weight is reordered to
 ``[O, kh*kw*C]`` and packed at compile time (qgemm.pack_weight).
 
-The result is written by the GEMM's epilogue: ``nhwc`` (int8 results feeding another
-qconv2d) as rows of O, contiguous NCHW with a column stride of OH*OW (a scatter store).
+The result is written by the GEMM's epilogue as rows of O: directly for ``nhwc`` (int8
+results feeding another qconv2d), else into a tile buffer transposed into NCHW.
 """
 
 from __future__ import annotations
@@ -115,10 +115,14 @@ def _run(k: Kernel, count: int, base, esize: int, dst, value) -> None:
 def _conv_kernel(
     op, g: _Geometry, plan: QGemmPlan, arrays: list, pad, conv
 ) -> Prepared:
-    """The per-image loop: A = im2col (or the input), GEMM + epilogue into the output."""
-    ep = epilogue_of(op, *((g.o, 1) if g.out_nhwc else (1, g.hw)))
+    """The per-image loop: A = im2col (or the input), GEMM + epilogue into the output;
+    a contiguous (NCHW) result goes through a [OH*OW, O] tile buffer and a transpose
+    (16 lanes scattered to 16 channel planes cost ~5x more)."""
+    ep = epilogue_of(op, g.o)
     direct = conv is None and g.direct(plan.isa)
     scratch = [] if direct else [plan.mp * plan.lda]
+    if not g.out_nhwc:
+        scratch.append(g.hw * g.o * ep.out_bytes)
     in_bytes = 1 if conv is None else 4
 
     def emit(k: Kernel) -> None:
@@ -141,9 +145,21 @@ def _conv_kernel(
             out = b.gep(
                 k.out(), [b.mul(img, i64(g.o * g.hw * ep.out_bytes))], source_etype=I8
             )
-            b.call(fn, [out, a, k.extra(0), *params])
+            tile = out if g.out_nhwc else k.scratch(len(scratch) - 1)
+            b.call(fn, [tile, a, k.extra(0), *params])
+            if not g.out_nhwc:
+                _transpose(k, tile, out, g.hw, g.o, ep.out_type)
 
     return Prepared(emit, extra=arrays, scratch=scratch)
+
+
+def _transpose(k: Kernel, src, dst, rows: int, cols: int, typ: ir.Type) -> None:
+    """dst[c, r] = src[r, c]: contiguous stores, strided loads."""
+    b = k.b
+    with for_range(b, cols, name="tc") as c, for_range(b, rows, name="tr") as r:
+        at = b.gep(src, [b.add(b.mul(r, i64(cols)), c)], source_etype=typ)
+        to = b.gep(dst, [b.add(b.mul(c, i64(rows)), r)], source_etype=typ)
+        b.store(b.load(at, typ=typ), to)
 
 
 def prepare_qconv(op: Operation, param_data, module: Module | None) -> Prepared:

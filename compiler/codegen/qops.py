@@ -58,7 +58,7 @@ def _const(op: Operation, i: int, param_data, what: str) -> torch.Tensor:
     return data
 
 
-def epilogue_of(op: Operation, row_stride: int, col_stride: int = 1) -> QEpilogue:
+def epilogue_of(op: Operation, row_stride: int) -> QEpilogue:
     """The QEpilogue of a qlinear / qconv2d / *_bf16 op's attributes."""
     a = op.attrs
     out = str(a.get("out_dtype", DType.f32))
@@ -77,7 +77,6 @@ def epilogue_of(op: Operation, row_stride: int, col_stride: int = 1) -> QEpilogu
         qmin=a.get("out_quant_min", lo),
         qmax=a.get("out_quant_max", hi),
         row_stride=row_stride,
-        col_stride=col_stride,
     )
 
 

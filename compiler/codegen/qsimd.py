@@ -1,4 +1,4 @@
-"""Vector IR for the int8 / bf16 kernels: 16-lane types, masked and scattered stores, the
+"""Vector IR for the int8 / bf16 kernels: 16-lane types, masked stores, the
 requantizing epilogue (qgemm.py, amx.py and bf16gemm.py share it).
 
 The epilogue is the float32 arithmetic of ``cuvil.qlinear`` (ir/ops/quant_linalg.py) in
@@ -61,8 +61,9 @@ class QEpilogue:
     """What a quantized GEMM does with each int32 (or float32) accumulator vector.
 
     out: i32 | f32 | u8 | i8; corr: subtract the i32 per-column correction; mult:
-    multiply by the float32 per-column scale products; bias: add the per-column bias; inv/zp/qmin/qmax: requantization (u8, i8); C element
-    (i, j) is at ``C + i*row_stride + j*col_stride`` (col_stride 1: vector stores)."""
+    multiply by the float32 per-column scale products; bias: add the per-column bias;
+    inv/zp/qmin/qmax: requantization (u8, i8); C element (i, j) is at
+    ``C + i*row_stride + j`` (16-lane stores, masked at the edge)."""
 
     out: str = "f32"
     corr: bool = True
@@ -75,7 +76,6 @@ class QEpilogue:
     qmin: int = 0
     qmax: int = 255
     row_stride: int = 0
-    col_stride: int = 1
 
     @property
     def out_type(self) -> ir.Type:
@@ -152,20 +152,6 @@ class Vec:
         call = self.b.call(fn, [value, addr, mask], arg_attrs={1: ()})
         call.arg_attributes[1].align = 1
 
-    def scatter(self, value, ptr, byte_offset, stride_bytes: int, mask) -> None:
-        """Lane l to ``ptr + byte_offset + l * stride_bytes`` where `mask` is set."""
-        base = self.b.ptrtoint(self.byte_ptr(ptr, byte_offset), I64)
-        steps = ir.Constant(
-            ir.VectorType(I64, 16), [i * stride_bytes for i in range(16)]
-        )
-        addrs = self.b.add(self.splat(base), steps)
-        ptrs = self.b.inttoptr(addrs, ir.VectorType(PTR, 16))
-        vt = value.type
-        name = f"llvm.masked.scatter.v16{_suffix(vt.element)}.v16p0"
-        fn = self.intrinsic(name, ir.VoidType(), [vt, ptrs.type, V16I1])
-        call = self.b.call(fn, [value, ptrs, mask], arg_attrs={1: ()})
-        call.arg_attributes[1].align = 1
-
     # ---- the epilogue ----------------------------------------------------------------
     def epilogue(self, ep: QEpilogue, acc, params, row, col, mask, full) -> None:
         """Finish one accumulator vector (16 columns from `col`, of row `row`) and store
@@ -204,14 +190,8 @@ class Vec:
         return y
 
     def _put(self, ep: QEpilogue, value, row, col, mask, full) -> None:
-        size = ep.out_bytes
-        first = self.add(self.mul(row, ep.row_stride), self.mul(col, ep.col_stride))
-        offset = self.mul(first, size)
-        if ep.col_stride == 1:
-            self.store(value, self.out_ptr, offset, mask, full)
-            return
-        every = self.lane_mask(16) if full else mask
-        self.scatter(value, self.out_ptr, offset, ep.col_stride * size, every)
+        first = self.add(self.mul(row, ep.row_stride), col)
+        self.store(value, self.out_ptr, self.mul(first, ep.out_bytes), mask, full)
 
     out_ptr: ir.Value  # set by the kernel that uses the epilogue
 
