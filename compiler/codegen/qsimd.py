@@ -147,10 +147,30 @@ class Vec:
             self.b.store(value, addr, align=1)
             return
         vt = value.type
+        if vt.element == I8:
+            return self._store_bytes(value, addr, mask)
         name = f"llvm.masked.store.v16{_suffix(vt.element)}.p0"
         fn = self.intrinsic(name, ir.VoidType(), [vt, PTR, V16I1])
         call = self.b.call(fn, [value, addr, mask], arg_attrs={1: ()})
         call.arg_attributes[1].align = 1
+
+    def _store_bytes(self, value, addr, mask) -> None:
+        """The edge of an int8 result, one byte per lane: LLVM 22 turns a masked
+        ``<16 x i8>`` store of a truncated vector with one lane set into a 4-byte
+        ``vmovss`` on AVX-512 targets (it overwrote the next row's first bytes)."""
+        b = self.b
+        known = getattr(mask, "constant", None)
+        lanes = [bool(c.constant) for c in known] if isinstance(known, list) else None
+        for lane in range(16):
+            if lanes is not None and not lanes[lane]:
+                continue
+            byte = b.extract_element(value, ir.Constant(I32, lane))
+            at = self.byte_ptr(addr, lane)
+            if lanes is not None:
+                b.store(byte, at)
+                continue
+            with b.if_then(b.extract_element(mask, ir.Constant(I32, lane))):
+                b.store(byte, at)
 
     # ---- the epilogue ----------------------------------------------------------------
     def epilogue(self, ep: QEpilogue, acc, params, row, col, mask, full) -> None:

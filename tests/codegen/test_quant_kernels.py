@@ -268,3 +268,23 @@ def test_int8_gemm_accumulators_are_exact_on_edge_tiles(isa):
         test_int8_gemm_accumulators_are_exact.hypothesis.inner_test(
             isa, (m, n, k), 200, 1
         )
+
+
+@pytest.mark.parametrize("isa", _isas("int8"))
+def test_int8_results_on_one_lane_edges_stay_in_their_row(isa):
+    """n = 17 / 33 leaves one lane in the last vector: LLVM 22 stored 4 bytes for a
+    masked one-lane <16 x i8> store there, clobbering the next row (found by the
+    hypothesis sweep); the edge is stored byte by byte."""
+    for n in (17, 33):
+        plan = plan_qgemm(9, n, 4, isa)
+        g = torch.Generator().manual_seed(n)
+        a = torch.zeros(plan.mp, plan.lda, dtype=torch.uint8)
+        a[:9, :4] = torch.randint(0, 256, (9, 4), generator=g, dtype=torch.uint8)
+        w = torch.randint(-128, 128, (n, 4), generator=g, dtype=torch.int8)
+        corr = torch.zeros(plan.np_, dtype=torch.int32)
+        mult = padded(torch.full((n,), 0.01), plan.np_, torch.float32)
+        c = torch.zeros(9, n, dtype=torch.uint8)
+        ep = QEpilogue(out="u8", row_stride=n, inv=1.0, zp=100)
+        compile_qgemm(plan, ep)(c, a, pack_weight(w, plan), corr, mult)
+        y = (a[:9, :4].long() @ w.long().t()).float() * torch.tensor(0.01)
+        assert torch.equal(c.float(), (torch.round(y) + 100).clamp(0, 255)), n
