@@ -14,7 +14,8 @@ import cuvil
 from cuvil.codegen.cpu import resolve_isa
 from cuvil.errors import CuvilError
 from cuvil.ir.interpreter import interpret
-from cuvil.passes.quant_calib import weight_qparams
+from cuvil.ir.ops.quant import f32
+from cuvil.passes.quant_calib import ValueRange, qparams, weight_qparams
 
 
 class MLP(torch.nn.Module):
@@ -194,6 +195,17 @@ def test_bad_quantize_input_is_a_clear_error(kwargs, message):
     with pytest.raises(CuvilError) as info:
         cuvil.compile(model, [x], **kwargs)
     assert message in str(info.value)
+
+
+def test_activation_qparams_and_percentile_calibration():
+    assert qparams(0.5, 2.0, "affine") == (qparams(0.0, 2.0, "affine"))  # holds 0
+    scale, zp, lo, hi = qparams(-1.0, 3.0, "affine")
+    assert (zp, lo, hi) == (64, 0, 255) and scale == f32(4.0 / 255)
+    assert qparams(-1.0, 3.0, "symmetric")[1:] == (128, 1, 255)
+    r = ValueRange()
+    r.observe(torch.cat([torch.linspace(-1, 1, 100_000), torch.tensor([50.0])]), True)
+    lo, hi = r.clipped(99.99)
+    assert (r.lo, r.hi) == (-1.0, 50.0) and -1.0 <= lo < -0.99 and 0.99 < hi < 1.0
 
 
 def test_an_unavailable_instruction_set_is_refused_by_name():

@@ -154,9 +154,57 @@ def _conv_kernel(
 
 
 def _transpose(k: Kernel, src, dst, rows: int, cols: int, typ: ir.Type) -> None:
-    """dst[c, r] = src[r, c]: contiguous stores, strided loads."""
+    """dst[c, r] = src[r, c]: 16 x 16 blocks transposed in registers (4-byte types),
+    the remainders element by element. A plain loop missed the cache on every load
+    for ResNet-18's 12544 x 64 first convolution; a 16-lane scatter in the epilogue
+    was 3x slower on small outputs."""
     b = k.b
-    with for_range(b, cols, name="tc") as c, for_range(b, rows, name="tr") as r:
+    rb, cb = (
+        (rows // 16, cols // 16) if typ.intrinsic_name in ("f32", "i32") else (0, 0)
+    )
+    r16, c16 = (rb * 16, cb * 16) if rb and cb else (0, 0)
+    if r16:
+        with for_range(b, rb, name="tb") as r, for_range(b, cb, name="cb") as c:
+            _block16(k, src, dst, b.mul(r, i64(16)), b.mul(c, i64(16)), rows, cols, typ)
+    _scalar(k, src, dst, (r16, rows), (0, cols), rows, cols, typ)
+    _scalar(k, src, dst, (0, r16), (c16, cols), rows, cols, typ)
+
+
+def _block16(k: Kernel, src, dst, r0, c0, rows: int, cols: int, typ) -> None:
+    b = k.b
+    vt = ir.VectorType(typ, 16)
+
+    def at(ptr, row, col, stride):
+        off = b.add(b.mul(row, i64(stride)), col)
+        return b.gep(ptr, [off], source_etype=typ)
+
+    vecs = [
+        b.load(at(src, b.add(r0, i64(i)), c0, cols), typ=vt, align=1) for i in range(16)
+    ]
+    for half in (8, 4, 2, 1):
+        new = list(vecs)
+        for i in (i for i in range(16) if not i & half):
+            low = [16 + j - half if j & half else j for j in range(16)]
+            high = [16 + j if j & half else j + half for j in range(16)]
+            idx = ir.VectorType(ir.IntType(32), 16)
+            new[i] = b.shuffle_vector(vecs[i], vecs[i + half], ir.Constant(idx, low))
+            new[i + half] = b.shuffle_vector(
+                vecs[i], vecs[i + half], ir.Constant(idx, high)
+            )
+        vecs = new
+    for j in range(16):
+        b.store(vecs[j], at(dst, b.add(c0, i64(j)), r0, rows), align=1)
+
+
+def _scalar(k: Kernel, src, dst, row_span, col_span, rows, cols, typ) -> None:
+    (r_lo, r_hi), (c_lo, c_hi) = row_span, col_span
+    if r_hi <= r_lo or c_hi <= c_lo:
+        return
+    b = k.b
+    with (
+        for_range(b, c_hi, c_lo, name="tc") as c,
+        for_range(b, r_hi, r_lo, name="tr") as r,
+    ):
         at = b.gep(src, [b.add(b.mul(r, i64(cols)), c)], source_etype=typ)
         to = b.gep(dst, [b.add(b.mul(c, i64(rows)), r)], source_etype=typ)
         b.store(b.load(at, typ=typ), to)

@@ -44,8 +44,10 @@ NULL = ir.Constant(PTR, None)
 
 
 def isa_for(module: Module | None, mode: str) -> str:
+    """The module's instruction set for `mode`, checked here (an AMX one also asks for
+    the tile state: code run without it dies of SIGILL), else the host's best."""
     chosen = getattr(module, "isa", {}).get(mode) if module is not None else None
-    return chosen or resolve_isa(mode, "auto")
+    return resolve_isa(mode, chosen or "auto")
 
 
 def _const(op: Operation, i: int, param_data, what: str) -> torch.Tensor:

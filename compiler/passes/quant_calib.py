@@ -22,7 +22,7 @@ from ..ir.ops.quant import f32
 
 __all__ = ["ValueRange", "calibrate", "qparams", "weight_qparams"]
 
-_SAMPLES = 1 << 18  # elements kept per value and batch for the percentile method
+_SAMPLES = 1 << 16  # elements kept per value and batch for the percentile method
 
 
 @dataclass

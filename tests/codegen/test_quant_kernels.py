@@ -9,6 +9,8 @@ Shapes are drawn by hypothesis, edge tiles included (m, n, k not multiples of th
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -288,3 +290,34 @@ def test_int8_results_on_one_lane_edges_stay_in_their_row(isa):
         compile_qgemm(plan, ep)(c, a, pack_weight(w, plan), corr, mult)
         y = (a[:9, :4].long() @ w.long().t()).float() * torch.tensor(0.01)
         assert torch.equal(c.float(), (torch.round(y) + 100).clamp(0, 255)), n
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _usable("int8", "amx"), reason="no AMX here")
+def test_a_module_naming_amx_gets_the_tile_permission_in_a_fresh_process():
+    """Code generation asks for AMX's tile state itself: a module whose `isa` says amx,
+    built in a process that never resolved an isa, runs instead of dying of SIGILL."""
+    import subprocess
+    import sys
+
+    code = """
+import torch
+from cuvil.ir import DType, Function, Module, TensorType
+from cuvil.ir import ops as O
+from cuvil.options import CompileOptions
+from cuvil.pipeline import compile_module
+m = Module("amx")
+m.isa = {"int8": "amx"}
+fn = m.add_function(Function("forward"))
+x = fn.add_arg(TensorType((3, 70), DType.u8), "x")
+m.add_param("w", torch.ones(20, 70, dtype=torch.int8))
+w = fn.append(O.ParamOp.of(m, "w")).result
+y = fn.append(O.QLinearOp.build(x, w, w_scale=(0.5,) * 20, x_scale=0.5))
+fn.set_outputs([y.result])
+print(compile_module(m, CompileOptions())(torch.ones(3, 70, dtype=torch.uint8)))
+"""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root
+    )
+    assert done.returncode == 0, done.stderr
