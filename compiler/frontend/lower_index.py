@@ -103,6 +103,8 @@ def _expand_ellipsis(items: tuple, rank: int) -> tuple:
 def _getitem_tensors(cx: LoweringContext, obj, item):
     """Basic items as lower_shape does them (ints select, slices, None), tensor items
     recorded at their dim of the result, then one cuvil.index (torch's order)."""
+    if isinstance(obj, LazyTensor):  # a weight (torch.compile: self.pos[:, :n])
+        obj = cx.value(obj)
     items = item if isinstance(item, tuple) else (item,)
     if not isinstance(obj, Value) or not any(isinstance(i, _TENSORISH) for i in items):
         return _getitem(cx, obj, item)

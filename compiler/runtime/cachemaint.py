@@ -16,12 +16,11 @@ import os
 import re
 import stat
 import time
-import warnings
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import CuvilError
-from . import cachestats, objcache
+from . import cachefiles, cachestats, objcache
 from .elfinfo import Elf
 
 __all__ = [
@@ -40,7 +39,6 @@ MAX_ENV = "CUVIL_CACHE_MAX"
 _KEY = re.compile(r"[0-9a-f]{64}")
 _SIZE = re.compile(r"(\d+)\s*([KMG]?)(?:i?B)?", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-_warned: set[str] = set()
 
 
 class Entry(NamedTuple):
@@ -180,18 +178,19 @@ def parse_size(text: str) -> int | None:
 
 
 def max_size() -> int | None:
-    """``$CUVIL_CACHE_MAX`` in bytes (None: unset). An invalid value is a warning, once,
-    and no limit: a cache setting never fails a compile."""
+    """``$CUVIL_CACHE_MAX`` in bytes (None: unset). An invalid value is one warning
+    line on stderr (once per value) and no limit: a cache setting never fails a
+    compile."""
     text = os.environ.get(MAX_ENV, "").strip()
     if not text:
         return None
     size = parse_size(text)
-    if size is None and text not in _warned:
-        _warned.add(text)
-        warnings.warn(
-            f"{MAX_ENV}={text!r} is not a size (e.g. 500M, 2G, 1048576): the object "
-            "cache has no size limit",
-            stacklevel=3,
+    if size is None:
+        cachefiles.warn_setting(
+            MAX_ENV,
+            text,
+            "is not a size (bytes, or a whole number with K, M or G, powers of 1024: "
+            "500M, 2G); the object cache has no size limit",
         )
     return size
 

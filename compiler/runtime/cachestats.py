@@ -20,9 +20,10 @@ import contextlib
 import fcntl
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
+
+from . import cachefiles
 
 __all__ = ["LEVELS", "FIELDS", "STATS", "LOCK", "record", "read", "zero", "set_bytes"]
 
@@ -44,9 +45,8 @@ def _empty() -> dict:
 @contextlib.contextmanager
 def _locked(root: Path):
     """Hold the cache's stats lock (created with the cache directory if need be)."""
-    root.mkdir(parents=True, exist_ok=True)
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(root / LOCK, flags, 0o644)
+    cachefiles.make_dir(root)
+    fd = cachefiles.open_lock(root / LOCK)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -78,7 +78,7 @@ def read(root: Path) -> dict:
 
 def _write(root: Path, data: dict) -> None:
     data["updated"] = time.time()
-    fd, tmp = tempfile.mkstemp(dir=root, prefix=".stats.", suffix=".tmp")
+    fd, tmp = cachefiles.create_temp(root, ".stats.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f)

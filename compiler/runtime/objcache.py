@@ -21,7 +21,8 @@ caller may check the object further (``check``: the JIT compares its debug-key n
 An entry that fails is deleted, counted (``stats().corrupt_evicted``), logged once at
 DEBUG on the ``cuvil.cache`` logger, and the caller rebuilds it: a bad entry is a miss,
 never an error and never executed. Writes go to a temporary file in the entry's own
-directory (``O_EXCL``, so never through a link) renamed over the entry, so readers see
+directory (``O_EXCL``, so never through a link; mode 0666 less the umask or
+``CUVIL_CACHE_UMASK``, cachefiles.py) renamed over the entry, so readers see
 the old entry or the new one, never half a file; a link or directory in the entry's
 place, or in place of a shard directory, is removed first (removing a link never touches
 what it points to); a read through such a link reads nothing. The cache root itself may be a link (a cache moved to another disk
@@ -38,7 +39,6 @@ import os
 import shutil
 import stat
 import struct
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -49,7 +49,7 @@ import llvmlite.binding as llvm
 
 from ..codegen.target import host_cpu, target_triple
 from ..version import __version__
-from . import cachestats
+from . import cachefiles, cachestats
 
 __all__ = [
     "cache_key",
@@ -282,7 +282,7 @@ def _real_dir(path: Path) -> None:
         _remove(path)
     except FileNotFoundError:
         pass
-    path.mkdir(parents=True, exist_ok=True)
+    cachefiles.make_dir(path)
 
 
 def store_object(key: str, data: bytes) -> None:
@@ -299,10 +299,10 @@ def store_object(key: str, data: bytes) -> None:
     )
     tmp = None
     try:
-        cache_dir().mkdir(parents=True, exist_ok=True)
+        cachefiles.make_dir(cache_dir())
         _real_dir(path.parent.parent)
         _real_dir(path.parent)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+        fd, tmp = cachefiles.create_temp(path.parent)  # 0666 less the umask
         with os.fdopen(fd, "wb") as f:
             f.write(header + data)
         if stat.S_ISDIR(_mode(path)):

@@ -32,6 +32,7 @@ from .isolated import (
 from .metrics import parse_tolerances
 from .model import STAGES, DiffReport
 from .progress import StageProgress, progress_mode
+from .sweep import SWEEP_FORMATS, add_sweep_args, is_sweep, run_sweep
 
 __all__ = ["add_parsers", "check_fail_on"]
 
@@ -47,16 +48,18 @@ def add_parsers(commands) -> None:
 
 # ---- shared options ------------------------------------------------------------------------
 MODEL = ModelArgs()
+MODELS = ModelArgs(many=True)  # diff: one model, or many (sweep.py)
 COMPILE = CompileArgs(default_level="3", native=True)
 CHECK = CheckArgs()
 DIFF_OUTPUT = OutputArgs(
     "write the report to FILE, not stdout",
     force="let -o/--dot overwrite files",
     also=[("--dot", "also write the FX graph, coloured by error")],
-    formats=["table", "json", "html", "dot"],
+    formats=["table", "json", "html", "dot", *SWEEP_FORMATS],
     default_format="table",
     format_help="table (terminal), json (versioned, docs/DIFF.md), html (one "
-    "self-contained file) or dot (the FX graph coloured by error)",
+    "self-contained file) or dot (the FX graph coloured by error); many models: "
+    "table, json, markdown, junit or sarif, one result per model",
 )
 REPRO_OUTPUT = OutputArgs(
     "folder for repro.py and repro.pt (default: ./cuvil-repro)",
@@ -66,8 +69,8 @@ REPRO_OUTPUT = OutputArgs(
 )
 
 
-def _model_args(p: argparse.ArgumentParser) -> None:
-    MODEL.add_to(p)
+def _model_args(p: argparse.ArgumentParser, models: ModelArgs = MODEL) -> None:
+    models.add_to(p)
     COMPILE.add_to(p)
     CHECK.add_to(p)
 
@@ -100,33 +103,12 @@ def _add_diff(commands) -> None:
         help="compare every FX node across eager, IR, optimized IR and native code",
         description="Run a model through every compiler stage and compare each FX "
         "node's value with PyTorch eager, propagated and isolated; report the first "
-        "node whose error is introduced, the stage and the pass or kernel behind it.",
+        "node whose error is introduced, the stage and the pass or kernel behind it. "
+        "Several models (files, folders, quoted globs, --shard): each in its own "
+        "worker, one report with a result per model (docs/DIFF.md, Many models).",
     )
-    _model_args(p)
-    p.add_argument(
-        "--stages",
-        default=",".join(STAGES),
-        metavar="LIST",
-        help=f"stages to run, from {','.join(STAGES)} (default: all)",
-    )
-    p.add_argument(
-        "--tol",
-        action="append",
-        default=[],
-        metavar="DTYPE=RTOL,ATOL",
-        help="tolerance of one dtype, e.g. f16=1e-3,1e-3; repeatable",
-    )
-    p.add_argument(
-        "--elementwise",
-        action="store_true",
-        help="hold every element to atol + rtol*|eager| (default: normwise, "
-        "max error <= atol + rtol*max|eager|)",
-    )
-    p.add_argument(
-        "--no-members",
-        action="store_true",
-        help="do not recompute the members of fused kernels natively (faster)",
-    )
+    _model_args(p, MODELS)
+    _add_compare_args(p)
     DIFF_OUTPUT.add_to(p)
     add_isolation_args(p)
     p.add_argument(
@@ -153,7 +135,36 @@ def _add_diff(commands) -> None:
         "'output' (a stage's model output is off), 'never', or a threshold on any "
         "compared value such as 'max_abs>1e-3', 'sqnr_db<40', 'cosine<0.999'",
     )
+    add_sweep_args(p)
     p.set_defaults(run=_cmd_diff)
+
+
+def _add_compare_args(p: argparse.ArgumentParser) -> None:
+    """What diff compares, and how strictly."""
+    p.add_argument(
+        "--stages",
+        default=",".join(STAGES),
+        metavar="LIST",
+        help=f"stages to run, from {','.join(STAGES)} (default: all)",
+    )
+    p.add_argument(
+        "--tol",
+        action="append",
+        default=[],
+        metavar="DTYPE=RTOL,ATOL",
+        help="tolerance of one dtype, e.g. f16=1e-3,1e-3; repeatable",
+    )
+    p.add_argument(
+        "--elementwise",
+        action="store_true",
+        help="hold every element to atol + rtol*|eager| (default: normwise, "
+        "max error <= atol + rtol*max|eager|)",
+    )
+    p.add_argument(
+        "--no-members",
+        action="store_true",
+        help="do not recompute the members of fused kernels natively (faster)",
+    )
 
 
 def _diff_options(args) -> DiffOptions:
@@ -188,6 +199,9 @@ def _cmd_diff(args) -> int:
         _parse_fail_on(when)
     _diff_options(args)  # its mistakes (stages, tolerances) before any work or UI
     isolation_limits(args)
+    if is_sweep(args):  # many models: a result each (sweep.py)
+        return run_sweep(args, output)
+    args.model = args.models[0]
     model = MODEL.parse(args)
     if args.tui:  # the diff runs in the TUI's worker, under its progress pane
         from ..tui.difftarget import run_diff_tui

@@ -33,7 +33,9 @@ __all__ = [
     "isolation_limits",
     "render_report",
     "report_texts",
+    "plain_args",
     "run_isolated",
+    "run_worker",
     "terminal",
 ]
 
@@ -136,9 +138,25 @@ def run_isolated(args, output) -> int:
     timeout, memory = isolation_limits(args)
     tty, width = terminal()
     mode = progress_mode(args)
-    payload = {"args": _plain(args), "tty": tty, "width": width, "max_memory": memory}
-    payload["progress"] = mode is not None
+    payload = {"args": plain_args(args), "tty": tty, "width": width}
+    payload.update(max_memory=memory, progress=mode is not None)
     progress = StageProgress(mode) if mode else None
+    try:
+        events, timed_out, returncode = run_worker(payload, timeout, progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    if timed_out:
+        return _fail(f"the diff did not finish within {timeout:g} s (--timeout)", 2)
+    return _finish(events, returncode, output)
+
+
+def run_worker(
+    payload: dict, timeout: float | None, progress: StageProgress | None = None
+) -> tuple[list, bool, int | None]:
+    """One diff worker given `payload`: (the events it sent but progress, whether it
+    ran past `timeout` and was killed, its exit status). Its output (the model's
+    prints) goes to stderr, or above `progress`."""
     channel = Channel()
     proc = subprocess.Popen(
         [sys.executable, "-m", "cuvil_debug.diff.worker"],
@@ -151,18 +169,17 @@ def run_isolated(args, output) -> int:
     channel.start()
     relay = threading.Thread(target=_relay, args=(proc.stdout, progress), daemon=True)
     relay.start()
-    proc.stdin.write(pickle.dumps(payload))
-    proc.stdin.close()
+    try:
+        proc.stdin.write(pickle.dumps(payload))
+        proc.stdin.close()
+    except BrokenPipeError:  # the worker is gone already: its exit says why
+        pass
     events, timed_out = _collect(channel, proc, timeout, progress)
     relay.join(timeout=5)
-    if progress is not None:
-        progress.close()
-    if timed_out:
-        return _fail(f"the diff did not finish within {timeout:g} s (--timeout)", 2)
-    return _finish(events, proc, output)
+    return events, timed_out, proc.returncode
 
 
-def _plain(args: argparse.Namespace) -> dict:
+def plain_args(args: argparse.Namespace) -> dict:
     """The parsed options the worker needs (values, not the parser's callables)."""
     plain = {}
     for key, value in vars(args).items():
@@ -219,7 +236,7 @@ def _read_events(channel: Channel, events: list, progress) -> None:
         events.append(event)
 
 
-def _finish(events: list, proc: subprocess.Popen, output) -> int:
+def _finish(events: list, returncode: int | None, output) -> int:
     forged = [e for e in events if e.get("event") == "forged" or "forged_prefix" in e]
     final = next((e for e in events if e.get("event") == "done"), None)
     if forged:
@@ -238,8 +255,10 @@ def _finish(events: list, proc: subprocess.Popen, output) -> int:
     if said is not None:
         print(said["text"], file=sys.stderr)
         return EXIT_USAGE if said["event"] == "error" else EXIT_INTERNAL
-    why = describe_exit(proc.returncode, "the diff")
-    if proc.returncode < 0:  # a signal: the model's code or Cuvil's native code
+    why = describe_exit(returncode, "the diff")
+    if (
+        returncode is not None and returncode < 0
+    ):  # a signal: the model's code or Cuvil's native code
         return _fail(f"{why} (in the model's or Cuvil's code); no report", 3)
     return _fail(f"{why}; no report is written", EXIT_USAGE)
 

@@ -3,6 +3,7 @@ PATTERNS table, and walks the def-use graph for the root cause."""
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections import defaultdict
@@ -19,17 +20,18 @@ from .failing import (
     output_refused,
     type_guard,
 )
+from .linefacts import shape_bases
 from .patterns import PATTERNS
 from .rootcause import Candidate, DefUseGraph, flow_facts, rank_roots
-from .source import index_file
+from .source import _header, index_file, names_in
 
 __all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
 
 
-TEMPERATURE = 2.0  # softmax temperature, fitted by benchmarks/calibrate_triage.py
+TEMPERATURE = 1.9  # softmax temperature, fitted by benchmarks/calibrate_triage.py
 
 
-SHRINK = 0.09  # uniform share of the confidence, fitted with TEMPERATURE
+SHRINK = 0.10  # uniform share of the confidence, fitted with TEMPERATURE
 
 
 UNKNOWN = "unknown"
@@ -101,6 +103,8 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
         start = _forward_line(record)
         paths = graph.search((record.get("model") or {}).get("class"))
         signals.add("where:unknown")
+        # what the model's code does anywhere (forward() writing module state)
+        signals |= {f"search:{f}" for f in SEARCH_FACTS if _any_fact(graph, paths, f)}
     else:
         start = graph.key(start)
         paths = graph.walk_back(start)
@@ -108,9 +112,41 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     cls = (record.get("model") or {}).get("class")
     tensors = graph.tensor_params(cls, record.get("inputs") or [])
     signals |= {f"flow:{f}" for f in flow_facts(graph, paths, tensors)}
-    near = {k: p for k, p in paths.items() if len(p) == 2}  # the value's direct defs
+    # the value's direct defs; a parameter passes its argument on unchanged, so the
+    # argument a caller bound to it is as near (`f(x.shape[:-1])` -> `if not dims:`)
+    near = {k: p for k, p in paths.items() if len(p) > 1 and _hops(graph, p) <= 1}
     signals |= {f"near:{f}" for f in flow_facts(graph, near, tensors)}
+    # where the failing line's operands came from, along def-use edges only: the
+    # tensors whose size it reads (`mask` in `len(mask.shape[2:])`) and the names a
+    # branch tests (an unfed Optional there, not anywhere upstream)
+    sized = _operand_names(start) if "where:unknown" not in signals else set()
+    operand = graph.walk_uses(start, sized)
+    signals |= {f"operand:{f}" for f in flow_facts(graph, operand, tensors)}
     return start, paths
+
+
+def _operand_names(key) -> set[str]:
+    ix = index_file(key[0]) if key else None
+    stmt = ix.stmt_at(key[1]) if ix else None
+    if stmt is None:
+        return set()
+    parts = _header(stmt.node)
+    tests = [n.test for p in parts for n in ast.walk(p) if isinstance(n, ast.IfExp)]
+    if isinstance(stmt.node, ast.If | ast.While | ast.Assert):
+        tests.append(stmt.node.test)
+    return shape_bases(parts).union(*map(names_in, tests))
+
+
+SEARCH_FACTS = ("state-write",)  # read from every searched line: search:<fact>
+
+
+def _any_fact(graph: DefUseGraph, paths: dict, fact: str) -> bool:
+    return any(fact in graph.facts(k) for k in paths)
+
+
+def _hops(graph: DefUseGraph, path: list) -> int:
+    """Def-use edges on `path` that compute a value (not a parameter's binding)."""
+    return sum(graph.param(k) is None for k in path[1:])
 
 
 UNREACHED_PARAM = 2.0  # an unfed parameter the failing value does not come from
@@ -147,10 +183,29 @@ def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signal
             key = graph.key(ret)
             paths.setdefault(key, [start, key])
             extra[key] = extra.get(key, 0.0) + FORWARD_RETURN
+    _boundary_root(record, graph, start, paths, extra)
     for key in graph.decorators(start):  # `@can_return_tuple` over forward()
         paths.setdefault(key, [start, key])
         extra[key] = DECORATOR if category == "capture-limitation" else -DECORATOR
     return rank_roots(graph, start, paths, category, extra=extra)
+
+
+BOUNDARY = 1.5  # the model's own last call into a dependency the error came from
+
+
+def _boundary_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
+    """The failing line is in a dependency of the model's package (tensorly under
+    neuralop): the model package's deepest frame, the call into it, is the line its
+    author can change."""
+    user = _user_roots(record)
+    stack = code_stack(_chain(record), user)
+    if not stack or start[0].startswith(user):
+        return
+    ours = [loc for loc in stack if loc[0].startswith(user)]
+    if ours:
+        key = graph.key(ours[-1])
+        paths.setdefault(key, [start, key])
+        extra[key] = extra.get(key, 0.0) + BOUNDARY
 
 
 FORWARD_RETURN = 2.0  # forward()'s return, when an output is what was refused
@@ -181,7 +236,7 @@ def _type_guard_roots(record, graph: DefUseGraph, start, paths: dict, extra: dic
 
 
 # ---- scoring ------------------------------------------------------------------------
-_STRUCTURED = ("exc:", "err:", "gb:", "fake-op", "op:", "raise:")
+_STRUCTURED = ("exc:", "err:", "gb:", "fake-op", "op:", "raise:", "guard:")
 
 
 def _score(signals: set[str]) -> tuple[dict[str, float], dict[str, float]]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import sys
 
 from cuvil.argtypes import existing_file, positive_float, positive_int
@@ -21,7 +20,6 @@ from ..isolation import memory_size
 from .api import (
     DEFAULT_TIMEOUT,
     expand_specs,
-    is_glob,
     load_baseline,
     new_failures,
     report_doc,
@@ -33,7 +31,7 @@ from .report_codequality import write_codequality
 from .report_junit import to_junit
 from .report_markdown import to_markdown
 from .report_sarif import write_sarif
-from .select import model_specs
+from .select import missing_path, model_specs
 from .shard import select, shard_meta, shard_spec
 
 __all__ = [
@@ -165,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     output = OUTPUT.parse(args)
     output.check()  # a report that may not be written: say so before the captures
     models = MODELS.parse(args)
-    missing = [s for s in models.specs if _missing_path(s)]
+    missing = [s for s in models.specs if missing_path(s)]
     if missing:  # a typo on the command line, not a finding of the batch
         return _usage(f"{missing[0]}: no such file or directory")
     specs = expand_specs(list(models.specs))
@@ -220,16 +218,6 @@ def _executor_mistake(args: argparse.Namespace) -> str | None:
     except CuvilError as e:
         return e.message
     return None
-
-
-def _missing_path(spec: str) -> bool:
-    """A spec that names a file or folder (`models/`, `m.py`, `m.py:Net`) that is not
-    there; `package.module:Model` specs are imported, not looked up."""
-    path = spec.rsplit(":", 1)[0] if spec.count(":") == 1 else spec
-    if is_glob(path):  # one that matches nothing: "no models found"
-        return False
-    looks_like_path = path.endswith(".py") or os.sep in path
-    return looks_like_path and not os.path.exists(path)
 
 
 def _usage(message: str) -> int:

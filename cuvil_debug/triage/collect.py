@@ -164,13 +164,17 @@ def _is_plain_leaf(model) -> bool:
 
 
 def _dynamo(loaded, capture: Capture) -> None:
-    """torch.compile(model, backend=cuvil, fullgraph=True): a graph break is an error."""
+    """torch.compile(model, backend=cuvil, fullgraph=True): a graph break is an error,
+    and so is an op Cuvil refuses (strict: by default the backend runs it eagerly)."""
+    import functools
+
     import torch
 
     from cuvil.backend import cuvil_backend
 
+    strict = functools.partial(cuvil_backend, options={"fallback": "strict"})
     torch._dynamo.reset()  # the backend compiles to native code: stage is "compile"
-    torch.compile(loaded.model, backend=cuvil_backend, fullgraph=True)(*loaded.inputs)
+    torch.compile(loaded.model, backend=strict, fullgraph=True)(*loaded.inputs)
 
 
 def _run_eager(loaded, capture: Capture) -> dict:

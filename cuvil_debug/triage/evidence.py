@@ -119,11 +119,21 @@ def _exception_signals(record: dict) -> set[str]:
             )
         if fields.get("func"):
             out.add("fake-op")
+        out |= _guard_kind(e)
         # torch's exception for nonzero / masked_select under fake tensors, which
         # Cuvil's refusal of the op names in its hint
         if "DynamicOutputShapeException" in e["message"]:
             out.add("exc:DynamicOutputShapeException")
     return out
+
+
+def _guard_kind(exc: dict) -> set[str]:
+    """What Python asked of a data-dependent value, from the symbolic-shape frames:
+    sym_node's guard_bool reached without SymBool.__bool__ is the truth value of a
+    tensor (`if t.any():`, `assert valid.all()`), not of a size comparison."""
+    funcs = {f["func"] for f in exc["frames"] if f["file"].endswith("sym_node.py")}
+    tensor_bool = "guard_bool" in funcs and "bool_" not in funcs
+    return {"guard:tensor-bool"} if tensor_bool else set()
 
 
 def _io_signals(record: dict) -> set[str]:
@@ -152,9 +162,19 @@ def _signature_signals(record: dict) -> set[str]:
 
 def _user_roots(record: dict) -> tuple[str, ...]:
     """The model file's folder, and the top-level package of the model class (so a
-    model in an installed package, e.g. transformers, counts as user code)."""
-    files = (record.get("file"), (record.get("model") or {}).get("file"))
-    return tuple({str(_package_root(Path(f))) + "/" for f in files if f})
+    model in an installed package, e.g. transformers, counts as user code); a class
+    in a top-level module of its own (`site-packages/rtdl_revisiting_models.py`) gives
+    that file, not its folder, which would make every installed package, torch
+    included, the user's code."""
+    sample, cls = record.get("file"), (record.get("model") or {}).get("file")
+    roots = {str(_package_root(Path(sample))) + "/"} if sample else set()
+    if cls and not any(cls.startswith(r) for r in roots):
+        lone = Path(cls).parent.name in _INSTALL_FOLDERS
+        roots.add(cls if lone else str(_package_root(Path(cls))) + "/")
+    return tuple(roots)
+
+
+_INSTALL_FOLDERS = ("site-packages", "dist-packages")
 
 
 def _package_root(file: Path) -> Path:
@@ -245,6 +265,8 @@ def _op_signals(chain: list[dict]) -> set[str]:
     t = targets[0]
     if t.startswith(_NON_TORCH_TARGETS):
         return {"op:non-torch"}
+    if t.endswith("wrap_with_set_grad_enabled"):  # dynamo's region for a grad-mode
+        return {"op:grad-mode-region"}  # change: torch.no_grad(), `w.data = ...`
     last = t.rsplit(".", 1)[-1]
     if not t.startswith(_TORCH_TARGETS) and last[:1].isupper() and "torch" not in t:
         return {"op:user-object"}

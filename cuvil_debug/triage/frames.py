@@ -37,12 +37,11 @@ def package_of(file: str) -> str | None:
     path = _resolve(file)
     for root in _LIB_DIRS:
         if path.startswith(root + os.sep) and "site-packages" in root:
-            rel = path[len(root) + 1 :]
-            return (
-                rel.split(os.sep, 1)[0].removesuffix(".py") if os.sep in rel else None
-            )
+            rel = path[len(root) + 1 :]  # a package's folder or a top-level module
+            return rel.split(os.sep, 1)[0].removesuffix(".py")
     if "/site-packages/" in path:
-        return path.split("/site-packages/", 1)[1].split("/", 1)[0]
+        top = path.split("/site-packages/", 1)[1].split("/", 1)[0]
+        return top.removesuffix(".py")
     return None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-__all__ = ["LINE_FACTS", "line_facts"]
+__all__ = ["LINE_FACTS", "line_facts", "shape_bases", "state_write"]
 
 _REDUCTIONS = {
     "sum",
@@ -101,6 +101,25 @@ def _shape_expr(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr in {"shape", "size"}
 
 
+# builtins that walk their (first) argument
+_ITERATING = {
+    "list",
+    "tuple",
+    "set",
+    "sorted",
+    "reversed",
+    "enumerate",
+    "zip",
+    "map",
+    "sum",
+    "max",
+    "min",
+    "any",
+    "all",
+    "iter",
+}
+
+
 def _shape_iterate(stmt: ast.AST, node: ast.AST) -> bool:
     if isinstance(stmt, ast.For | ast.AsyncFor) and _shape_expr(stmt.iter):
         return True
@@ -112,6 +131,10 @@ def _shape_iterate(stmt: ast.AST, node: ast.AST) -> bool:
         return any(isinstance(t, ast.Tuple | ast.List) for t in node.targets)
     if isinstance(node, ast.Call) and _func_name(node) == "len":
         return any(_shape_expr(a) for a in node.args)
+    if isinstance(node, ast.Call) and _func_name(node) in _ITERATING:
+        # `list(x.shape)`, `zip(x.shape, sizes)`, `max(x.shape[1:])`: Python walks it
+        several = _func_name(node) in {"zip", "map"}  # else one iterable argument
+        return (several or len(node.args) == 1) and any(map(_shape_expr, node.args))
     if (
         isinstance(node, ast.Call) and _base(node) in _NON_TORCH
     ):  # np.ceil(x.shape[0] / v)
@@ -321,6 +344,34 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
         and n is s
     ),
 }
+
+
+def shape_bases(parts: list[ast.AST]) -> set[str]:
+    """The names whose size the statement reads: `x` in `x.shape[2:]`, `x.size(1)`."""
+    out = set()
+    for node in (n for p in parts for n in ast.walk(p)):
+        if isinstance(node, ast.Call):
+            node = node.func
+        if isinstance(node, ast.Attribute) and node.attr in {"shape", "size"}:
+            if isinstance(node.value, ast.Name):
+                out.add(node.value.id)
+    return out
+
+
+def state_write(stmt: ast.AST) -> bool:
+    """`self.cache = h`, `self.steps += 1`, `w.data = w.data * mask`: an assignment to
+    module state or to a tensor's `.data` (outside __init__, the caller checks)."""
+    targets = getattr(stmt, "targets", None) or [getattr(stmt, "target", None)]
+    for t in targets:
+        if not isinstance(t, ast.Attribute):
+            continue
+        if t.attr == "data":
+            return True
+        while isinstance(t, ast.Attribute):
+            t = t.value
+        if isinstance(t, ast.Name) and t.id == "self":
+            return True
+    return False
 
 
 def line_facts(stmt: ast.AST, parts: list[ast.AST]) -> set[str]:

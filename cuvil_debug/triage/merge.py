@@ -1,12 +1,15 @@
-"""Merges the reports of `cuvil-debug triage --shard K/N` runs (JSON, SARIF or JUnit)
-into the report of the unsharded run: every result back at its place, the counts
-summed, SARIF's rules and artifacts once each, the shard records dropped."""
+"""Merges the reports of the runs of a `--shard K/N` sweep (`cuvil-debug triage`, or
+`cuvil-debug diff` over many models; JSON, SARIF or JUnit) into the report of the
+unsharded run: every result back at its place, the counts summed, SARIF's rules and
+artifacts once each, the shard records dropped. A JSON report's kind is its
+``schema``; `JsonKind` says how that kind is recounted and what its shards share."""
 
 from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from cuvil.errors import CuvilError
@@ -18,6 +21,8 @@ from .shard import SHARD_KEY
 
 __all__ = [
     "FORMATS",
+    "JsonKind",
+    "TRIAGE",
     "format_of",
     "merge_files",
     "merge_json",
@@ -27,7 +32,19 @@ __all__ = [
 
 FORMATS = ("json", "sarif", "junit")
 _SUFFIXES = {".sarif": "sarif", ".json": "json", ".xml": "junit"}
-_HINT = "give every shard's report of one `cuvil-debug triage --shard K/N` sweep"
+_HINT = "give every shard's report of one `--shard K/N` sweep (triage or diff)"
+
+
+@dataclass(frozen=True)
+class JsonKind:
+    """A JSON report kind: how its `summary` is recounted from the results, and the
+    keys (`same`) every shard of one sweep must agree on."""
+
+    summary: Callable[[list], dict]
+    same: tuple[str, ...]
+
+
+TRIAGE = JsonKind(summary, ("frontend", "stage", "mode"))
 
 
 def format_of(path: str) -> str | None:
@@ -39,14 +56,20 @@ def format_of(path: str) -> str | None:
     return _SUFFIXES.get(Path(name).suffix)
 
 
-def merge_files(paths: Sequence[str], fmt: str) -> str:
+def merge_files(
+    paths: Sequence[str], fmt: str, kinds: Mapping[str, JsonKind] | None = None
+) -> str:
+    """The merged report of the shard files `paths` in `fmt`; `kinds`: the JSON
+    report kinds by schema (default: triage's)."""
     texts = []
     for path in paths:
         try:
             texts.append(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError) as e:
             raise CuvilError(f"cannot read {path}: {e}") from None
-    merge = {"json": merge_json, "sarif": merge_sarif, "junit": merge_junit}[fmt]
+    if fmt == "json":
+        return merge_json(texts, list(paths), kinds or {SCHEMA: TRIAGE})
+    merge = {"sarif": merge_sarif, "junit": merge_junit}[fmt]
     return merge(texts, list(paths))
 
 
@@ -61,7 +84,7 @@ def _check(metas: list, paths: list[str], complete: bool) -> None:
         ):
             raise CuvilError(
                 f"{path}: not a shard's report (no shard record: was it written "
-                f"by `triage --shard K/N`?)",
+                f"with --shard K/N?)",
                 hint=_HINT,
             )
     first = metas[0]
@@ -139,18 +162,25 @@ def _load_json(text: str, path: str) -> dict:
 
 
 # ---- JSON ----------------------------------------------------------------------------
-def merge_json(texts: list[str], paths: list[str]) -> str:
+def merge_json(
+    texts: list[str], paths: list[str], kinds: Mapping[str, JsonKind] | None = None
+) -> str:
+    kinds = kinds or {SCHEMA: TRIAGE}
     docs = [_load_json(t, p) for t, p in zip(texts, paths)]
+    schema = docs[0].get("schema")
     for doc, path in zip(docs, paths):
-        if doc.get("schema") != SCHEMA:
+        if doc.get("schema") not in kinds or doc.get("schema") != schema:
             raise CuvilError(
-                f"{path}: not a triage JSON report (schema {doc.get('schema')!r})",
-                hint="--format json reports merge with --format json ones",
+                f"{path}: not a {_kind_name(schema, kinds)} JSON report (schema "
+                f"{doc.get('schema')!r})",
+                hint="--format json reports merge with --format json ones of the "
+                "same tool",
             )
+    kind = kinds[schema]
     metas = [d.get("shard") for d in docs]
     _check(metas, paths, complete=True)
     for doc, path in zip(docs, paths):
-        for key in ("frontend", "stage", "mode"):
+        for key in kind.same:
             if doc.get(key) != docs[0].get(key):
                 raise CuvilError(
                     f"{path}: {key} {doc.get(key)!r}, but {paths[0]} has "
@@ -159,8 +189,15 @@ def merge_json(texts: list[str], paths: list[str]) -> str:
                 )
     results = _ordered(metas, [d["results"] for d in docs], paths)
     out = {k: v for k, v in docs[0].items() if k != "shard"}
-    out["summary"], out["results"] = summary(results), results
+    out["summary"], out["results"] = kind.summary(results), results
     return json.dumps(out, indent=1) + "\n"
+
+
+def _kind_name(schema, kinds: Mapping[str, JsonKind]) -> str:
+    """'cuvil-triage/1' -> 'triage'; an unknown schema: the kinds known."""
+    if schema in kinds:
+        return str(schema).removeprefix("cuvil-").split("/")[0]
+    return " or ".join(k.removeprefix("cuvil-").split("/")[0] for k in kinds)
 
 
 # ---- SARIF ---------------------------------------------------------------------------
@@ -270,6 +307,7 @@ def merge_junit(texts: list[str], paths: list[str]) -> str:
         failures=sum(int(s.get("failures", 0)) for s in suites),
         errors=sum(int(s.get("errors", 0)) for s in suites),
         time=sum(float(s.get("time", 0)) for s in suites),
+        name=suites[0].get("name") or "cuvil-triage",
     )
     for case in cases:
         suite.append(case)

@@ -93,6 +93,12 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         ),
         # fx met a module built inside forward(): `nn.ZeroPad2d(...)(x)`
         (r"module is not installed as a submodule", "not-submodule"),
+        # export lifted a tensor made while tracing into its constants: module state
+        # assigned a traced value (`self.w.data = ...`)
+        (r"found a fake tensor in the exported program constant", "fake-constant"),
+        # Cuvil refusing to slice because a dim became symbolic: slicing it lowers for
+        # static sizes (zeros/ones of a symbolic size are an unsupported op instead)
+        (r"unsupported op 'slicing a dim of symbolic size", "cuvil-symbolic-slice"),
         # Cuvil refusing an op whose output size depends on the values
         (
             r"unsupported op '[^']*(boolean mask|data-dependent shape|nonzero|"

@@ -7,7 +7,7 @@ Nothing here decides anything; classify.py and rootcause.py interpret these tabl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .linefacts import LINE_FACTS, line_facts
 
@@ -23,14 +23,23 @@ __all__ = [
 @dataclass(frozen=True)
 class Pattern:
     """Votes `weight` for `category` when all `signals` are present (and none of
-    `unless`). Signal families: exc:Type, msg:signal, ast:fact (failing line),
-    flow:fact (lines the offending value came from), param:kind, eager:ok|fail,
-    raise:user|lib|cuvil, io:non-tensor-input|container-input."""
+    `unless`). Signal families: exc:Type, err:/gb:/guard:/op: (torch's structured
+    fields and frames), msg:signal, ast:fact (failing line), flow:fact (lines the
+    offending value came from), near:fact (its direct defs), operand:fact (where the
+    failing line's operands came from, def-use edges only), search:fact (any model
+    line, no failing line known), eager:ok|fail, raise:user|lib|cuvil,
+    io:non-tensor-input|container-input, sig:, fe:. `origin`: the labelled set the
+    row was written from (scripts/triage_loso.py leaves a set's rows out)."""
 
     category: str
     signals: frozenset[str]
     weight: float
     unless: frozenset[str] = frozenset()
+    origin: str = ""  # the labelled set whose misses it was written from
+
+
+def _from(origin: str, rows: list[Pattern]) -> list[Pattern]:
+    return [replace(p, origin=origin) for p in rows]
 
 
 def _p(category: str, signals: str, weight: float, unless: str = "") -> Pattern:
@@ -39,48 +48,25 @@ def _p(category: str, signals: str, weight: float, unless: str = "") -> Pattern:
     )
 
 
-PATTERNS: list[Pattern] = [
+# The rows are grouped by the set each was written from (`origin`: the rows a
+# set's leave-one-out score leaves out, scripts/triage_loso.py); a row's `unless`
+# may have been narrowed later, from another set. Order does not matter: scores add
+# up, and ties go to the more specific evidence.
+
+
+# ---- rules written from samples/failures/ (hand-written; triage was built on it)
+_FAILURES = [
     # control flow on a tensor's value vs on its size vs on a forward() flag
     _p("data-dependent-control-flow", "msg:proxy-control-flow", 2.0),
     _p("data-dependent-control-flow", "msg:data-dependent ast:branch", 2.0),
-    # export fails at the `if` / `while` on a value .item() took out of a tensor: the
-    # branch is the problem (torch.where / torch.cond), not the number itself
-    _p(
-        "data-dependent-control-flow",
-        "msg:data-dependent ast:branch flow:item",
-        5.0,
-        "msg:unbacked-size flow:data-size",
-    ),
-    _p(
-        "data-dependent-control-flow",
-        "msg:data-dependent ast:branch ast:item",
-        5.0,
-        "msg:unbacked-size flow:data-size",
-    ),
     _p("data-dependent-control-flow", "msg:proxy-control-flow flow:reduction", 1.5),
-    # `if not torch.all(index[:-1] <= index[1:])`: a branch on a reduced comparison
-    _p(
-        "data-dependent-control-flow",
-        "msg:proxy-control-flow ast:reduction ast:tensor-compare",
-        3.0,
-    ),
     _p(
         "data-dependent-control-flow", "msg:proxy-control-flow flow:tensor-compare", 1.0
     ),
     _p("dynamic-shape", "msg:proxy-control-flow flow:shape-read", 3.5, "flow:item"),
     _p("dynamic-shape", "msg:proxy-as-value flow:shape-read", 3.5, "flow:item"),
     _p("dynamic-shape", "msg:proxy-as-value ast:range", 2.0),
-    # int(math.sqrt(T)) on a T unpacked from x.shape: size arithmetic, not a value
-    _p(
-        "dynamic-shape",
-        "msg:proxy-as-value near:shape-read",
-        4.0,
-        "near:item near:reduction near:numpy",
-    ),
     _p("dynamic-shape", "msg:constraint", 4.0),
-    # an op whose output size depends on the data (nonzero): the size is the problem
-    _p("dynamic-shape", "exc:DynamicOutputShapeException", 5.0),
-    _p("dynamic-shape", "msg:data-size-op", 5.0),
     _p("dynamic-shape", "msg:data-dependent flow:data-size", 4.0),
     _p("dynamic-shape", "exc:UserError", 1.0),
     # only fx traces a parameter as a Proxy: export and dynamo see the value itself
@@ -99,29 +85,11 @@ PATTERNS: list[Pattern] = [
     _p("non-tensor-argument", "msg:shapeprop eager:ok flow:param-optional", 5.0),
     _p("non-tensor-argument", "msg:shapeprop eager:ok flow:param-kwargs", 5.0),
     _p("non-tensor-argument", "msg:proxy-as-value flow:param-flag", 5.0),
-    # `if mask is not None` on an unfed Optional parameter: under fx the None is a
-    # Proxy, so the branch for a real mask runs and whatever it calls fails
-    _p(
-        "non-tensor-argument",
-        "flow:param-optional flow:is-none-test eager:ok",
-        4.0,
-        "fe:export fe:dynamo msg:proxy-setitem",
-    ),
     _p("non-tensor-argument", "msg:container-method", 3.0),
     # fx traces a None / flag / container parameter as a Proxy; export passes the
     # value itself, and Cuvil refusing it is an input of the wrong type
     _p("non-tensor-argument", "msg:input-builtin", 3.0, "fe:export"),
     _p("non-tensor-argument", "io:container-input", 2.0, "fe:export"),
-    _p("unsupported-io-type", "msg:input-none fe:export", 5.0),
-    # a bool / int / float example input export keeps as a placeholder: a non-tensor
-    # among the inputs (no Proxy is involved); a dict or list is a container parameter
-    _p("unsupported-io-type", "msg:input-scalar fe:export", 5.0, "io:container-type"),
-    _p(
-        "non-tensor-argument",
-        "msg:input-builtin fe:export",
-        3.0,
-        "msg:input-none",
-    ),
     _p(
         "non-tensor-argument",
         "sig:defaults-traced eager:ok",
@@ -130,56 +98,7 @@ PATTERNS: list[Pattern] = [
     ),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-iter", 4.5),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-setitem", 3.0),
-    # `coords[:, :, 0] = ...` / `norms[norms < eps] = eps` on a traced tensor under fx:
-    # the tracer records no item assignment, whatever the tensor came from
-    _p(
-        "inplace-mutation",
-        "msg:proxy-setitem ast:inplace fe:fx",
-        8.0,
-        "sig:kwargs-traced near:param-kwargs near:rank-read",
-    ),
-    # `shape = [1] * x.dim(); shape[d] = -1`: the list is a Proxy of the rank
-    _p("capture-limitation", "msg:proxy-setitem near:rank-read eager:ok", 7.0),
-    # Python logic over a traced size under fx — `for d in x.shape[2:]`,
-    # `len(t.shape)`, `np.array(x.shape)`, `assert x.shape[1] == c` — fails with the
-    # tracer's iteration / numpy / control-flow words; the failing line reading the
-    # shape is what makes it a size question
-    _p(
-        "dynamic-shape",
-        "msg:proxy-iter ast:shape-iterate",
-        7.0,
-        "ast:item near:item flow:param-optional",
-    ),
-    # ... or unpacking a name that holds one (`shape = x.shape; b, n = *shape, h`)
-    _p(
-        "dynamic-shape",
-        "msg:proxy-iter ast:unpack near:shape-attr",
-        7.0,
-        "ast:item near:item flow:param-optional",
-    ),
-    # ... or `len()` of a name that holds one (`x_shape = x.shape[:2]; len(x_shape)`)
-    _p(
-        "dynamic-shape",
-        "msg:proxy-iter ast:len-call near:shape-attr",
-        7.0,
-        "ast:item near:item flow:param-optional",
-    ),
-    # `np.ceil(x.shape[0] / v)` on the failing line
-    _p("dynamic-shape", "msg:numpy ast:shape-iterate", 7.0, "flow:param-optional"),
-    _p(
-        "dynamic-shape",
-        "msg:numpy near:shape-read",
-        6.0,
-        "ast:item near:item near:reduction flow:param-optional",
-    ),
-    _p(
-        "dynamic-shape",
-        "msg:proxy-control-flow ast:shape-attr",
-        6.0,
-        "ast:item ast:reduction near:item flow:param-optional",
-    ),
     _p("proxy-iteration", "msg:proxy-iter", 4.0),
-    _p("proxy-iteration", "msg:proxy-iter ast:iterate", 2.0),
     _p("proxy-iteration", "msg:proxy-control-flow ast:iterate", 1.0),
     # Python values taken out of tensors
     _p(
@@ -196,54 +115,16 @@ PATTERNS: list[Pattern] = [
         "flow:data-size msg:unbacked-size",
     ),
     _p("data-dependent-python-value", "msg:data-dependent ast:item", 4.0),
-    # `int(batch.max()) + 1` as a size: the number taken out of a reduction
-    _p(
-        "data-dependent-python-value",
-        "msg:specialize-int ast:item ast:reduction",
-        6.0,
-    ),
     _p("data-dependent-python-value", "exc:TypeError flow:item", 3.0, "ast:numpy"),
     _p("dynamic-shape", "exc:TypeError flow:shape-read", 2.5, "flow:item ast:numpy"),
     _p("dynamic-shape", "msg:specialize-int flow:data-size", 5.0),
     _p("dynamic-shape", "msg:unbacked-size", 4.0),
-    # a guard on an unbacked size (boxes.numel() after a boolean mask)
-    _p(
-        "dynamic-shape",
-        "exc:GuardOnDataDependentSymNode ast:shape-read msg:unbacked-size",
-        3.0,
-    ),
     _p("data-dependent-python-value", "msg:data-dependent flow:item", 4.0),
-    _p("data-dependent-python-value", "msg:unsupported-op ast:item", 4.0),
-    _p("data-dependent-python-value", "msg:item-op", 4.0),
     _p("non-torch-call", "ast:numpy", 2.5, "eager:fail"),
     _p("non-torch-call", "msg:numpy", 2.5),
     _p("non-torch-call", "op:non-torch", 5.0),
-    _p("non-torch-call", "ast:numpy msg:proxy-as-value", 4.0, "near:shape-read"),
-    _p("non-torch-call", "msg:proxy-as-value flow:numpy", 2.0, "near:shape-read"),
     _p("unsupported-python-construct", "msg:format", 5.0),
     _p("unsupported-python-construct", "msg:proxy-as-value ast:format", 4.0),
-    # an `isinstance`/type check in the model raising on the tracer's stand-in value
-    _p(
-        "unsupported-python-construct", "msg:traced-type raise:user-raise eager:ok", 5.0
-    ),
-    # `torch.jit.isinstance(x, dict[str, Tensor])` on a Proxy: the check itself
-    # branches on the traced value
-    _p(
-        "unsupported-python-construct",
-        "msg:proxy-control-flow ast:type-check eager:ok",
-        5.0,
-        "ast:reduction ast:item ast:shape-read",
-    ),
-    # the failing line runs under (or falls through) `isinstance(x, Tensor)` /
-    # `torch.is_tensor(x)`: fx's Proxy is no Tensor, so the non-tensor path ran
-    _p(
-        "unsupported-python-construct",
-        "ast:type-guarded fe:fx eager:ok",
-        8.0,
-        "msg:proxy-iter",
-    ),
-    # a try/except around traced code: the tracer follows one path and cannot recover
-    _p("unsupported-python-construct", "ast:in-try eager:ok", 3.0),
     _p("inplace-mutation", "msg:inplace", 5.0),
     _p("inplace-mutation", "msg:mutation", 3.0),
     # model bugs: eager fails too
@@ -254,7 +135,6 @@ PATTERNS: list[Pattern] = [
     _p("undefined-name", "exc:NameError", 6.0),
     _p("undefined-name", "exc:UnboundLocalError", 6.0),
     _p("undefined-name", "msg:no-attr eager:fail", 4.0, "msg:container-method"),
-    _p("undefined-name", "msg:call-signature eager:fail", 5.0),
     _p(
         "unsupported-op",
         "exc:UnsupportedOpError msg:unsupported-op",
@@ -269,36 +149,6 @@ PATTERNS: list[Pattern] = [
     _p("unsupported-io-type", "io:non-tensor-input", 3.0),
     # the tools, not the model
     _p("capture-limitation", "raise:lib eager:ok", 3.0),
-    # code that runs eagerly raising NotImplementedError for the tracer (a dynamo
-    # guard calling a library object's `__len__`)
-    _p("capture-limitation", "exc:NotImplementedError eager:ok", 3.0),
-    _p("capture-limitation", "msg:fx-code-patch eager:ok", 6.0),
-    # `if v.device.type != "meta"` under fx: the device is a Proxy attribute
-    _p(
-        "capture-limitation",
-        "msg:proxy-control-flow ast:branch ast:tensor-meta eager:ok",
-        6.0,
-    ),
-    # `if x.ndim == 3` / `x.view(-1, 1) if x.dim() == 1 else x` under fx: the rank is
-    # tensor metadata the tracer cannot branch on
-    _p(
-        "capture-limitation",
-        "msg:proxy-control-flow ast:branch ast:rank-read eager:ok",
-        6.0,
-        "ast:item ast:reduction near:param-optional",
-    ),
-    # fx cannot name a module constructed inside forward()
-    _p("capture-limitation", "msg:not-submodule eager:ok", 7.0),
-    # torch failed inside its own check of the dynamic shapes' constraints (its
-    # suggested-fix printer asserting): a dynamic Dim the model does not allow
-    _p("dynamic-shape", "raise:guard-solve", 5.0, "msg:constraint"),
-    # a dynamo graph break in code that runs eagerly (strict export, torch.compile);
-    # its kind decides when it is a known one (gb: patterns)
-    _p("capture-limitation", "exc:Unsupported eager:ok", 2.0),
-    _p("data-dependent-control-flow", "gb:data-dependent-branching", 5.0),
-    _p("dynamic-shape", "gb:dynamic-shape-operator", 5.0),
-    # a branch on a size (x.shape unpacked into the tested name) under fx
-    _p("dynamic-shape", "msg:proxy-control-flow near:shape-read", 6.0, "near:item"),
     _p(
         "capture-limitation",
         "raise:lib eager:ok msg:proxy-control-flow",
@@ -310,6 +160,244 @@ PATTERNS: list[Pattern] = [
     _p("compiler-internal-error", "exc:PassError", 6.0),
     _p("compiler-internal-error", "exc:CodegenError", 6.0),
     _p("compiler-internal-error", "msg:cuvil-bug eager:ok", 4.0),
+]
+
+
+# ---- rules written from samples/failures/written/ (the causes issue 16 lists)
+_WRITTEN = [
+    _p("data-dependent-python-value", "msg:unsupported-op ast:item", 4.0),
+    _p("data-dependent-python-value", "msg:item-op", 4.0),
+    # an `isinstance`/type check in the model raising on the tracer's stand-in value
+    _p(
+        "unsupported-python-construct", "msg:traced-type raise:user-raise eager:ok", 5.0
+    ),
+    # a try/except around traced code: the tracer follows one path and cannot recover
+    _p("unsupported-python-construct", "ast:in-try eager:ok", 3.0),
+    _p("undefined-name", "msg:call-signature eager:fail", 5.0),
+]
+
+
+# ---- rules written from samples/failures/library/ (transformers and torchvision)
+_LIBRARY = [
+    # export fails at the `if` / `while` on a value .item() took out of a tensor: the
+    # branch is the problem (torch.where / torch.cond), not the number itself
+    _p(
+        "data-dependent-control-flow",
+        "msg:data-dependent ast:branch flow:item",
+        5.0,
+        "msg:unbacked-size flow:data-size",
+    ),
+    _p(
+        "data-dependent-control-flow",
+        "msg:data-dependent ast:branch ast:item",
+        5.0,
+        "msg:unbacked-size flow:data-size",
+    ),
+    _p("unsupported-io-type", "msg:input-none fe:export", 5.0),
+    _p("proxy-iteration", "msg:proxy-iter ast:iterate", 2.0),
+    # a guard on an unbacked size (boxes.numel() after a boolean mask)
+    _p(
+        "dynamic-shape",
+        "exc:GuardOnDataDependentSymNode ast:shape-read msg:unbacked-size",
+        3.0,
+    ),
+    _p("capture-limitation", "msg:fx-code-patch eager:ok", 6.0),
+    # a dynamo graph break in code that runs eagerly (strict export, torch.compile);
+    # its kind decides when it is a known one (gb: patterns)
+    _p("capture-limitation", "exc:Unsupported eager:ok", 2.0),
+    _p("data-dependent-control-flow", "gb:data-dependent-branching", 5.0),
+    _p("dynamic-shape", "gb:dynamic-shape-operator", 5.0),
+    # a branch on a size (x.shape unpacked into the tested name) under fx
+    _p("dynamic-shape", "msg:proxy-control-flow near:shape-read", 6.0, "near:item"),
+]
+
+
+# ---- rules written from samples/failures/timm/
+_TIMM = [
+    # int(math.sqrt(T)) on a T unpacked from x.shape: size arithmetic, not a value
+    _p(
+        "dynamic-shape",
+        "msg:proxy-as-value near:shape-read",
+        4.0,
+        "near:item near:reduction near:numpy",
+    ),
+    # `if mask is not None` on an unfed Optional parameter: under fx the None is a
+    # Proxy, so the branch for a real mask runs and whatever it calls fails
+    _p(
+        "non-tensor-argument",
+        "flow:param-optional flow:is-none-test eager:ok",
+        4.0,
+        "fe:export fe:dynamo msg:proxy-setitem",
+    ),
+    _p("non-torch-call", "ast:numpy msg:proxy-as-value", 4.0, "near:shape-read"),
+    _p("non-torch-call", "msg:proxy-as-value flow:numpy", 2.0, "near:shape-read"),
+    # `if v.device.type != "meta"` under fx: the device is a Proxy attribute
+    _p(
+        "capture-limitation",
+        "msg:proxy-control-flow ast:branch ast:tensor-meta eager:ok",
+        6.0,
+    ),
+    # torch failed inside its own check of the dynamic shapes' constraints (its
+    # suggested-fix printer asserting): a dynamic Dim the model does not allow
+    _p("dynamic-shape", "raise:guard-solve", 5.0, "msg:constraint"),
+    # Cuvil refusing an op it has (slicing) because it lost a size to a symbol: the
+    # category definitions' "a symbolic dim Cuvil mishandles" (timm and zoo label it)
+    _p("compiler-internal-error", "msg:cuvil-symbolic-slice eager:ok", 6.0),
+]
+
+
+# ---- rules written from samples/failures/zoo/ (diffusers, MONAI)
+_ZOO = [
+    # an op whose output size depends on the data (nonzero): the size is the problem
+    _p("dynamic-shape", "exc:DynamicOutputShapeException", 5.0),
+    # Python logic over a traced size under fx — `for d in x.shape[2:]`,
+    # `len(t.shape)`, `np.array(x.shape)`, `assert x.shape[1] == c` — fails with the
+    # tracer's iteration / numpy / control-flow words; the failing line reading the
+    # shape is what makes it a size question
+    _p(
+        "dynamic-shape",
+        "msg:proxy-iter ast:shape-iterate",
+        7.0,
+        "ast:item near:item operand:param-optional",
+    ),
+    _p(
+        "dynamic-shape",
+        "msg:numpy near:shape-read",
+        6.0,
+        "ast:item near:item near:reduction operand:param-optional",
+    ),
+    _p(
+        "dynamic-shape",
+        "msg:proxy-control-flow ast:shape-attr",
+        6.0,
+        "ast:item ast:reduction near:item operand:param-optional",
+    ),
+    # `torch.jit.isinstance(x, dict[str, Tensor])` on a Proxy: the check itself
+    # branches on the traced value
+    _p(
+        "unsupported-python-construct",
+        "msg:proxy-control-flow ast:type-check eager:ok",
+        5.0,
+        "ast:reduction ast:item ast:shape-read",
+    ),
+    # a branch under fx whose tested value came (by def-use edges, through parameter
+    # passing) from a size read, and not from a value, the rank or an unfed Optional
+    _p(
+        "dynamic-shape",
+        "msg:proxy-control-flow operand:shape-read",
+        4.0,
+        "operand:item operand:reduction operand:param-optional ast:rank-read "
+        "ast:tensor-meta",
+    ),
+]
+
+
+# ---- rules written from samples/failures/zoo3/ (vit-pytorch, x-transformers, smp...)
+_ZOO3 = [
+    # ... or unpacking a name that holds one (`shape = x.shape; b, n = *shape, h`)
+    _p(
+        "dynamic-shape",
+        "msg:proxy-iter ast:unpack near:shape-attr",
+        7.0,
+        "ast:item near:item operand:param-optional",
+    ),
+    # dynamo refuses to trace a function it marks as skipped (a torch probe such as
+    # torch.cpu._is_avx2_supported, torch.distributions' is_dependent): valid code
+    # strict export / torch.compile cannot capture, whatever else failed
+    _p("capture-limitation", "gb:attempted-to-call-function-marked-as-skipped", 4.0),
+]
+
+
+# ---- rules written from samples/failures/zoo4/ (torch-geometric, kornia, ...)
+_ZOO4 = [
+    # `if not torch.all(index[:-1] <= index[1:])`: a branch on a reduced comparison
+    _p(
+        "data-dependent-control-flow",
+        "msg:proxy-control-flow ast:reduction ast:tensor-compare",
+        3.0,
+    ),
+    _p("dynamic-shape", "msg:data-size-op", 5.0),
+    # ... or `len()` of a name that holds one (`x_shape = x.shape[:2]; len(x_shape)`)
+    _p(
+        "dynamic-shape",
+        "msg:proxy-iter ast:len-call near:shape-attr",
+        7.0,
+        "ast:item near:item operand:param-optional",
+    ),
+    # the failing line runs under (or falls through) `isinstance(x, Tensor)` /
+    # `torch.is_tensor(x)`: fx's Proxy is no Tensor, so the non-tensor path ran
+    _p(
+        "unsupported-python-construct",
+        "ast:type-guarded fe:fx eager:ok",
+        8.0,
+        "msg:proxy-iter",
+    ),
+    # `if x.ndim == 3` / `x.view(-1, 1) if x.dim() == 1 else x` under fx: the rank is
+    # tensor metadata the tracer cannot branch on
+    _p(
+        "capture-limitation",
+        "msg:proxy-control-flow ast:branch ast:rank-read eager:ok",
+        6.0,
+        "ast:item ast:reduction near:param-optional",
+    ),
+    # fx cannot name a module constructed inside forward()
+    _p("capture-limitation", "msg:not-submodule eager:ok", 7.0),
+]
+
+
+# ---- rules written from samples/failures/zoo5/ (segment-anything, esm, whisper...)
+_ZOO5 = [
+    # a bool / int / float example input export keeps as a placeholder, also a leaf
+    # of a tuple or dict input: a non-tensor among the inputs (no Proxy is involved;
+    # zoo6 dropped the container exception, categories.py)
+    _p("unsupported-io-type", "msg:input-scalar fe:export", 5.0),
+    # `coords[:, :, 0] = ...` / `norms[norms < eps] = eps` on a traced tensor under fx:
+    # the tracer records no item assignment, whatever the tensor came from
+    _p(
+        "inplace-mutation",
+        "msg:proxy-setitem ast:inplace fe:fx",
+        8.0,
+        "sig:kwargs-traced near:param-kwargs near:rank-read",
+    ),
+    # `shape = [1] * x.dim(); shape[d] = -1`: the list is a Proxy of the rank
+    _p("capture-limitation", "msg:proxy-setitem near:rank-read eager:ok", 7.0),
+    # `np.ceil(x.shape[0] / v)` on the failing line
+    _p("dynamic-shape", "msg:numpy ast:shape-iterate", 7.0, "operand:param-optional"),
+    # `int(batch.max()) + 1` as a size: the number taken out of a reduction
+    _p(
+        "data-dependent-python-value",
+        "msg:specialize-int ast:item ast:reduction",
+        6.0,
+    ),
+    # code that runs eagerly raising NotImplementedError for the tracer (a dynamo
+    # guard calling a library object's `__len__`)
+    _p("capture-limitation", "exc:NotImplementedError eager:ok", 3.0),
+]
+
+# ---- rules written from samples/failures/zoo6/ (neuraloperator, compressai, ...)
+_ZOO6 = [
+    # a data-dependent guard asking for a tensor's truth value (torch's own frames:
+    # guard_bool without SymBool.__bool__), e.g. torch.distributions' validation
+    _p("data-dependent-control-flow", "guard:tensor-bool", 5.0, "ast:numpy"),
+    # dynamo traces numpy as tensors: a branch on numpy results is the numpy's doing
+    _p("non-torch-call", "gb:data-dependent-branching ast:numpy", 4.0),
+    # forward() writes module state (`self.w.data = ...`) and export finds the traced
+    # value among its constants, or dynamo made a grad-mode region of it
+    _p("inplace-mutation", "msg:fake-constant search:state-write", 6.0),
+    _p("inplace-mutation", "op:grad-mode-region search:state-write", 6.0),
+]
+
+
+PATTERNS: list[Pattern] = [
+    *_from("failures", _FAILURES),
+    *_from("written", _WRITTEN),
+    *_from("library", _LIBRARY),
+    *_from("timm", _TIMM),
+    *_from("zoo", _ZOO),
+    *_from("zoo3", _ZOO3),
+    *_from("zoo4", _ZOO4),
+    *_from("zoo5", _ZOO5),
+    *_from("zoo6", _ZOO6),
 ]
 
 
@@ -336,7 +424,7 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
     "shape-mismatch": {"module-init": 4, "size-arith": 4.5, "reshape": 2, "failing": 1},
     "dtype-mismatch": {"dtype-set": 4, "failing": 0.5},
     "non-torch-call": {"numpy": 4, "failing": 1, "type-check": 3},
-    "inplace-mutation": {"inplace": 4, "failing": 2},
+    "inplace-mutation": {"inplace": 4, "failing": 2, "state-write": 4},
     "unsupported-python-construct": {"format": 4, "failing": 2, "type-check": 4},
     "undefined-name": {"failing": 4},
     "unsupported-op": {"failing": 4, "torch-call": 1},

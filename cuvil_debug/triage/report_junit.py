@@ -25,10 +25,12 @@ def to_junit(doc: dict) -> str:
     return document(suite)
 
 
-def suite_element(tests: int, failures: int, errors: int, time: float) -> ET.Element:
+def suite_element(
+    tests: int, failures: int, errors: int, time: float, name: str = SUITE
+) -> ET.Element:
     return ET.Element(
         "testsuite",
-        name=SUITE,
+        name=name,
         tests=str(tests),
         failures=str(failures),
         errors=str(errors),
@@ -37,8 +39,8 @@ def suite_element(tests: int, failures: int, errors: int, time: float) -> ET.Ele
 
 
 def document(suite: ET.Element) -> str:
-    """The XML text of `suite` inside <testsuites>."""
-    root = ET.Element("testsuites", name=SUITE)
+    """The XML text of `suite` inside <testsuites> (of the suite's name)."""
+    root = ET.Element("testsuites", name=suite.get("name", SUITE))
     root.append(suite)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from .linefacts import line_facts
+from .linefacts import line_facts, state_write
 from .patterns import ROOT_FACTS
 from .source import FileIndex, Func, Stmt, _header, bound_args, names_in
 
@@ -140,9 +140,12 @@ class DefUseGraph:
             for var in set().union(*map(names_in, args)):
                 for target, kind in self._defs_of(var, site, site.func):
                     self.g.add_edge(arg, target, kind=kind, var=var)
-            for line in site.guards:
-                if (site.file, line) in self.g:
-                    self.g.add_edge(arg, (site.file, line), kind="control", var="")
+            index = self.files.get(site.file)
+            for line in site.guards:  # the guard's function may not be added yet
+                guard = index.stmts.get(line) if index else None
+                if guard is not None:
+                    key = self._node(guard.file, guard.line, guard)
+                    self.g.add_edge(arg, key, kind="control", var="")
         return arg
 
     def _attr_defs(self, var: str, fn: Func):
@@ -205,6 +208,9 @@ class DefUseGraph:
             if args:
                 arg = self._arg_node(site, fn, param, args)
                 self.g.add_edge(self._param_node(fn, param), arg, kind="caller", var="")
+            elif args is None:  # a splat: the parameter came from the whole call
+                key = self._param_node(fn, param)
+                self.g.add_edge(key, caller, kind="caller", var="")
         out = []
         for param in self._reached_params(callee, fn):
             if bound[param.arg] is None:
@@ -254,6 +260,20 @@ class DefUseGraph:
             return {start: [start]}
         paths = nx.single_source_shortest_path(self.g, start, cutoff=MAX_DEPTH)
         return paths
+
+    def walk_uses(self, start, names: set[str]) -> dict[tuple[str, int], list]:
+        """Where the values of `names` on the start line came from: like walk_back,
+        from those uses only, along def-use edges (not the branches lines ran under)."""
+        data = nx.subgraph_view(
+            self.g, filter_edge=lambda u, v: self.g.edges[u, v]["kind"] != "control"
+        )
+        out = {}
+        for t in self.g.successors(start) if start in self.g and names else ():
+            if self.g.edges[start, t].get("var") in names:
+                found = nx.single_source_shortest_path(data, t, cutoff=MAX_DEPTH - 1)
+                for key, path in found.items():
+                    out.setdefault(key, [start, *path])
+        return out
 
     def search(self, cls: str | None) -> dict[tuple[str, int], list]:
         """No failing line known: every line of the model's methods (but __init__),
@@ -320,6 +340,8 @@ class DefUseGraph:
                 index = self.files.get(key[0])
                 stmt = index.stmt_at(key[1]) if index else None
             facts = line_facts(stmt.node, _header(stmt.node)) if stmt else set()
+            if stmt and stmt.func and stmt.func.name != "__init__":
+                facts |= {"state-write"} if state_write(stmt.node) else set()
             node["facts"] = facts | node.get("extra", set())
         return node["facts"]
 

@@ -4,12 +4,14 @@ pre-commit passes every staged .py file, most of which define no model)."""
 from __future__ import annotations
 
 import ast
+import os
 import re
 from pathlib import Path
 
+from .api import is_glob
 from .load import DEFAULT_ENTRY, split_spec
 
-__all__ = ["defines_entry", "model_specs"]
+__all__ = ["defines_entry", "missing_path", "model_specs"]
 
 
 def model_specs(specs: list[str], entry: str | None) -> list[str]:
@@ -50,3 +52,14 @@ def _top_level_names(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.Import | ast.ImportFrom):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
     return names
+
+
+def missing_path(spec: str) -> bool:
+    """A spec that names a file or folder (`models/`, `m.py`, `m.py:Net`) that is not
+    there; `package.module:Model` specs are imported, not looked up, and a glob that
+    matches nothing is "no models found", not a missing path."""
+    path = spec.rsplit(":", 1)[0] if spec.count(":") == 1 else spec
+    if is_glob(path):
+        return False
+    looks_like_path = path.endswith(".py") or os.sep in path
+    return looks_like_path and not os.path.exists(path)

@@ -1,5 +1,6 @@
-"""`--shard K/N`: which of the models one of N CI jobs triages, and the record of it
-each shard's report carries so that `cuvil-debug report merge` can rebuild the
+"""`--shard K/N`: which of the models one of N CI jobs triages (or diffs: `diff` over
+many models uses this split too, diff/sweep.py), and the record of it each shard's
+report carries so that `cuvil-debug report merge` can rebuild the
 unsharded report.
 
 The models (after folders are expanded) are sorted by their spec text, `/`-separated,

@@ -326,7 +326,7 @@ def bound_args(
     calls = [n for part in _header(stmt) for n in ast.walk(part)]
     for call in calls:
         if not isinstance(call, ast.Call) or not (
-            any_call or _callee_name(call.func) in names
+            (any_call and _module_call(call.func)) or _callee_name(call.func) in names
         ):
             continue
         if any(isinstance(a, ast.Starred) for a in call.args) or any(
@@ -340,6 +340,19 @@ def bound_args(
 
 
 _BOUND = ("self", "cls")
+
+
+def _module_call(func: ast.AST) -> bool:
+    """A call that may be a module's forward(): `block(x)`, `self.block(x)`,
+    `self.blocks[i](x)`, not a method of another value (`mask.view(...)`,
+    `torch.cat(...)`)."""
+    while isinstance(func, ast.Subscript):
+        func = func.value
+    if isinstance(func, ast.Name):
+        return True
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name) and func.id in _BOUND
 
 
 def _callee_name(func: ast.AST) -> str | None:

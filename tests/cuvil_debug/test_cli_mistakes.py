@@ -89,6 +89,9 @@ BY_COMMAND = {
     # mistake
     ("triage", "models"): [DIR, MISSING],
     ("triage", "entry"): [],
+    # one model that is not there or not a model: the single diff's mistake; an
+    # (empty) folder is a diff of many models that finds none
+    ("diff", "models"): [MISSING, DIR, NOT_MODEL],
     ("symbols find", "key"): [],
     # a glob that matches no model, or one with characters the workflow cannot hold
     ("ci init", "models"): [
@@ -275,6 +278,17 @@ MORE = [
     ("ci report", [NOT_JSON]),
     ("ci report", [NOT_MODEL]),
     ("ci init", ["--dir", DIR, "--models", "*.py"]),
+    # diff over many models: what only one model's diff can do, and bad model lists
+    ("diff", [MODEL, MODEL, "--format", "html"]),
+    ("diff", [MODEL, "--shard", "1/2", "--format", "dot"]),
+    ("diff", [MODEL, MODEL, "--tui"]),
+    ("diff", [MODEL, "--shard", "2/3", "--dot", "graph.dot"]),
+    ("diff", [MODEL, MODEL, "--break-on", "relu"]),
+    ("diff", [MODEL, MODEL, "--no-isolate", "-j", "2"]),
+    ("diff", [MODEL, MODEL, "--no-isolate", "--timeout", "60"]),
+    ("diff", [MODEL, MISSING, "--format", "json"]),
+    ("diff", [DIR, "--shard", "1/3"]),
+    ("diff", ["adir/*.py", "--format", "junit"]),
 ]
 
 

@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 import cuvil
-from cuvil.runtime import cachemaint, cachestats, objcache
+from cuvil.runtime import cachefiles, cachemaint, cachestats, objcache
 
 ROOT = Path(__file__).resolve().parents[2]
 COLD = """
@@ -125,14 +125,23 @@ def test_cache_max_is_enforced_after_a_store(tmp_path, monkeypatch):
     assert cachemaint.entries(tmp_path) == []
 
 
-def test_an_invalid_cache_max_warns_once_and_sets_no_limit(tmp_path, monkeypatch):
+def test_an_invalid_cache_max_is_one_warning_line_once_and_no_limit(
+    tmp_path, monkeypatch, capsys
+):
     monkeypatch.setenv("CUVIL_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv(cachemaint.MAX_ENV, "lots")
+    monkeypatch.setattr(cachefiles, "_warned", set())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         _fake("a"), _fake("b")
-    assert len(cachemaint.entries(tmp_path)) == 2
-    assert [str(w.message) for w in caught if "CUVIL_CACHE_MAX" in str(w.message)]
+    assert len(cachemaint.entries(tmp_path)) == 2  # no limit
+    assert caught == []  # not Python's warning (file:line: UserWarning + source)
+    err = capsys.readouterr().err
+    assert err == (
+        "cuvil: warning: CUVIL_CACHE_MAX='lots' is not a size (bytes, or a whole "
+        "number with K, M or G, powers of 1024: 500M, 2G); the object cache has no "
+        "size limit\n"
+    )
 
 
 def test_clear_removes_only_cuvil_cache_files(tmp_path, monkeypatch):

@@ -59,8 +59,8 @@ add("kw_dict_zip_out.py", "fx", KW, "proxy-iteration", "return dict(zip(self.tas
     "The output dict is built by zip()-ing the task names with unbind() of a traced tensor, which iterates a Proxy.")
 add("kw_dict_meta_out.py", "export", KW, "unsupported-io-type", '"num_queries": h.shape[1],',
     "The returned dict carries a Python int (a size) next to the tensors, and Cuvil accepts only tensor outputs.")
-add("kw_splat_config.py", "export", KW, "non-tensor-argument", "def forward(self, x, cond):",
-    "The conditioning dict is a container input (with a float among the tensors) splatted into the FiLM call.")
+add("kw_splat_config.py", "export", KW, "unsupported-io-type", "def forward(self, x, cond):",
+    "The conditioning dict is a container input (with a float among the tensors) splatted into the FiLM call. Relabelled non-tensor-argument -> unsupported-io-type (issue 16): under export no Proxy is involved: the float inside the dict input is a non-tensor value among the inputs (categories.py), as export's scalar and None inputs are labelled in written, zoo, zoo5 and zoo6.")
 
 add("rnd_dropconnect_np.py", "fx", RND, "non-torch-call", "keep = np.random.binomial(1, probs)",
     "np.random.binomial is called with a traced tensor of probabilities.")
@@ -132,10 +132,10 @@ add("sig_dropout_prob.py", "fx", SIG, "non-tensor-argument", "def forward(self, 
     "drop_prob/noise are traced as Proxies, and F.dropout checks the probability range in Python.")
 add("sig_unfold_window.py", "fx", SIG, "non-tensor-argument", "def forward(self, x, window=4, stride=2):",
     "window and stride become graph inputs under fx, but only x is a tensor example input.")
-add("sig_scale_shift.py", "export", SIG, "non-tensor-argument", "def forward(self, x, scale, shift=0.0, clamp=True):",
-    "scale/shift/clamp are Python scalars passed as forward() arguments, which Cuvil cannot take as inputs.")
-add("sig_topk_k.py", "export-strict", SIG, "non-tensor-argument", "def forward(self, x, k, largest=True, normalize=False):",
-    "k is a Python int forward() argument, which Cuvil cannot take as an input.")
+add("sig_scale_shift.py", "export", SIG, "unsupported-io-type", "def forward(self, x, scale, shift=0.0, clamp=True):",
+    "scale/shift/clamp are Python scalars passed as forward() arguments, which Cuvil cannot take as inputs. Under export no Proxy is involved: a non-tensor among the inputs (relabelled to the category definitions, as the zoo and zoo5 label scalar inputs).")
+add("sig_topk_k.py", "export-strict", SIG, "unsupported-io-type", "def forward(self, x, k, largest=True, normalize=False):",
+    "k is a Python int forward() argument, which Cuvil cannot take as an input. Under export no Proxy is involved: a non-tensor among the inputs (relabelled to the category definitions, as the zoo and zoo5 label scalar inputs).")
 # fmt: on
 
 

