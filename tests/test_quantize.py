@@ -242,3 +242,82 @@ def test_a_saved_int8_model_loads_and_runs_in_a_fresh_process(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == compiled.options.quantize.isa
+
+
+_AVX2_HOST = """
+import sys, torch, llvmlite.binding as llvm
+feats = "+sse4.2,+popcnt,+avx,+avx2,+fma,+f16c,+bmi,+bmi2,+lzcnt,+movbe,+cx16,+64bit,+cmov"
+llvm.get_host_cpu_name = lambda: "haswell"  # what a CPU without AVX-512 reports
+llvm.get_host_cpu_features = lambda: type("F", (), {"flatten": lambda s: feats})()
+import cuvil
+from cuvil.errors import CuvilError
+d = torch.load(sys.argv[1], weights_only=False)
+m, x = d["model"], d["x"]
+q = cuvil.compile(m, [x], quantize="int8", calibration_data=d["calib"])
+assert q.options.quantize.isa == "portable", q.options.quantize.isa
+assert torch.equal(q(x), d["int8"])  # the integer part is exact on every isa
+b = cuvil.compile(m, [x], quantize="bf16")
+assert b.options.quantize.isa == "portable"
+torch.testing.assert_close(b(x), d["bf16"], rtol=1e-4, atol=1e-5)
+try:
+    cuvil.compile(m, [x], quantize={"int8": True, "isa": "avx512"}, calibration_data=d["calib"])
+    raise SystemExit("isa='avx512' compiled on a CPU without it")
+except CuvilError as e:
+    assert "lacks avx512f" in str(e), e
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_a_cpu_without_avx512_gets_the_portable_kernels_and_the_same_bits(tmp_path):
+    """Feature detection, not hard-coding: in a process where LLVM sees a Haswell (no
+    AVX-512, VNNI or AMX), "auto" picks the portable kernels, whose int8 results equal
+    this machine's bit for bit, and asking for avx512 is a CuvilError."""
+    import os
+    import subprocess
+    import sys
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(48, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10)
+    ).eval()
+    x, calib = torch.randn(5, 48), [torch.randn(5, 48) for _ in range(4)]
+    q = cuvil.compile(model, [x], quantize="int8", calibration_data=calib)
+    b = cuvil.compile(model, [x], quantize="bf16")
+    d = {"model": model, "x": x, "calib": calib, "int8": q(x), "bf16": b(x)}
+    torch.save(d, tmp_path / "case.pt")
+    env = dict(os.environ, CUVIL_CACHE_DIR=str(tmp_path / "cache"))
+    done = subprocess.run(
+        [sys.executable, "-c", _AVX2_HOST, str(tmp_path / "case.pt")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "ok"
+
+
+class _Depthwise(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.fc = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(self.dw(torch.relu(self.c1(x))).mean((2, 3)))
+
+
+def test_an_unsupported_layer_in_an_int8_model_stays_float_and_says_why():
+    """The documented float fallback: a grouped convolution between int8 layers runs
+    as a float32 conv2d, the report names the reason, the output stays close."""
+    torch.manual_seed(0)
+    model, x = _Depthwise().eval(), torch.randn(2, 3, 10, 10)
+    calib = [torch.randn(2, 3, 10, 10) for _ in range(3)]
+    compiled = cuvil.compile(model, [x], quantize="int8", calibration_data=calib)
+    status = {ly.name: (ly.status, ly.reason) for ly in compiled.quantization.layers}
+    assert status["c1"][0] == status["fc"][0] == "int8"
+    assert status["dw"][0] == "float" and "grouped convolution" in status["dw"][1]
+    ops = [k.op_name for k in compiled.program.kernels]
+    assert ops.count("cuvil.qconv2d") == 1 and "cuvil.conv2d" in ops
+    assert _sqnr(model(x).detach(), compiled(x)) > 30

@@ -321,3 +321,25 @@ print(compile_module(m, CompileOptions())(torch.ones(3, 70, dtype=torch.uint8)))
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=root
     )
     assert done.returncode == 0, done.stderr
+
+
+class _ActMatmul(torch.nn.Module):
+    """Attention's shape: two activations, the second transposed (q @ k^T)."""
+
+    def forward(self, a, b):
+        return torch.relu(a) @ b.transpose(-1, -2)
+
+
+@pytest.mark.parametrize("isa", _isas("bf16"))
+def test_compiled_bf16_matmul_of_two_activations_matches_float64(isa):
+    """bf16matmul.py packs B at run time: edge sizes (17 x 19, k = 40) on each isa
+    against float64 on the bf16-rounded operands."""
+    import cuvil
+
+    torch.manual_seed(3)
+    a, b = torch.randn(3, 17, 40), torch.randn(3, 19, 40)
+    opts = {"bf16": True, "isa": isa}
+    compiled = cuvil.compile(_ActMatmul(), [a, b], quantize=opts)
+    assert "cuvil.matmul_bf16" in [k.op_name for k in compiled.program.kernels]
+    ref = torch.relu(a).bfloat16().double() @ b.bfloat16().double().transpose(-1, -2)
+    torch.testing.assert_close(compiled(a, b).double(), ref, rtol=1e-4, atol=1e-5)
