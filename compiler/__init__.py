@@ -1,6 +1,7 @@
 """Cuvil: a small, real ML compiler for PyTorch models, built to be debugged."""
 
 from . import backend, ir, metrics  # backend: torch.compile(backend="cuvil"), report()
+from . import torch as torch  # cuvil.torch.compile: the seed's spelling (docs/QUANT.md)
 from .debuglevel import debug_level
 from .errors import (
     CodegenError,
@@ -43,6 +44,7 @@ __all__ = [
     "reset_cache_stats",
     "debug_level",
     "metrics",
+    "torch",
 ]
 
 try:

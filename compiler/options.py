@@ -30,12 +30,99 @@ __all__ = [
     "OPT_LEVELS",
     "FRONTENDS",
     "DYNAMIC_KEYS",
+    "QuantOptions",
+    "QUANT_ISAS",
 ]
 
 # The domains of two options, here so that every floor reads them from one low module.
 OPT_LEVELS = {"O0": 0, "O1": 1, "O2": 2, "O3": 3}  # name -> LLVM's level
 # auto: torch.export, and torch.fx when export fails | torch.fx tracing | torch.export
 FRONTENDS = ("auto", "fx", "export")
+
+
+# the instruction sets quantized kernels may use (docs/QUANT.md): auto = the best the
+# compiling CPU has; avx512 = VNNI (int8) / AVX512-BF16 (bf16); portable = plain LLVM IR
+QUANT_ISAS = ("auto", "amx", "avx512", "portable")
+_QUANT_MODES = ("int8", "bf16")
+
+
+@dataclass(frozen=True)
+class QuantOptions:
+    """``quantize="int8"`` / ``"bf16"`` / ``{"int8": True, "skip": [...], ...}``
+    (docs/QUANT.md): what is quantized, how it is calibrated, which kernels run it."""
+
+    mode: str = "int8"  # int8 | bf16
+    dynamic: bool = False  # int8: activations quantized at run time (no calibration)
+    activations: str = "affine"  # affine (u8 with a zero point) | symmetric (i8, zp 0)
+    calibration: str = "minmax"  # minmax | percentile
+    percentile: float = 99.99  # calibration="percentile": the |x| percentile kept
+    skip: tuple[str, ...] = ()  # FX node names or module paths left in float32
+    isa: str = "auto"  # QUANT_ISAS; cuvil.compile records the one it resolved
+
+    @staticmethod
+    def parse(value: Any) -> QuantOptions | None:
+        """None, "int8", "bf16", a dict ``{"int8": True, ...}`` / ``{"mode": ...}``, or
+        a QuantOptions; anything else is a CuvilError saying what is allowed."""
+        if value is None or isinstance(value, QuantOptions):
+            return value
+        if isinstance(value, str):
+            value = {"mode": value}
+        if not isinstance(value, Mapping):
+            raise CuvilError(
+                f"option quantize={value!r} must be None, 'int8', 'bf16' or a dict",
+                hint='e.g. quantize="int8" or quantize={"int8": True, "skip": ["fc"]}',
+            )
+        flat = dict(value)
+        modes = [m for m in _QUANT_MODES if flat.pop(m, False) is True]
+        if len(modes) == 1 and "mode" not in flat:
+            flat["mode"] = modes[0]
+        if len(modes) > 1 or "mode" not in flat:
+            raise CuvilError(
+                f"option quantize={value!r} must name one mode: int8 or bf16",
+                hint='e.g. quantize={"int8": True, "skip": ["fc"]}',
+            )
+        known = {f.name for f in dataclasses.fields(QuantOptions)}
+        unknown = sorted(set(flat) - known)
+        if unknown:
+            raise CuvilError(
+                f"unknown quantize key '{unknown[0]}'",
+                hint=f"known keys: int8, bf16, {', '.join(sorted(known))}",
+            )
+        if isinstance(flat.get("skip"), (list, tuple)):
+            flat["skip"] = tuple(flat["skip"])
+        opts = QuantOptions(**flat)
+        opts._check()
+        return opts
+
+    def _check(self) -> None:
+        choices = {
+            "mode": _QUANT_MODES,
+            "activations": ("affine", "symmetric"),
+            "calibration": ("minmax", "percentile"),
+            "isa": QUANT_ISAS,
+        }
+        for key, allowed in choices.items():
+            if getattr(self, key) not in allowed:
+                raise CuvilError(
+                    f"quantize {key}={getattr(self, key)!r} is not one of {allowed}"
+                )
+        if not isinstance(self.dynamic, bool) or (self.dynamic and self.mode != "int8"):
+            raise CuvilError(
+                f"quantize dynamic={self.dynamic!r}: True is for int8 only"
+            )
+        if not all(isinstance(n, str) and n for n in self.skip):
+            raise CuvilError(f"quantize skip={self.skip!r} must be a list of names")
+        if not isinstance(self.percentile, (int, float)) or not (
+            50 < self.percentile <= 100
+        ):
+            raise CuvilError(
+                f"quantize percentile={self.percentile!r} must be in (50, 100]"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        flat = dataclasses.asdict(self)
+        flat["skip"] = list(self.skip)
+        return flat
 
 
 @dataclass(frozen=True)
@@ -73,6 +160,8 @@ class CompileOptions:
     pipeline: str | None = None
     # FX node names (or op names) whose kernels start with a debugger trap (docs/DEBUGGING.md)
     break_on: tuple[str, ...] = ()
+    # int8 / bf16 (docs/QUANT.md): None, or the QuantOptions of quantize="int8" ...
+    quantize: QuantOptions | None = None
     debug_options: DebugOptions = DebugOptions()
 
     @staticmethod
@@ -95,6 +184,8 @@ class CompileOptions:
                 )
         if isinstance(flat.get("break_on"), (list, tuple)):
             flat["break_on"] = tuple(flat["break_on"])
+        if "quantize" in flat:
+            flat["quantize"] = QuantOptions.parse(flat["quantize"])
         if flat.get("keep_symbols") is not None and hasattr(
             flat["keep_symbols"], "__fspath__"
         ):
@@ -109,6 +200,8 @@ class CompileOptions:
         """The flat form: every key of ``cuvil.compile``'s options, in their order."""
         flat = {key: self._get(key) for key in KEYS}
         flat["break_on"] = list(flat["break_on"])
+        if self.quantize is not None:
+            flat["quantize"] = self.quantize.to_dict()
         return flat
 
     def with_debug(self, **changes: Any) -> CompileOptions:
@@ -176,6 +269,7 @@ KEYS = (
     "keep_symbols",
     "decompose",
     "perf",
+    "quantize",
 )
 # cuvil.compile's keys for dynamic shapes (docs/DYNAMIC.md): they choose what is compiled
 # per input shape (runtime/dynamic.py), each specialization is built with the keys above

@@ -22,7 +22,8 @@ from .hooks import CompileHooks
 from .ir.core import Module
 from .ir.verifier import verify
 from .options import DYNAMIC_KEYS, CompileOptions, Options
-from .passes import run_passes
+from .passes import has_qdq, run_passes
+from .quantize import calibration_batches, quantize_module
 from .runtime import ircache
 from .runtime.compiled import CompiledModule
 from .runtime.dynamic import DynamicCompiledModule
@@ -95,19 +96,28 @@ def compile(
     target: str = "cpu",
     options: dict[str, Any] | None = None,
     hooks: CompileHooks | None = None,
+    *,
+    quantize: Any = None,
+    calibration_data: Sequence[Any] | None = None,
 ) -> CompiledModule | DynamicCompiledModule:
     """Compile `model` for the shapes of `inputs`; returns a callable CompiledModule.
 
     `hooks` (cuvil.hooks.CompileHooks): callbacks after each FX node is lowered, extra
     default-pipeline passes, callbacks after each kernel is emitted; for this call only.
     With options ``dynamic_shapes`` / ``dynamic=True`` (docs/DYNAMIC.md): a
-    DynamicCompiledModule, one build per input shape within the declared dims."""
+    DynamicCompiledModule, one build per input shape within the declared dims.
+    `quantize` ("int8", "bf16" or a dict; also the option key ``quantize``) and
+    `calibration_data` (batches of inputs, static int8): docs/QUANT.md."""
     if target not in TARGETS:
         raise CuvilError(
             f"unknown target '{target}'", hint=f"supported targets: {TARGETS}"
         )
     flat = dict(options or {})
     dyn = {k: flat.pop(k) for k in DYNAMIC_KEYS if k in flat}
+    if quantize is not None:
+        if flat.get("quantize") is not None:
+            raise CuvilError("quantize is given twice: as an argument and an option")
+        flat["quantize"] = quantize
     opts = CompileOptions.parse(flat)
     if hooks is not None and not isinstance(hooks, CompileHooks):
         raise CuvilError(
@@ -118,12 +128,19 @@ def compile(
         raise CuvilError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     if dyn.get("dynamic", False) not in (True, False):
         raise CuvilError(f"option dynamic={dyn['dynamic']!r} must be True or False")
+    batches = calibration_batches(calibration_data, len(inputs))
     if dyn.get("dynamic") or dyn.get("dynamic_shapes") is not None:
+        if batches:
+            raise CuvilError(
+                "static int8 (calibration_data) is not supported with dynamic shapes",
+                hint='compile one static shape, or use quantize={"int8": True, '
+                '"dynamic": True} or "bf16"',
+            )
         return _compile_dynamic(model, list(inputs), opts, hooks, dyn)
-    return _compile_static(model, list(inputs), opts, hooks)
+    return _compile_static(model, list(inputs), opts, hooks, batches)
 
 
-def _compile_static(model, inputs, opts, hooks) -> CompiledModule:
+def _compile_static(model, inputs, opts, hooks, batches=()) -> CompiledModule:
     was_training = model.training
     model.eval()
     start = time.perf_counter()
@@ -133,9 +150,19 @@ def _compile_static(model, inputs, opts, hooks) -> CompiledModule:
         )
     finally:
         model.train(was_training)
+    module, info = captured.module, None
+    if opts.quantize is not None:  # the QDQ form (quantize.py, docs/QUANT.md)
+        if has_qdq(module):
+            raise CuvilError(
+                "the model is already quantized (it has quantize / dequantize ops)",
+                hint="compile it without quantize=: its q/dq ops are folded as they are",
+            )
+        module, info = quantize_module(module, opts.quantize, list(batches))
+        opts = dataclasses.replace(opts, quantize=info.options)  # the isa resolved
     lowered = time.perf_counter() - start
-    compiled = compile_module(captured.module, opts, hooks=hooks, lower_seconds=lowered)
+    compiled = compile_module(module, opts, hooks=hooks, lower_seconds=lowered)
     compiled.frontend, compiled.frontend_notes = captured.frontend, captured.notes
+    compiled.quantization = info
     return compiled
 
 

@@ -26,6 +26,7 @@ from .doctor.command import add_parser as _add_doctor
 from .graph.command import add_parser as _add_graph
 from .passes_cmd import add_parser as _add_passes
 from .profile_cmd import add_parser as _add_profile
+from .quant.command import add_parser as _add_quant
 from .report_cmd import add_parser as _add_report
 from .symbols import add_parser as _add_symbols
 from .triage import cli as triage_cli
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bench(commands)
     _add_profile(commands)
     _add_tune(commands)
+    _add_quant(commands)
     _add_doctor(commands)
     _add_report(commands)
     return parser

@@ -38,6 +38,7 @@ from .pointwise import (
     prepare_batch_norm,
     tensor_access,
 )
+from .qdispatch import QUANT_OPS, prepare_quant
 from .scalar import binary, emit_cast, unary
 
 __all__ = ["KernelInfo", "Lowering", "prepare", "lower_op", "break_targets"]
@@ -72,6 +73,8 @@ def prepare(
             prep = prepare_batch_norm(op, param_data)
         case ops.FusedOp():
             prep = fused.prepare_fused(op, module, param_data, threads)
+        case _ if op.name in QUANT_OPS:  # int8 / bf16 (qdispatch.py, docs/QUANT.md)
+            prep = prepare_quant(op, param_data, module)
         case _:
             prep = None
     return prep or Prepared(lambda k: lower_op(k, op))

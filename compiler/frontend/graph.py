@@ -30,6 +30,7 @@ from . import (  # noqa: F401  (registers the rules)
     lower_nn,
     lower_norm,
     lower_pool3d,
+    lower_quant,
     lower_rearrange,
     lower_reduce,
     lower_resample,

@@ -373,6 +373,9 @@ class Module:
         self.output_spec: Any = None
         # the pass table (cuvil.passes.PassInfo per pass) of the last pipeline run
         self.passes: list[Any] = []
+        # the instruction set of the int8 / bf16 kernels by mode ({"int8": "amx"}), as
+        # cuvil.compile resolved the quantize option; a mode not named: the host's best
+        self.isa: dict[str, str] = {}
 
     def add_param(
         self,
@@ -413,6 +416,7 @@ class Module:
         new.fx_values = {k: remap(v, vmap) for k, v in self.fx_values.items()}
         new.output_spec = self.output_spec
         new.passes = list(self.passes)
+        new.isa = dict(self.isa)
         return new
 
     def lookup(self, name: str) -> Function | None:

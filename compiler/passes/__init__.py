@@ -63,6 +63,8 @@ __all__ = [
     "build_pipeline",
     "run_passes",
     "describe_bisect",
+    "has_qdq",
+    "QDQ_EXTRA",
 ]
 
 
@@ -99,7 +101,9 @@ def run_passes(module: Module, options, hooks: CompileHooks | None = None) -> Mo
     """Run ``build_pipeline(options)`` on `module` (`options`: a CompileOptions), with
     its debug options' ``bisect_limit`` and the ``hooks.passes`` extras (cuvil.hooks);
     the pass table is kept in ``module.passes``."""
-    extras = hooks.passes if hooks is not None else ()
+    extras = tuple(hooks.passes) if hooks is not None else ()
+    if has_qdq(module):  # quantize / dequantize ops: fold them first (docs/QUANT.md)
+        extras = (QDQ_EXTRA, *extras)
     pipeline = build_pipeline(options, extras=extras)
     limit = options.debug_options.bisect_limit
     ctx = pipeline.run(module, PassContext(limit))
@@ -107,6 +111,24 @@ def run_passes(module: Module, options, hooks: CompileHooks | None = None) -> Mo
     if limit is not None:
         print(f"cuvil: {describe_bisect(ctx)}", file=sys.stderr)
     return module
+
+
+# fold-qdq runs right after the default pipelines' first dce, before fold-constants
+# folds a dequantized weight into a float one (O0's empty pipeline: it runs alone)
+QDQ_EXTRA = ("dce", "fold-qdq")
+_QDQ_OPS = frozenset(
+    {
+        "cuvil.quantize",
+        "cuvil.dequantize",
+        "cuvil.round_bf16",
+        "cuvil.fake_quantize_dynamic",
+    }
+)
+
+
+def has_qdq(module: Module) -> bool:
+    """Whether the module has quantization ops for ``fold-qdq`` to fold."""
+    return any(op.name in _QDQ_OPS for fn in module.functions for op in fn.ops)
 
 
 def describe_bisect(ctx: PassContext) -> str:

@@ -33,6 +33,7 @@ BUILTIN_PASSES: dict[str, str] = {
     "dce": "dce:DeadCodeEliminationPass",
     "fold-bn": "fold_bn:FoldBatchNormPass",
     "fold-constants": "fold_constants:FoldConstantsPass",
+    "fold-qdq": "fold_qdq:FoldQdqPass",
     "fuse-elementwise": "fuse_elementwise:FuseElementwisePass",
     "fuse-epilogue": "fuse_epilogue:FuseEpiloguePass",
     "layout-nhwc": "layout:LayoutNhwcPass",

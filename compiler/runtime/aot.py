@@ -40,6 +40,7 @@ from typing import Any
 import torch
 from torch.utils._pytree import treespec_dumps, treespec_loads
 
+from ..codegen.cpu import resolve_isa
 from ..codegen.target import target_machine
 from ..errors import CuvilError
 from ..ir.types import DType, TensorType
@@ -351,6 +352,7 @@ def load(path: str | os.PathLike, *, trusted_keys=None) -> LoadedModule:
         abi = read_abi(data, str(root / lib_name))
         check_metadata(meta, abi, where)
         params = _read_params(root, params_name, abi, signed)
+        _check_quant_isa(meta)
         link_beside(copy, root / GDB_AUTOLOAD)
         lib = _dlopen(copy, root / lib_name)
     except BaseException:
@@ -363,6 +365,14 @@ def load(path: str | os.PathLike, *, trusted_keys=None) -> LoadedModule:
             f"'{root}': the library's ABI is unusable ({type(e).__name__}: {e})",
             hint="save the model again with cuvil.save",
         ) from None
+
+
+def _check_quant_isa(meta: dict[str, Any]) -> None:
+    """An int8 / bf16 build runs only where its instruction set does (an AMX one after
+    the OS grants the tile state, asked for here); else a CuvilError, not a SIGILL."""
+    quant = (meta.get("options") or {}).get("quantize")
+    if isinstance(quant, dict) and quant.get("isa") not in (None, "auto"):
+        resolve_isa(quant.get("mode", "int8"), quant["isa"])
 
 
 def _dlopen(copy: Path, shown: Path) -> ctypes.CDLL:

@@ -95,6 +95,8 @@ class CompiledModule(NativeModule):
         # other was not used (cuvil.compile sets them; frontend/auto.py)
         self.frontend: str = options.frontend
         self.frontend_notes: list[str] = []
+        # a quantized build: cuvil.quantize.QuantInfo (layers, isa; docs/QUANT.md)
+        self.quantization = None
         data = {**module.param_data, **program.derived}
         super().__init__(
             jit.entry,

@@ -183,6 +183,33 @@ CASES += (
 )
 
 
+# ir/ops/quant*.py (their meaning: tests/ir/test_quant_ops.py)
+def _u8(*shape: int) -> torch.Tensor:
+    return torch.randint(0, 256, shape, dtype=torch.uint8)
+
+
+def _i8(*shape: int) -> torch.Tensor:
+    return torch.randint(-127, 128, shape, dtype=torch.int8)
+
+
+_Q = {"x_scale": 0.5, "x_zero_point": 3}
+CASES += [
+    _case("cuvil.quantize", [r(2, 3)], scale=(0.5,), zero_point=(3,), dtype=DType.u8),
+    _case(
+        "cuvil.dequantize", [_i8(2, 3)], scale=(0.5, 0.25), zero_point=(0, 1), axis=0
+    ),
+    _case("cuvil.fake_quantize_dynamic", [r(2, 3)]),
+    _case("cuvil.round_bf16", [r(2, 3)]),
+    _case("cuvil.qlinear", [_u8(2, 4), _i8(3, 4), r(3)], w_scale=(0.5,) * 3, **_Q),
+    _case(
+        "cuvil.qconv2d", [_u8(1, 2, 5, 5), _i8(3, 2, 3, 3)], w_scale=(0.5,) * 3, **_Q
+    ),
+    _case("cuvil.linear_bf16", [r(2, 4), r(3, 4).bfloat16()]),
+    _case("cuvil.conv2d_bf16", [r(1, 2, 5, 5), r(3, 2, 3, 3).bfloat16(), r(3)]),
+    _case("cuvil.matmul_bf16", [r(2, 3, 4), r(4, 5)]),
+]
+
+
 @pytest.mark.parametrize("name, tensors, attrs", CASES)
 def test_inferred_type_matches_reference_result(name, tensors, attrs):
     _check(name, tensors, **attrs)

@@ -31,6 +31,14 @@ from .nn import (
     MaxPool2dOp,
     PoolOp,
 )
+from .quant import DequantizeOp, FakeQuantizeDynamicOp, QuantizeOp, RoundBf16Op
+from .quant_linalg import (
+    Conv2dBf16Op,
+    LinearBf16Op,
+    MatmulBf16Op,
+    QConv2dOp,
+    QLinearOp,
+)
 from .reduction import REDUCE_OPS, ArgmaxOp, LogSoftmaxOp, ReduceOp, SoftmaxOp, VarOp
 from .resample import GroupNormOp, PadOp, UpsampleOp
 from .scan import CummaxOp, CumminOp, CumOp, CumprodOp, CumsumOp, TopkOp
@@ -97,4 +105,13 @@ __all__ = [
     "MATH_UNARY",
     "MATH_BINARY",
     "PredicateOp",
+    "QuantizeOp",
+    "DequantizeOp",
+    "FakeQuantizeDynamicOp",
+    "RoundBf16Op",
+    "QLinearOp",
+    "QConv2dOp",
+    "LinearBf16Op",
+    "Conv2dBf16Op",
+    "MatmulBf16Op",
 ]

@@ -1,0 +1,1 @@
+"""``cuvil-debug quant``: the accuracy report of an int8 / bf16 build (docs/QUANT.md)."""
