@@ -293,7 +293,7 @@ def _getitem(cx: LoweringContext, obj, index):
                 node=cx.node_name,
                 where=cx.where(),
                 hint="Cuvil computes only the main result of ops such as "
-                "max_pool2d_with_indices and native_layer_norm",
+                "max_pool2d_with_indices (not its indices)",
             )
         return item
     index = index if isinstance(index, tuple) else (index,)

@@ -49,6 +49,7 @@ import torch
 from ..codegen.generator import KernelInfo, Program, generate
 from ..codegen.indexing import STATUS_SYMBOL
 from ..codegen.plan import plan_build
+from ..codegen.pool import ENTRY_GLOBAL as POOL_ENTRY
 from ..errors import CodegenError
 from ..hooks import CompileHooks
 from ..ir.core import Module, Value
@@ -86,7 +87,8 @@ _SOURCES = (  # what turns optimized IR into a build (compiler/...)
     "runtime/debugkey.py",
     "version.py",
 )
-_RUNTIME_SYMBOLS = (STATUS_SYMBOL,)  # globals the runtime looks for in a build
+# globals the runtime looks for in a build
+_RUNTIME_SYMBOLS = (STATUS_SYMBOL, POOL_ENTRY)
 _FIELDS = ("fingerprint", "debug_key", "object_key", "llvm_ir_sha256", "contract")
 
 
@@ -150,6 +152,7 @@ def fingerprint(module: Module, options: CompileOptions) -> str:
         "ir": hashlib.sha256(print_module(module).encode()).hexdigest(),
         "names": _names(module),
         "small_params": _small_params(module),
+        "isa": dict(module.isa),  # int8 / bf16 kernels' instruction sets (not printed)
         "options": key_options(options),
         "codegen": {**args, "break_on": list(args["break_on"])},
         "target": target("mcjit"),

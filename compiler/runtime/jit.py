@@ -228,7 +228,7 @@ class JitModule:
             )
         self.engine.finalize_object()
         self.engine.run_static_constructors()
-        pool.attach(self.engine, program.llvm_ir)  # one process-wide pool (pool.py)
+        pool.attach(self.engine, program)  # one process-wide pool (pool.py)
         address = self.engine.get_function_address(program.entry)
         if not address:
             raise RuntimeError(f"the object defines no {program.entry}")

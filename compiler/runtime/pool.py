@@ -45,9 +45,11 @@ def shared_pool() -> int:
         return _engine[0][1]
 
 
-def attach(engine, llvm_ir: str) -> bool:
-    """Point the module's pool entry at the shared pool; False when it has none."""
-    if ENTRY_GLOBAL not in llvm_ir:
+def attach(engine, program) -> bool:
+    """Point the module's pool entry at the shared pool; False when it has none.
+    `program.mentions` answers without the LLVM IR text where the IR cache level
+    recorded it (a warm compile generates no LLVM IR)."""
+    if not program.mentions(ENTRY_GLOBAL):
         return False
     address = engine.get_global_value_address(ENTRY_GLOBAL)
     if not address:

@@ -160,11 +160,16 @@ def test_dead_results_of_a_multi_result_op_are_ignored():
 
 
 def test_a_used_result_cuvil_does_not_compute_is_still_refused():
-    gm = _layer_norm_graph()
-    nodes = list(gm.graph.nodes)  # x, ln, getitem 0, 1, 2, output
-    nodes[-1].args = ((nodes[2], nodes[3]),)
+    # max_pool2d_with_indices' indices (native_layer_norm's statistics are computed
+    # where read since the fuzz findings: test_lower_nn)
+    g = torch.fx.Graph()
+    x = g.placeholder("x")
+    pool = g.call_function(aten.max_pool2d_with_indices.default, (x, [2, 2]))
+    out = (g.call_function(operator.getitem, (pool, i)) for i in (0, 1))
+    g.output(tuple(out))
+    gm = torch.fx.GraphModule(nn.Module(), g)
     with pytest.raises(UnsupportedOpError, match="result 1 of a multi-result op"):
-        from_fx(gm, [randn(3, 4)], gm=gm)
+        from_fx(gm, [randn(1, 2, 4, 4)], gm=gm)
 
 
 @pytest.mark.parametrize("frontend", FRONTENDS)
