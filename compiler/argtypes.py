@@ -3,7 +3,7 @@ parsed, so a bad one is argparse's one error line and exit 2, before any work.
 
 Numbers are finite (no ``nan``/``inf``) and named by what they must be: ``count``
 (an integer >= 0), ``positive_int`` (>= 1), ``positive_float`` (> 0),
-``non_negative_float`` (>= 0); ``byte_size`` takes ``4096``, ``64K``, ``256M``, ``1G``.
+``non_negative_float`` (>= 0), ``finite_float``; ``byte_size`` takes ``4096``, ``64K``, ``256M``, ``1G``.
 Paths: ``existing_file`` must be a readable file (``input_file``: or ``-``, stdin),
 ``folder_path`` must not be an
 existing file (a folder to create or reuse).
@@ -21,6 +21,7 @@ __all__ = [
     "positive_int",
     "positive_float",
     "non_negative_float",
+    "finite_float",
     "byte_size",
     "existing_file",
     "input_file",
@@ -69,6 +70,11 @@ def positive_float(text: str) -> float:
 def non_negative_float(text: str) -> float:
     """A finite number >= 0."""
     return _float(text, lambda x: x >= 0, "a number >= 0")
+
+
+def finite_float(text: str) -> float:
+    """Any finite number (a threshold in dB may be negative)."""
+    return _float(text, lambda x: True, "a finite number")
 
 
 def byte_size(text: str) -> int:

@@ -64,7 +64,7 @@ def measure(calls: list[Callable[[], None]], rounds: int) -> list[float]:
     """Best seconds per call of each function, interleaved over `rounds` rounds."""
     reps = []
     for fn in calls:
-        fn()  # warm: caches, page faults
+        fn()  # warm: caches, first-touch pages
         t0 = time.thread_time()
         fn()
         reps.append(max(1, int(BUDGET_S / max(time.thread_time() - t0, 1e-6))))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from cuvil.args import EXIT_OK, OutputArgs
-from cuvil.argtypes import positive_int
+from cuvil.argtypes import count, finite_float, positive_int
 from cuvil.errors import CuvilError
 from cuvil.options import QUANT_ISAS, QuantOptions
 
@@ -66,10 +66,10 @@ def add_parser(commands) -> None:
     p.add_argument("--activations", choices=("affine", "symmetric"), default="affine")
     p.add_argument("--calibration", choices=("minmax", "percentile"), default="minmax")
     p.add_argument("--isa", choices=QUANT_ISAS, default="auto")
-    p.add_argument("--seed", type=int, default=0, help="of the generated data")
+    p.add_argument("--seed", type=count, default=0, help="of the generated data")
     p.add_argument(
         "--min-sqnr",
-        type=float,
+        type=finite_float,
         metavar="DB",
         help="exit 1 when the output's SQNR is below DB",
     )

@@ -44,6 +44,7 @@ BY_TYPE = {
     argtypes.positive_int: ["0", "-3", "x"],
     argtypes.positive_float: ["0", "-5", "nan", "inf", "x"],
     argtypes.non_negative_float: ["-1", "nan", "-inf", "x"],
+    argtypes.finite_float: ["nan", "inf", "x"],
     argtypes.byte_size: ["0", "-1", "12Q"],
     isolation.memory_size: ["0", "-1G", "lots"],
     argtypes.existing_file: [MISSING, DIR],
@@ -79,6 +80,7 @@ BY_DEST = {
     "address": ["127.0.0.1:1"],  # without --executor ray
     "out": [FILE, DIR, NO_PARENT],
     "save_inputs": [FILE, DIR, NO_PARENT],
+    "skip": ["no_such_layer"],
 }
 # (command, dest) -> values where the command's own kind differs from BY_DEST's
 BY_COMMAND = {
@@ -121,6 +123,7 @@ BASE = {
     "bench": [MODEL],
     "profile": [MODEL],
     "tune": [MODEL],
+    "quant": [MODEL],
 }
 
 

@@ -43,6 +43,10 @@ NOT_DRAWN = {
     "_numel": "x.numel(): a size",
     "_ignore": "export's assertions",
     "_stochastic_depth": "a torchvision function, registered by name",
+    # PT2E's quantized_decomposed.dequantize_*: an int8 input with its quantize
+    # partner's scale and zero point (tests/codegen/test_quant*, docs/QUANT.md)
+    "_dequantize_per_tensor": "PT2E dequantize of a quantized int8 tensor",
+    "_dequantize_per_channel": "PT2E dequantize of a quantized int8 tensor",
 }
 
 
