@@ -3,7 +3,8 @@
 A model input, an output (allocated by the caller), a param (its data pointer; also the
 tensors the code generator derives, e.g. packed weights), an inline constant (an LLVM
 global) or a slice of the arena, whose offsets arena.py plans by liveness. A
-``cuvil.reshape`` moves no data: its result aliases its operand; an op with an honored
+``cuvil.reshape`` moves no data: its result aliases its operand (so does a relayout
+whose two orders are the same bytes); an op with an honored
 ``inplace = j`` hint writes its result into operand j's buffer. Inputs, outputs and params
 are torch tensors, so they must be contiguous (other layouts live inside the function).
 """
@@ -23,7 +24,7 @@ from .arena import Interval, plan_arena
 from .kernel import Prepared
 from .scalar import mem_type
 
-__all__ = ["Slot", "Buffers", "nbytes", "check_boundary_layouts"]
+__all__ = ["Slot", "Buffers", "nbytes", "check_boundary_layouts", "moves_nothing"]
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ class Buffers:
             self.slots[id(r)] = Slot("param", self.params.index(name))
         elif isinstance(op, ops.ConstantOp):
             self.slots[id(r)] = Slot("const", self._global(op))
-        elif isinstance(op, ops.ReshapeOp):
+        elif isinstance(op, ops.ReshapeOp) or moves_nothing(op):
             self.alias[id(r)] = op.operands[0]
 
     def _global(self, op: Operation) -> str:
@@ -220,3 +221,13 @@ class Buffers:
             if slot is not None:
                 found[id(v)] = (v, slot)
         return found
+
+
+def moves_nothing(op: Operation) -> bool:
+    """A relayout between NCHW and NHWC of a tensor with one channel or one pixel
+    (global pooling's [N, C, 1, 1]) has the same bytes in both orders: an alias."""
+    if not isinstance(op, ops.RelayoutOp):
+        return False
+    shape = op.operands[0].type.shape
+    ints = len(shape) == 4 and all(isinstance(d, int) for d in shape)
+    return ints and (shape[1] == 1 or shape[2] * shape[3] == 1)

@@ -25,7 +25,7 @@ from ..ir.core import Function, Module, Operation, Value
 from ..ir.location import Loc
 from ..ir.ops.fused import body_of
 from . import contract, fused, gemm_ops, indexing, reduce, resample, scan, window
-from .buffers import Buffers
+from .buffers import Buffers, moves_nothing
 from .debuginfo import DebugInfo
 from .entry import Call
 from .kernel import Kernel, Prepared
@@ -180,8 +180,10 @@ class Lowering:
         self.calls: list[Call] = []
 
     def prepare(self, op: Operation) -> None:
-        """Plan `op`'s kernel and name it; params, constants and reshapes have none."""
-        if not isinstance(op, (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)):
+        """Plan `op`'s kernel and name it; params, constants, reshapes and relayouts
+        that move nothing have none."""
+        no_kernel = (ops.ParamOp, ops.ConstantOp, ops.ReshapeOp)
+        if not isinstance(op, no_kernel) and not moves_nothing(op):
             self.symbols[id(op)] = self.kernel_name(op)
             self.prepared[id(op)] = prepare(
                 op, self.module.param_data, self.threads, self.module
@@ -283,9 +285,12 @@ def break_targets(
 def _view_source(
     module: Module, name: str, kernel_ops: Sequence[Operation]
 ) -> list[Operation]:
-    """A node lowered to a view (cuvil.reshape) traps where its data is computed."""
+    """A node lowered to a view (cuvil.reshape, a relayout that moves nothing) traps
+    where its data is computed."""
     v = module.fx_values.get(name)
-    while isinstance(v, Value) and isinstance(v.owner, ops.ReshapeOp):
+    while isinstance(v, Value) and (
+        isinstance(v.owner, ops.ReshapeOp) or moves_nothing(v.owner)
+    ):
         v = v.owner.operands[0]
     owner = v.owner if isinstance(v, Value) else None
     return [op for op in kernel_ops if op is owner]

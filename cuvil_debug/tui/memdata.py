@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cuvil.codegen.buffers import Slot, nbytes
+from cuvil.codegen.buffers import Slot, moves_nothing, nbytes
 from cuvil.codegen.plan import BuildPlan, plan_build
 from cuvil.errors import CuvilError
 from cuvil.ir import Operation, Value
@@ -341,6 +341,8 @@ def kernel_rows(model: MemoryModel | None, info: OpInfo) -> list[tuple[str, str]
     k = model.kernel_of(info)
     if k is None:
         text = _NO_KERNEL.get(info.name, "none: not in the main function")
+        if moves_nothing(info.op):
+            text = "none: the same bytes in both layouts (a view of its operand)"
         return [("kernel", text)]
     fused = "" if k.op is info.op else " (a member of this fused kernel)"
     rows = [("kernel", f"{k.symbol}, call {k.index} of {len(model.kernels)}{fused}")]

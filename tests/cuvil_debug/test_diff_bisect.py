@@ -191,8 +191,17 @@ def test_clean(mlp):
     assert "clean" in format_result(r)
 
 
-def test_native_only_pass(mlp, monkeypatch):
+@pytest.fixture
+def patched_codegen(monkeypatch):
+    """For tests that patch code generation: the compile cache off (its IR level would
+    serve a build made by the unpatched generator: the patch changes no source file)."""
+    monkeypatch.setenv("CUVIL_CACHE", "0")
+    return monkeypatch
+
+
+def test_native_only_pass(mlp, patched_codegen):
     """Fused relu epilogues forget to clamp: the IR stays right, native code does not."""
+    monkeypatch = patched_codegen
     real = fused_codegen.scalar_op
 
     def forgetful(b, o, vals):
@@ -208,7 +217,8 @@ def test_native_only_pass(mlp, monkeypatch):
     assert "cuvil.fused" in r.ir_diff
 
 
-def test_codegen(mlp, monkeypatch):
+def test_codegen(mlp, patched_codegen):
+    monkeypatch = patched_codegen
     monkeypatch.setitem(scalar.UNARY, "cuvil.relu", lambda b, x, a: x)
     model, inputs = mlp
     r = bisect(model, inputs, {"pipeline": "dce"}, llvm=False)
@@ -219,8 +229,9 @@ def test_codegen(mlp, monkeypatch):
     assert "-opt-bisect-limit=0" in r.detail
 
 
-def test_llvm(mlp, monkeypatch):
+def test_llvm(mlp, patched_codegen):
     """A relu that tells LLVM `x >= 0` (llvm.assume): right until LLVM believes it."""
+    monkeypatch = patched_codegen
     relu = scalar.UNARY["cuvil.relu"]
 
     def lying(b, x, attrs):

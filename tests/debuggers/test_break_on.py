@@ -50,13 +50,13 @@ def _trapped(cnn, names, debug=False) -> dict[str, str]:
         (["block2_relu"], ["cuvil_k3_block2_conv"]),  # a fused member
         # folded into the conv: its kernel, not the relayout made for it (k0)
         (["block1_bn"], ["cuvil_k1_block1_conv"]),
-        (["fc"], ["cuvil_k7_fc"]),  # a kernel's own node
-        (["flatten"], ["cuvil_k6_avgpool"]),  # a view: where its data is computed
+        (["fc"], ["cuvil_k6_fc"]),  # a kernel's own node
+        (["flatten"], ["cuvil_k5_avgpool"]),  # a view: where its data is computed
         (["cuvil.max_pool2d"], ["cuvil_k2_block1_pool", "cuvil_k4_block2_pool"]),
         # an op name (fused members too) and a node
         (
             ["cuvil.relu", "fc"],
-            ["cuvil_k1_block1_conv", "cuvil_k3_block2_conv", "cuvil_k7_fc"],
+            ["cuvil_k1_block1_conv", "cuvil_k3_block2_conv", "cuvil_k6_fc"],
         ),
     ],
 )

@@ -124,8 +124,9 @@ def test_fused_kernels_and_decomposed_nodes_are_clusters_and_modules_too(small):
     _, picture = small
     labels = {" ".join(t) for t in picture.clusters.values()}
     assert any("cuvil.fused @fused_0" in t and "one kernel, 2 ops" in t for t in labels)
-    # relayout + adaptive_avg_pool2d; fc's linear and its two params are no box
-    assert any(t.startswith("avgpool: decomposed, 2 ops") for t in labels)
+    # the relayout out of the NHWC region + the reshape; fc's linear and its two
+    # params are no box
+    assert any(t.startswith("flatten: decomposed, 2 ops") for t in labels)
     assert not [t for t in labels if t.startswith("fc:")]
     assert "cluster_fx:block1" in picture.clusters  # nn.Module boxes: the FX side
     assert not [c for c in picture.clusters if c.startswith("cluster_ir:")]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cuvil.codegen.buffers import moves_nothing
 from cuvil_debug.cli import build_parser
 from cuvil_debug.tui.command import load_target
 from cuvil_debug.tui.data import ModuleView
@@ -46,7 +47,9 @@ def _buffer(model: MemoryModel, name: str):
 
 def test_every_kernel_is_listed_in_call_order(cnn):
     main = cnn.view.main
-    computing = [i.op for i in main.ops if i.name not in NO_KERNEL]
+    computing = [
+        i.op for i in main.ops if i.name not in NO_KERNEL and not moves_nothing(i.op)
+    ]
     assert [k.op for k in cnn.kernels] == computing
     assert [k.index for k in cnn.kernels] == list(range(len(computing)))
     for k in cnn.kernels:
@@ -93,8 +96,10 @@ def test_arena_reuse_is_marked_where_offsets_are_shared(cnn):
         else:
             assert b.reuses is None, b.name
     assert shared >= 2
-    pool = _buffer(cnn, "%block1_pool")
-    assert pool.offset == 0 and pool.reuses.name == "%x_nhwc"
+    pool = _buffer(cnn, "%block1_pool")  # over the first conv's scratch, dead by then
+    assert pool.reuses.name == "k1 scratch 0" and pool.offset == pool.reuses.offset
+    relu = _buffer(cnn, "%block2_relu")
+    assert relu.offset == 0 and relu.reuses.name == "%x_nhwc"
 
 
 def test_in_place_reuse_is_marked(resnet):
@@ -113,7 +118,9 @@ def test_in_place_reuse_is_marked(resnet):
 
 def test_views_share_their_operands_buffer(cnn):
     avg = _buffer(cnn, "%avgpool")
-    assert avg.values == ("%avgpool", "%flatten")  # flatten is a reshape: no copy
+    # the [1, 32, 1, 1] relayout out of the NHWC region has the same bytes, flatten is a
+    # reshape: neither copies
+    assert avg.values == ("%avgpool", "%avgpool_nchw", "%flatten")
     flatten = next(i for i in cnn.view.main.ops if "%flatten" in i.results)
     assert cnn.buffer_of(flatten.op.results[0]) is avg
 
@@ -121,10 +128,10 @@ def test_views_share_their_operands_buffer(cnn):
 def test_inspector_rows_name_the_kernel_slot_and_lifetime(cnn):
     ops = {i.results[0]: i for i in cnn.view.main.ops if i.results}
     rows = dict(kernel_rows(cnn, ops["%block1_pool"]))
-    assert rows["kernel"] == "cuvil_k2_block1_pool, call 2 of 8"
-    assert rows["slot"] == "%block1_pool: arena +0x0 (16384 B)"
+    assert rows["kernel"] == "cuvil_k2_block1_pool, call 2 of 7"
+    assert rows["slot"] == "%block1_pool: arena +0x13000 (16384 B)"
     assert rows["lifetime"] == "kernel 2..3"
-    assert rows["reuses"] == "the arena space of %x_nhwc (dead after kernel 1)"
+    assert rows["reuses"] == "the arena space of k1 scratch 0 (dead after kernel 1)"
     assert dict(kernel_rows(cnn, ops["%fc"]))["slot"] == "%fc: output #0"
     assert "a param" in dict(kernel_rows(cnn, ops["%fc_weight"]))["kernel"]
     assert "a view" in dict(kernel_rows(cnn, ops["%flatten"]))["kernel"]
