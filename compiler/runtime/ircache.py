@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,6 +154,9 @@ def fingerprint(module: Module, options: CompileOptions) -> str:
         "names": _names(module),
         "small_params": _small_params(module),
         "isa": dict(module.isa),  # int8 / bf16 kernels' instruction sets (not printed)
+        # DWARF names files by absolute path: a location relative to the working
+        # directory is another file in another checkout (debuginfo.py)
+        "cwd": os.getcwd(),
         "options": key_options(options),
         "codegen": {**args, "break_on": list(args["break_on"])},
         "target": target("mcjit"),

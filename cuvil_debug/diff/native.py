@@ -29,6 +29,7 @@ from typing import Any
 
 import torch
 
+from cuvil.codegen.buffers import moves_nothing
 from cuvil.errors import CuvilError
 from cuvil.hooks import CompileHooks
 from cuvil.ir.core import Function, Module, Operation, Value
@@ -46,14 +47,14 @@ MEMBERS = ("auto", "all", "none")
 
 def _static_root(v: Value) -> bool:
     """A value whose buffer is a param or constant (never written by the diff)."""
-    while isinstance(v.owner, ReshapeOp):
+    while isinstance(v.owner, ReshapeOp) or moves_nothing(v.owner):
         v = v.owner.operands[0]
     return isinstance(v.owner, ParamOp | ConstantOp)
 
 
 class _Native:
-    """Runs ops of one stepper's module: param/constant/reshape in Python (they are no
-    kernel), everything else by writing the operands into their buffers and calling the
+    """Runs ops of one stepper's module: param/constant/reshape (and a relayout that
+    moves no byte) in Python (they are no kernel), everything else by writing the operands into their buffers and calling the
     op's kernel alone."""
 
     def __init__(self, stepper, module: Module) -> None:
@@ -62,8 +63,8 @@ class _Native:
         self.step_of = {id(s.op): s for s in stepper.steps if s.op is not None}
 
     def __call__(self, op: Operation, args: Sequence[torch.Tensor]) -> Tensors:
-        if isinstance(op, ParamOp | ConstantOp | ReshapeOp):
-            return self.interp.execute(op, args)
+        if isinstance(op, ParamOp | ConstantOp | ReshapeOp) or moves_nothing(op):
+            return self.interp.execute(op, args)  # no kernel: a view, or no code
         step = self.step_of.get(id(op))
         if step is None:
             raise CuvilError(
