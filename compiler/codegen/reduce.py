@@ -221,6 +221,7 @@ def emit_layer_norm(k: Kernel, op: Operation) -> None:
     for d in op.attrs["normalized_shape"]:
         n *= d
     rows = (t.numel() // n) if n else 0
+    inv_n = 1.0 / n if n else 0.0  # an empty row: no row runs (rows == 0)
     eps = const(dtype, op.attrs["eps"])
     sqrt = k.fn.module.declare_intrinsic("llvm.sqrt", [llvm_type(dtype)])
     has_w, has_b = len(op.operands) > 1, len(op.operands) > 2
@@ -228,11 +229,11 @@ def emit_layer_norm(k: Kernel, op: Operation) -> None:
         base = k.b.mul(r, i64(n))
         mean = k.b.fmul(
             _inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype),
-            const(dtype, 1.0 / n),
+            const(dtype, inv_n),
         )
         var = k.b.fmul(
             _inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype, center=mean),
-            const(dtype, 1.0 / n),
+            const(dtype, inv_n),
         )
         rstd = k.b.fdiv(const(dtype, 1.0), k.b.call(sqrt, [k.b.fadd(var, eps)]))
         with for_range(k.b, n, name="c") as c:

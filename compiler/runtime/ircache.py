@@ -140,8 +140,8 @@ def _small_params(module: Module) -> list:
         data = module.param_data.get(name)
         if data is not None and data.numel() <= SMALL_PARAM:
             flat = data.detach().reshape(-1).contiguous().cpu()
-            raw = flat.view(torch.uint8) if flat.numel() else flat
-            found.append([name, str(data.dtype), bytes(raw.numpy()).hex()])
+            raw = bytes(flat.view(torch.uint8).numpy()) if flat.numel() else b""
+            found.append([name, str(data.dtype), raw.hex()])  # bf16 has no numpy
     return found
 
 

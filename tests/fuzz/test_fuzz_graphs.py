@@ -3,10 +3,13 @@
 * the fuzzer's own parts: the catalog covers the frontend's rule table, a seed is a
   graph, the rendered model computes what the graph data says, the judge's rule, the
   shrinker;
-* a bounded run: graphs of a fixed seed and of a rotating one (the date's, printed;
-  ``CUVIL_FUZZ_SEED`` overrides it) through fx and export at O0 and O3 (and one through
-  ``torch.compile(backend="cuvil")``), none of which may crash or be wrong. The slow tier
-  runs more of them. The long run is ``python -m cuvil_debug.fuzz --graphs 10000``.
+* a bounded run: graphs of a fixed seed through fx and export at O0 and O3 (and one
+  through ``torch.compile(backend="cuvil")``), none of which may crash or be wrong; with
+  ``CUVIL_FUZZ_SEED`` set (a nightly job: the date's seed, ``YYYYMMDD * 1000``) also the
+  graphs of that seed. The default suite does not draw new graphs every day: a gate that
+  fails on the calendar (the known open findings, docs/FUZZ.md) is not a regression test.
+  The slow tier runs more of them. The long run is
+  ``python -m cuvil_debug.fuzz --graphs 10000``.
 
 Graphs run in this process (a crash of native code fails the test's worker, which
 pytest reports); the long run's worker pool survives them.
@@ -199,7 +202,11 @@ def _repro(seed: int, n: int) -> str:
     return f"python -m cuvil_debug.fuzz --seed {seed} --graphs {n} --failures fuzz-failures/"
 
 
-@pytest.mark.parametrize("which", ["fixed", "rotating"])
+# the rotating seed only where a nightly job asks for it (module doc)
+WHICH = ["fixed"] + (["rotating"] if os.environ.get("CUVIL_FUZZ_SEED") else [])
+
+
+@pytest.mark.parametrize("which", WHICH)
 def test_bounded_run(which: str, tmp_path: Path):
     start, n = (FIXED_SEED, 2) if which == "fixed" else (rotating_seed(), 2)
     print(f"fuzz graphs {start}..{start + n - 1} ({which} seed)")
@@ -208,7 +215,7 @@ def test_bounded_run(which: str, tmp_path: Path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("which", ["fixed", "rotating"])
+@pytest.mark.parametrize("which", WHICH)
 def test_bounded_run_slow(which: str, tmp_path: Path):
     start = FIXED_SEED + 100 if which == "fixed" else rotating_seed() + 100
     n = 25

@@ -157,6 +157,44 @@ def test_a_small_param_is_fingerprinted_by_value(tmp_path, monkeypatch):
     torch.testing.assert_close(built(X), other(X), rtol=1e-4, atol=1e-5)
 
 
+def test_empty_and_bfloat16_params_are_fingerprinted(tmp_path, monkeypatch):
+    """numpy has no bfloat16 and an empty tensor has no bytes to view (the IR fuzzer's
+    find: fingerprint() raised a TypeError on an empty bf16 param)."""
+    from cuvil.frontend import lower
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.empty = nn.Parameter(torch.zeros(0, dtype=torch.bfloat16))
+            self.scale = nn.Parameter(torch.full((4,), 1.5, dtype=torch.bfloat16))
+
+        def forward(self, x):
+            return x * self.scale + self.empty.sum()
+
+    monkeypatch.setenv("CUVIL_CACHE_DIR", str(tmp_path))
+    module = lower(Net(), (torch.randn(4, dtype=torch.bfloat16),))
+    assert {d.numel() for d in module.param_data.values()} == {0, 4}
+    options = cuvil.options.CompileOptions(opt_level="O0")
+    assert ircache.fingerprint(module, options) == ircache.fingerprint(module, options)
+
+
+def test_a_layer_norm_over_no_element_compiles(tmp_path, monkeypatch):
+    """Rows of no element: no row runs, and code generation no longer divides by the
+    row's zero length (the IR fuzzer's find)."""
+    from cuvil.ir.parser import parse_module
+    from cuvil.pipeline import compile_module
+
+    monkeypatch.setenv("CUVIL_CACHE_DIR", str(tmp_path))
+    text = (
+        "module @M {\n  func @forward(%x: tensor<3x0xf32>) -> (tensor<3x0xf32>) {\n"
+        "    %y = cuvil.layer_norm(%x) {eps = 1e-05, normalized_shape = [0]} : "
+        "(tensor<3x0xf32>) -> tensor<3x0xf32>\n    return %y\n  }\n}\n"
+    )
+    options = cuvil.options.CompileOptions(opt_level="O1")
+    built = compile_module(parse_module(text), options, echo_llvm_bisect=False)
+    assert built(torch.zeros(3, 0)).shape == (3, 0)
+
+
 def _entry(root, level: str):
     (entry,) = [e for e in cachemaint.entries(root) if e.level == level]
     return entry.path
