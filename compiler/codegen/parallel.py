@@ -132,13 +132,31 @@ def _gemm_rows(
         else make_fn(dataclasses.replace(plan, m=last_rows, mc=0))
     )
     name = f"{full.name}_rows{plan.m}"
+
+    def block_args(b: ir.IRBuilder, i: ir.Value, c, a, bm, bias, res) -> list:
+        r0 = b.mul(i, _c(per))
+        return [
+            _rows(b, c, r0, plan.n),
+            _rows(b, a, r0, plan.k),
+            bm,
+            _rows(b, bias, r0, 1) if bias_per_row else bias,
+            _rows(b, res, r0, plan.n),
+        ]
+
+    return _block_loop(module, name, blocks, full, last, block_args)
+
+
+def _block_loop(module: ir.Module, name: str, blocks: int, full, last, block_args):
+    """``name(c, a, b, bias, residual, first, count)``: calls `full` on blocks [first,
+    first + count) with `block_args(builder, i, c, a, b, bias, residual)`, and `last`
+    on block ``blocks - 1`` (shorter than the others, or `full` itself)."""
     if name in module.globals:
         return module.globals[name]
     fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5 + [I64, I64]), name)
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    c, a, bm, bias, res, first, count = fn.args
+    *pointers, first, count = fn.args
     pre, head = b.block, fn.append_basic_block("blocks")
     body, done = fn.append_basic_block("block"), fn.append_basic_block("done")
     b.branch(head)
@@ -147,16 +165,8 @@ def _gemm_rows(
     i.add_incoming(first, pre)
     b.cbranch(b.icmp_signed("<", i, b.add(first, count)), body, done)
     b.position_at_end(body)
-    r0 = b.mul(i, _c(per))
-    args = [
-        _rows(b, c, r0, plan.n),
-        _rows(b, a, r0, plan.k),
-        bm,
-        _rows(b, bias, r0, 1) if bias_per_row else bias,
-        _rows(b, res, r0, plan.n),
-    ]
-    is_last = b.icmp_signed("==", i, _c(blocks - 1))
-    with b.if_else(is_last) as (then, other):
+    args = block_args(b, i, *pointers)
+    with b.if_else(b.icmp_signed("==", i, _c(blocks - 1))) as (then, other):
         with then:
             b.call(last, args)
         with other:
@@ -183,35 +193,14 @@ def _gemv_cols(module: ir.Module, make_fn, plan: GemmPlan, per: int):
     full = make_fn(dataclasses.replace(plan, n=width))
     last = full if last_n == width else make_fn(dataclasses.replace(plan, n=last_n))
     name = f"{full.name}_cols{plan.n}"
-    if name in module.globals:
-        return module.globals[name]
-    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5 + [I64, I64]), name)
-    fn.linkage = "internal"
-    fn.attributes.add("nounwind")
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    c, a, bm, bias, res, first, count = fn.args
-    pre, head = b.block, fn.append_basic_block("blocks")
-    body, done = fn.append_basic_block("block"), fn.append_basic_block("done")
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64, "blk")
-    i.add_incoming(first, pre)
-    b.cbranch(b.icmp_signed("<", i, b.add(first, count)), body, done)
-    b.position_at_end(body)
-    args = [
-        _rows(b, c, i, width),
-        a,
-        _rows(b, bm, i, width * plan.k),  # `per` panels of [k, nr]
-        _rows(b, bias, i, width),
-        _rows(b, res, i, width),
-    ]
-    with b.if_else(b.icmp_signed("==", i, _c(blocks - 1))) as (then, other):
-        with then:
-            b.call(last, args)
-        with other:
-            b.call(full, args)
-    i.add_incoming(b.add(i, _c(1)), b.block)
-    b.branch(head)
-    b.position_at_end(done)
-    b.ret_void()
-    return fn
+
+    def block_args(b: ir.IRBuilder, i: ir.Value, c, a, bm, bias, res) -> list:
+        return [
+            _rows(b, c, i, width),
+            a,
+            _rows(b, bm, i, width * plan.k),  # `per` panels of [k, nr]
+            _rows(b, bias, i, width),
+            _rows(b, res, i, width),
+        ]
+
+    return _block_loop(module, name, blocks, full, last, block_args)
