@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from cuvil.argtypes import count, folder_path, positive_float, positive_int
+
 from .pool import Pool
 from .report import Tally
 from .runner import CONFIGS
@@ -29,14 +31,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         prog="python -m cuvil_debug.fuzz", description=__doc__.split("\n\n")[0]
     )
     ap.add_argument(
-        "--graphs", type=int, default=100, help="how many graphs (default 100)"
+        "--graphs", type=positive_int, default=100, help="how many graphs (default 100)"
     )
     ap.add_argument(
-        "--seed", type=int, default=0, help="the first graph's seed (default 0)"
+        "--seed", type=count, default=0, help="the first graph's seed (default 0)"
     )
-    ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
-    ap.add_argument("--min-ops", type=int, default=3)
-    ap.add_argument("--max-ops", type=int, default=25)
+    ap.add_argument(
+        "--jobs", type=positive_int, default=1, help="worker processes (default 1)"
+    )
+    ap.add_argument("--min-ops", type=positive_int, default=3)
+    ap.add_argument("--max-ops", type=positive_int, default=25)
     ap.add_argument(
         "--configs",
         default=",".join(c for c in CONFIGS if not c.startswith("backend")),
@@ -44,14 +48,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     ap.add_argument(
         "--backend-every",
-        type=int,
+        type=count,
         default=8,
         metavar="K",
         help="every K-th graph also through torch.compile(backend='cuvil') (0: never)",
     )
     ap.add_argument(
         "--timeout",
-        type=float,
+        type=positive_float,
         default=900.0,
         help="seconds per graph before its worker is killed",
     )
@@ -61,14 +65,28 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--summary", type=Path, help="write the summary as JSON here")
     ap.add_argument(
         "--failures",
-        type=Path,
+        type=folder_path,
         help="shrink failures and write them here as model files",
     )
     ap.add_argument(
-        "--shrink-max", type=int, default=2, help="failures shrunk per kind (default 2)"
+        "--shrink-max",
+        type=count,
+        default=2,
+        help="failures shrunk per kind (default 2)",
     )
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    unknown = [c for c in args.configs.split(",") if c and c not in CONFIGS]
+    if unknown:
+        ap.error(f"--configs: unknown {unknown[0]!r} (one of {', '.join(CONFIGS)})")
+    if args.min_ops > args.max_ops:
+        ap.error(f"--min-ops {args.min_ops} is above --max-ops {args.max_ops}")
+    for path in (args.log, args.summary):
+        if path is not None and path.is_dir():
+            ap.error(f"{path} is a folder: give a file path")
+    if args.failures is not None:
+        args.failures = Path(args.failures)
+    return args
 
 
 def requests(args: argparse.Namespace):

@@ -222,3 +222,26 @@ def test_bounded_run_slow(which: str, tmp_path: Path):
     print(f"fuzz graphs {start}..{start + n - 1} ({which} seed)")
     bad = _run(list(range(start, start + n)), tmp_path, backend_every=5)
     assert not bad, "\n".join(bad) + f"\nreproduce and shrink: {_repro(start, n)}"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--graphs", "-5"],
+        ["--jobs", "0"],
+        ["--configs", "fx:O9"],
+        ["--min-ops", "9", "--max-ops", "3"],
+        ["--failures", __file__],  # a file is no folder
+        ["--log", str(Path(__file__).parent)],  # a folder is no log file
+    ],
+)
+def test_bad_options_are_one_line_and_exit_2(argv, capsys):
+    from cuvil_debug.fuzz.__main__ import parse
+
+    with pytest.raises(SystemExit) as info:
+        parse(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert (
+        err.startswith("python -m cuvil_debug.fuzz: error:") and "Traceback" not in err
+    )
