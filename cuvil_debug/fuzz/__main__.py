@@ -75,7 +75,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="failures shrunk per kind (default 2)",
     )
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
-    args = ap.parse_args(argv)
+    return _checked(ap, ap.parse_args(argv))
+
+
+def _checked(ap: argparse.ArgumentParser, args: argparse.Namespace):
+    """What one option's type cannot check: names and the options' relations."""
     unknown = [c for c in args.configs.split(",") if c and c not in CONFIGS]
     if unknown:
         ap.error(f"--configs: unknown {unknown[0]!r} (one of {', '.join(CONFIGS)})")
