@@ -22,7 +22,7 @@ from ..ir.types import DType
 from .bf16gemm import to_bf16
 from .kernel import Kernel, Prepared, physical_strides
 from .loops import for_range, i64
-from .qgemm import QGemmPlan, pack_weight, plan_qgemm, qgemm_fn
+from .qgemm import QGemmPlan, pack_weight, plan_qgemm, qgemm_call
 from .qops import NULL, _const, column_arrays, epilogue_of, isa_for, memset
 from .qsimd import I8, I16
 
@@ -113,7 +113,7 @@ def _run(k: Kernel, count: int, base, esize: int, dst, value) -> None:
 
 
 def _conv_kernel(
-    op, g: _Geometry, plan: QGemmPlan, arrays: list, pad, conv
+    op, g: _Geometry, plan: QGemmPlan, arrays: list, pad, conv, threads: int
 ) -> Prepared:
     """The per-image loop: A = im2col (or the input), GEMM + epilogue into the output;
     a contiguous (NCHW) result goes through a [OH*OW, O] tile buffer and a transpose
@@ -129,7 +129,6 @@ def _conv_kernel(
         b = k.b
         if not direct:
             memset(k, k.scratch(0), plan.mp * plan.lda)
-        fn = qgemm_fn(b.module, plan, ep)
         params = [k.extra(i) for i in range(1, len(arrays))]
         if conv is not None:  # bf16: the bias only
             params = [NULL, NULL, *params]
@@ -146,7 +145,7 @@ def _conv_kernel(
                 k.out(), [b.mul(img, i64(g.o * g.hw * ep.out_bytes))], source_etype=I8
             )
             tile = out if g.out_nhwc else k.scratch(len(scratch) - 1)
-            b.call(fn, [tile, a, k.extra(0), *params])
+            qgemm_call(k, plan, ep, [tile, a, k.extra(0), *params], threads)
             if not g.out_nhwc:
                 _transpose(k, tile, out, g.hw, g.o, ep.out_type)
 
@@ -210,7 +209,9 @@ def _scalar(k: Kernel, src, dst, row_span, col_span, rows, cols, typ) -> None:
         b.store(b.load(at, typ=typ), to)
 
 
-def prepare_qconv(op: Operation, param_data, module: Module | None) -> Prepared:
+def prepare_qconv(
+    op: Operation, param_data, module: Module | None, threads: int = 1
+) -> Prepared:
     g = _Geometry(op)
     isa = isa_for(module, "int8")
     plan = plan_qgemm(g.hw, g.o, g.k, isa, lda=g.c if g.direct(isa) else None)
@@ -218,14 +219,16 @@ def prepare_qconv(op: Operation, param_data, module: Module | None) -> Prepared:
     bias = _const(op, 2, param_data, "bias") if len(op.operands) > 2 else None
     arrays = [pack_weight(w, plan), *column_arrays(op, w, bias, plan)]
     pad = ir.Constant(I8, op.attrs.get("x_zero_point", 0))
-    return _conv_kernel(op, g, plan, arrays, pad, None)
+    return _conv_kernel(op, g, plan, arrays, pad, None, threads)
 
 
-def prepare_conv_bf16(op: Operation, param_data, module: Module | None) -> Prepared:
+def prepare_conv_bf16(
+    op: Operation, param_data, module: Module | None, threads: int = 1
+) -> Prepared:
     g = _Geometry(op)
     plan = plan_qgemm(g.hw, g.o, g.k, isa_for(module, "bf16"), dtype="bf16")
     w = _const(op, 1, param_data, "weight").permute(0, 2, 3, 1).reshape(g.o, g.k)
     bias = _const(op, 2, param_data, "bias") if len(op.operands) > 2 else None
     packed = pack_weight(w.to(torch.bfloat16), plan).view(torch.int16)
     arrays = [packed, *column_arrays(op, w, bias, plan)]
-    return _conv_kernel(op, g, plan, arrays, ir.Constant(I16, 0), to_bf16)
+    return _conv_kernel(op, g, plan, arrays, ir.Constant(I16, 0), to_bf16, threads)
