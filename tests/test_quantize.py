@@ -308,14 +308,17 @@ class _Grouped(torch.nn.Module):
         return self.fc(self.dw(torch.relu(self.c1(x))).mean((2, 3)))
 
 
-def test_an_unsupported_layer_in_an_int8_model_stays_float_and_says_why():
+def test_an_unsupported_layer_in_an_int8_model_stays_float_and_says_why(capsys):
     """The documented float fallback: a grouped (not depthwise) convolution between
     int8 layers runs as a float32 conv2d, the report names the reason, the output
     stays close (depthwise ones are int8: tests/codegen/test_quant_depthwise.py)."""
     torch.manual_seed(0)
     model, x = _Grouped().eval(), torch.randn(2, 3, 10, 10)
     calib = [torch.randn(2, 3, 10, 10) for _ in range(3)]
-    compiled = cuvil.compile(model, [x], quantize="int8", calibration_data=calib)
+    with cuvil.debug_level(1):  # CUVIL_DEBUG=1 names the fallback too
+        compiled = cuvil.compile(model, [x], quantize="int8", calibration_data=calib)
+    line = next(ln for ln in capsys.readouterr().err.splitlines() if "quantize" in ln)
+    assert "2 int8, 1 float" in line and "dw: a grouped convolution" in line
     status = {ly.name: (ly.status, ly.reason) for ly in compiled.quantization.layers}
     assert status["c1"][0] == status["fc"][0] == "int8"
     assert status["dw"][0] == "float" and "grouped convolution" in status["dw"][1]
