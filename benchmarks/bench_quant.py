@@ -36,7 +36,7 @@ import cuvil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_gemm  # noqa: E402
-from bench_models import load_sample  # noqa: E402
+from real_models import sample as load_sample  # noqa: E402
 
 CASES = {
     "resnet18_b1": ("resnet18", 1),
@@ -59,6 +59,61 @@ def fma_peak_gflops() -> float:
     on a shared machine counts other processes' time)."""
     bench_gemm.time_call = _thread_time_call
     return bench_gemm.fma_peak_gflops()
+
+
+_DOTS = {  # kernel: (intrinsic, accumulator lanes type, operand type, ops per lane)
+    "bf16 avx512": ("llvm.x86.avx512bf16.dpbf16ps.512", "f32", ("bf16", 32), 4),
+    "int8 avx512": ("llvm.x86.avx512.vpdpbusd.512", "i32", ("i32", 16), 8),
+}
+
+
+def dot_peak_gops(kernel: str) -> float:
+    """GOP/s of 24 independent chains of the kernel's dot-product instruction (no
+    memory traffic): the ceiling of its GEMM on this core, thread-CPU time."""
+    import ctypes
+
+    import llvmlite.binding as llvm
+    from llvmlite import ir
+
+    from cuvil.codegen.qsimd import BF16
+    from cuvil.runtime.gemm_jit import _target_machine
+
+    name, acc_t, (op_t, op_n), per_lane = _DOTS[kernel]
+    scalar = {"f32": ir.FloatType(), "i32": ir.IntType(32)}
+    acc = ir.VectorType(scalar[acc_t], 16)
+    op = ir.VectorType(BF16 if op_t == "bf16" else scalar[op_t], op_n)
+    tm = _target_machine()
+    module = ir.Module(name="dot")
+    module.triple, module.data_layout = tm.triple, str(tm.target_data)
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.IntType(64)]), "dot")
+    dot = ir.Function(module, ir.FunctionType(acc, [acc, op, op]), name)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    entry, body, end = b.block, fn.append_basic_block("body"), fn.append_basic_block()
+    b.branch(body)
+    b.position_at_end(body)
+    iv = b.phi(ir.IntType(64))
+    accs = [b.phi(acc) for _ in range(24)]
+    x = ir.Constant(op, None)  # zeroinitializer: no denormal or overflow slowdowns
+    new = [b.call(dot, [a, x, x]) for a in accs]
+    nxt = b.add(iv, ir.Constant(ir.IntType(64), 1))
+    b.cbranch(b.icmp_unsigned("<", nxt, fn.args[0]), body, end)
+    iv.add_incoming(ir.Constant(ir.IntType(64), 0), entry)
+    iv.add_incoming(nxt, body)
+    for phi, out in zip(accs, new, strict=True):
+        phi.add_incoming(ir.Constant(acc, None), entry)
+        phi.add_incoming(out, body)
+    b.position_at_end(end)
+    sink = ir.GlobalVariable(module, acc, "sink")
+    sink.initializer = ir.Constant(acc, None)
+    for v in new:
+        b.store(v, sink, align=64)
+    b.ret_void()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(str(module)), tm)
+    engine.finalize_object()
+    run = ctypes.CFUNCTYPE(None, ctypes.c_int64)(engine.get_function_address("dot"))
+    iters = 1_000_000
+    best = min(_thread_time_call(lambda: run(iters), 1) for _ in range(5))
+    return 24 * 16 * per_lane * iters / best / 1e9
 
 
 def generated(inputs, n: int, seed: int) -> list[tuple[torch.Tensor, ...]]:
@@ -278,10 +333,33 @@ def gemm_rows(rounds: int) -> list[str]:
             gops = 2 * m * n * k / statistics.median(ts) / 1e6
             rows.append(f"| {m}x{n}x{k} | {name} | {gops:.0f} | {gops / before:.2f} |")
     after = fma_peak_gflops()
-    return [
-        f"# float32 FMA peak (1 core, thread time): {before:.0f} GFLOP/s before the "
-        f"GEMMs (the ratios' base), {after:.0f} after"
-    ] + rows
+    return (
+        [
+            f"# float32 FMA peak (1 core, thread time): {before:.0f} GFLOP/s before "
+            f"the GEMMs (the ratios' base), {after:.0f} after"
+        ]
+        + dot_peak_rows(before)
+        + rows
+    )
+
+
+def dot_peak_rows(fma: float) -> list[str]:
+    """The dot-product instructions' own ceilings, where this CPU has them."""
+    from cuvil.codegen.cpu import resolve_isa
+    from cuvil.errors import CuvilError
+
+    out = []
+    for kernel in _DOTS:
+        try:
+            resolve_isa(kernel.split()[0], "avx512")
+        except CuvilError:
+            continue
+        peak = dot_peak_gops(kernel)
+        out.append(
+            f"# {_DOTS[kernel][0].split('.')[-2]} peak: {peak:.0f} GOP/s = "
+            f"{peak / fma:.2f} x the float32 FMA peak (its GEMM's ceiling)"
+        )
+    return out
 
 
 def _qgemm_call(

@@ -30,7 +30,15 @@ from .errors import CuvilError
 from .options import CompileOptions
 from .passes import format_table
 
-__all__ = ["ENV", "DIR_ENV", "MAX_LEVEL", "level", "debug_level", "CompileWatch"]
+__all__ = [
+    "ENV",
+    "DIR_ENV",
+    "MAX_LEVEL",
+    "level",
+    "debug_level",
+    "CompileWatch",
+    "report_quantization",
+]
 
 ENV, DIR_ENV = "CUVIL_DEBUG", "CUVIL_DEBUG_DIR"
 MAX_LEVEL = 5
@@ -129,6 +137,25 @@ class CompileWatch:
             (self.folder / filename).write_text(text, encoding="utf-8")
             return
         sys.stderr.write(f"// ----- {what} -----\n{text.rstrip()}\n")
+
+
+def report_quantization(info) -> None:
+    """Level 1+: one line of what ``quantize=`` did (a quantize.QuantInfo): the layers
+    per status and each float32 fallback with its reason."""
+    if info is None or level() < 1:
+        return
+    counts: dict[str, int] = {}
+    for layer in info.layers:
+        counts[layer.status] = counts.get(layer.status, 0) + 1
+    kept = "; ".join(
+        f"{ly.name}: {ly.reason}" for ly in info.layers if ly.status == "float"
+    )
+    tally = ", ".join(f"{n} {status}" for status, n in counts.items())
+    sys.stderr.write(
+        f"cuvil: quantize {info.options.mode} (isa {info.options.isa}): {tally}"
+        + (f"; float32: {kept}" if kept else "")
+        + "\n"
+    )
 
 
 def _summary(compiled, seconds: dict[str, float]) -> str:

@@ -14,7 +14,7 @@ import torch
 
 from . import metrics
 from .codegen.generator import generate
-from .debuglevel import CompileWatch
+from .debuglevel import CompileWatch, report_quantization
 from .errors import CodegenError, CuvilError
 from .frontend import capture
 from .frontend.dynamic_shapes import derive_dims
@@ -163,6 +163,7 @@ def _compile_static(model, inputs, opts, hooks, batches=()) -> CompiledModule:
     compiled = compile_module(module, opts, hooks=hooks, lower_seconds=lowered)
     compiled.frontend, compiled.frontend_notes = captured.frontend, captured.notes
     compiled.quantization = info
+    report_quantization(info)  # CUVIL_DEBUG >= 1: the layers kept in float32, why
     return compiled
 
 

@@ -297,27 +297,79 @@ def test_a_cpu_without_avx512_gets_the_portable_kernels_and_the_same_bits(tmp_pa
     assert done.stdout.strip() == "ok"
 
 
-class _Depthwise(torch.nn.Module):
+class _Grouped(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
-        self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=2)  # not depthwise
         self.fc = torch.nn.Linear(8, 4)
 
     def forward(self, x):
         return self.fc(self.dw(torch.relu(self.c1(x))).mean((2, 3)))
 
 
-def test_an_unsupported_layer_in_an_int8_model_stays_float_and_says_why():
-    """The documented float fallback: a grouped convolution between int8 layers runs
-    as a float32 conv2d, the report names the reason, the output stays close."""
+def test_an_unsupported_layer_in_an_int8_model_stays_float_and_says_why(capsys):
+    """The documented float fallback: a grouped (not depthwise) convolution between
+    int8 layers runs as a float32 conv2d, the report names the reason, the output
+    stays close (depthwise ones are int8: tests/codegen/test_quant_depthwise.py)."""
     torch.manual_seed(0)
-    model, x = _Depthwise().eval(), torch.randn(2, 3, 10, 10)
+    model, x = _Grouped().eval(), torch.randn(2, 3, 10, 10)
     calib = [torch.randn(2, 3, 10, 10) for _ in range(3)]
-    compiled = cuvil.compile(model, [x], quantize="int8", calibration_data=calib)
+    with cuvil.debug_level(1):  # CUVIL_DEBUG=1 names the fallback too
+        compiled = cuvil.compile(model, [x], quantize="int8", calibration_data=calib)
+    line = next(ln for ln in capsys.readouterr().err.splitlines() if "quantize" in ln)
+    assert "2 int8, 1 float" in line and "dw: a grouped convolution" in line
     status = {ly.name: (ly.status, ly.reason) for ly in compiled.quantization.layers}
     assert status["c1"][0] == status["fc"][0] == "int8"
     assert status["dw"][0] == "float" and "grouped convolution" in status["dw"][1]
     ops = [k.op_name for k in compiled.program.kernels]
     assert ops.count("cuvil.qconv2d") == 1 and "cuvil.conv2d" in ops
     assert _sqnr(model(x).detach(), compiled(x)) > 30
+
+
+class _FakeQuantRegion(torch.nn.Module):
+    """A QAT-style model whose quantized region holds ops fold-qdq has no int8 kernel
+    for: a 1-d convolution and a linear on int8 (signed) activations, between a
+    linear it does fold."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(12, 16)
+        self.conv = torch.nn.Conv1d(1, 2, 3)
+        self.head = torch.nn.Linear(28, 5)
+
+    @staticmethod
+    def _fq(t, scale, zp, lo=0, hi=255):
+        return torch.fake_quantize_per_tensor_affine(t, scale, zp, lo, hi)
+
+    @staticmethod
+    def _fw(w):
+        return torch.fake_quantize_per_tensor_affine(w, 0.01, 0, -127, 127)
+
+    def forward(self, x):
+        y = torch.relu(
+            torch.nn.functional.linear(
+                self._fq(x, 0.02, 128), self._fw(self.fc.weight), self.fc.bias
+            )
+        )
+        y = torch.nn.functional.conv1d(
+            self._fq(y.unsqueeze(1), 0.01, 0),
+            self._fw(self.conv.weight),
+            self.conv.bias,
+        )
+        y = self._fq(y.flatten(1), 0.02, 0, -128, 127)  # int8 activations: no kernel
+        return torch.nn.functional.linear(y, self._fw(self.head.weight), self.head.bias)
+
+
+def test_unsupported_ops_in_a_quantized_region_run_as_float_fake_quant():
+    """The documented fallback for a model quantized elsewhere: what fold-qdq does not
+    match stays quantize / dequantize around a float32 op, which computes torch's
+    fake-quant eager result; what it matches (the first linear) is int8."""
+    torch.manual_seed(4)
+    model, x = _FakeQuantRegion().eval(), torch.randn(3, 12)
+    compiled = cuvil.compile(model, [x])
+    ops = [k.op_name for k in compiled.program.kernels]
+    assert ops.count("cuvil.qlinear") == 1 and "cuvil.qconv2d" not in ops
+    assert "cuvil.quantize" in ops and "cuvil.dequantize" in ops
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-4)

@@ -14,7 +14,7 @@ from .bf16gemm import to_bf16
 from .kernel import Kernel, Prepared, contiguous_strides
 from .loops import for_range, i64, linear_offset, loop_nest
 from .pointwise import broadcast_access
-from .qgemm import QGemmPlan, plan_qgemm, qgemm_fn
+from .qgemm import QGemmPlan, plan_qgemm, qgemm_call
 from .qops import NULL, isa_for, memset, pack_rows
 from .qsimd import I8, QEpilogue
 
@@ -38,7 +38,9 @@ def _pack_b(k: Kernel, src, plan: QGemmPlan, dst) -> None:
         b.store(to_bf16(b, x), addr)
 
 
-def prepare_matmul_bf16(op: Operation, param_data, module: Module | None) -> Prepared:
+def prepare_matmul_bf16(
+    op: Operation, param_data, module: Module | None, threads: int = 1
+) -> Prepared:
     ta, tb = op.operand_types
     to = op.result.type
     m, kdim, n = ta.shape[-2], ta.shape[-1], tb.shape[-1]
@@ -51,7 +53,6 @@ def prepare_matmul_bf16(op: Operation, param_data, module: Module | None) -> Pre
 
     def emit(k: Kernel) -> None:
         b = k.b
-        fn = qgemm_fn(b.module, plan, ep)
         with loop_nest(b, batch, name="bt") as idx:
             a_off = b.mul(linear_offset(b, idx, sa), i64(m * kdim * 4))
             b_off = b.mul(linear_offset(b, idx, sb), i64(kdim * n * 4))
@@ -62,6 +63,7 @@ def prepare_matmul_bf16(op: Operation, param_data, module: Module | None) -> Pre
             pack_rows(k, a_ptr, m, kdim, k.scratch(0), plan, to_bf16)
             _pack_b(k, b.gep(k.inp(1), [b_off], source_etype=I8), plan, k.scratch(1))
             out = b.gep(k.out(), [c_off], source_etype=I8)
-            b.call(fn, [out, k.scratch(0), k.scratch(1), NULL, NULL, NULL])
+            args = [out, k.scratch(0), k.scratch(1), NULL, NULL, NULL]
+            qgemm_call(k, plan, ep, args, threads)
 
     return Prepared(emit, scratch=scratch)

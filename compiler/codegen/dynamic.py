@@ -18,7 +18,7 @@ from ..ir.core import Operation
 from ..ir.types import DType
 from .kernel import Kernel, Prepared
 from .loops import for_range, i64
-from .qgemm import QGemmPlan, column_sums, pack_weight, padded, qgemm_fn
+from .qgemm import QGemmPlan, column_sums, pack_weight, padded, qgemm_call
 from .qsimd import F32, I8, I32, QEpilogue
 
 __all__ = ["emit_qparams", "prepare_dynamic"]
@@ -68,7 +68,12 @@ def _quantize_rows(k: Kernel, plan: QGemmPlan, inv, zp) -> None:
 
 
 def prepare_dynamic(
-    op: Operation, plan: QGemmPlan, ep: QEpilogue, w: torch.Tensor, bias
+    op: Operation,
+    plan: QGemmPlan,
+    ep: QEpilogue,
+    w: torch.Tensor,
+    bias,
+    threads: int = 1,
 ) -> Prepared:
     ws = torch.tensor(op.attrs["w_scale"], dtype=torch.float32)
     extra = [
@@ -90,7 +95,7 @@ def prepare_dynamic(
             k.store(b.mul(zp_i, k.load(k.extra(1), j, DType.i32)), corr, j, DType.i32)
             k.store(b.fmul(scale, k.load(k.extra(2), j, DType.f32)), mult, j, DType.f32)
         bias_ptr = k.extra(3) if bias is not None else ir.Constant(k.out().type, None)
-        fn = qgemm_fn(b.module, plan, ep)
-        b.call(fn, [k.out(), k.scratch(0), k.extra(0), corr, mult, bias_ptr])
+        args = [k.out(), k.scratch(0), k.extra(0), corr, mult, bias_ptr]
+        qgemm_call(k, plan, ep, args, threads)
 
     return Prepared(emit, extra=extra, scratch=scratch)

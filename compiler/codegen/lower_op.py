@@ -74,7 +74,7 @@ def prepare(
         case ops.FusedOp():
             prep = fused.prepare_fused(op, module, param_data, threads)
         case _ if op.name in QUANT_OPS:  # int8 / bf16 (qdispatch.py, docs/QUANT.md)
-            prep = prepare_quant(op, param_data, module)
+            prep = prepare_quant(op, param_data, module, threads)
         case _:
             prep = None
     return prep or Prepared(lambda k: lower_op(k, op))

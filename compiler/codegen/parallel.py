@@ -22,7 +22,13 @@ from .gemm_plan import GemmPlan
 from .kernel import PTR, Kernel
 from .pool import RUN_TYPE, indirect_call, pool_entry
 
-__all__ = ["gemm_call", "parallel_for", "PARALLEL_MIN_FLOPS", "split_rows"]
+__all__ = [
+    "block_loop",
+    "gemm_call",
+    "parallel_for",
+    "PARALLEL_MIN_FLOPS",
+    "split_rows",
+]
 
 PARALLEL_MIN_FLOPS = 1_000_000  # ~5 us of work: more than a job costs
 I64 = ir.IntType(64)
@@ -143,16 +149,19 @@ def _gemm_rows(
             _rows(b, res, r0, plan.n),
         ]
 
-    return _block_loop(module, name, blocks, full, last, block_args)
+    return block_loop(module, name, blocks, full, last, block_args)
 
 
-def _block_loop(module: ir.Module, name: str, blocks: int, full, last, block_args):
+def block_loop(
+    module: ir.Module, name: str, blocks: int, full, last, block_args, pointers: int = 5
+):
     """``name(c, a, b, bias, residual, first, count)``: calls `full` on blocks [first,
     first + count) with `block_args(builder, i, c, a, b, bias, residual)`, and `last`
-    on block ``blocks - 1`` (shorter than the others, or `full` itself)."""
+    on block ``blocks - 1`` (shorter than the others, or `full` itself). `pointers`:
+    how many pointer arguments come before (first, count) (the int8 GEMM has 6)."""
     if name in module.globals:
         return module.globals[name]
-    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5 + [I64, I64]), name)
+    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * pointers + [I64, I64]), name)
     fn.linkage = "internal"
     fn.attributes.add("nounwind")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
@@ -203,4 +212,4 @@ def _gemv_cols(module: ir.Module, make_fn, plan: GemmPlan, per: int):
             _rows(b, res, i, width),
         ]
 
-    return _block_loop(module, name, blocks, full, last, block_args)
+    return block_loop(module, name, blocks, full, last, block_args)

@@ -18,15 +18,16 @@ import llvmlite.ir as ir
 import torch
 
 from ..ir.core import Module, Operation
+from ..ir.ops.quant import f32
 from ..ir.types import DType
 from .bf16gemm import to_bf16
 from .kernel import Kernel, Prepared, physical_strides
 from .loops import for_range, i64
-from .qgemm import QGemmPlan, pack_weight, plan_qgemm, qgemm_fn
+from .qgemm import QGemmPlan, pack_weight, padded, plan_qgemm, qgemm_call
 from .qops import NULL, _const, column_arrays, epilogue_of, isa_for, memset
 from .qsimd import I8, I16
 
-__all__ = ["prepare_qconv", "prepare_conv_bf16"]
+__all__ = ["prepare_qconv", "prepare_conv_bf16", "transpose_rows"]
 
 
 class _Geometry:
@@ -113,7 +114,7 @@ def _run(k: Kernel, count: int, base, esize: int, dst, value) -> None:
 
 
 def _conv_kernel(
-    op, g: _Geometry, plan: QGemmPlan, arrays: list, pad, conv
+    op, g: _Geometry, plan: QGemmPlan, arrays: list, pad, conv, threads: int
 ) -> Prepared:
     """The per-image loop: A = im2col (or the input), GEMM + epilogue into the output;
     a contiguous (NCHW) result goes through a [OH*OW, O] tile buffer and a transpose
@@ -129,7 +130,6 @@ def _conv_kernel(
         b = k.b
         if not direct:
             memset(k, k.scratch(0), plan.mp * plan.lda)
-        fn = qgemm_fn(b.module, plan, ep)
         params = [k.extra(i) for i in range(1, len(arrays))]
         if conv is not None:  # bf16: the bias only
             params = [NULL, NULL, *params]
@@ -146,14 +146,14 @@ def _conv_kernel(
                 k.out(), [b.mul(img, i64(g.o * g.hw * ep.out_bytes))], source_etype=I8
             )
             tile = out if g.out_nhwc else k.scratch(len(scratch) - 1)
-            b.call(fn, [tile, a, k.extra(0), *params])
+            qgemm_call(k, plan, ep, [tile, a, k.extra(0), *params], threads)
             if not g.out_nhwc:
-                _transpose(k, tile, out, g.hw, g.o, ep.out_type)
+                transpose_rows(k, tile, out, g.hw, g.o, ep.out_type)
 
     return Prepared(emit, extra=arrays, scratch=scratch)
 
 
-def _transpose(k: Kernel, src, dst, rows: int, cols: int, typ: ir.Type) -> None:
+def transpose_rows(k: Kernel, src, dst, rows: int, cols: int, typ: ir.Type) -> None:
     """dst[c, r] = src[r, c]: 16 x 16 blocks transposed in registers (4-byte types),
     the remainders element by element. A plain loop missed the cache on every load
     for ResNet-18's 12544 x 64 first convolution; a 16-lane scatter in the epilogue
@@ -210,7 +210,11 @@ def _scalar(k: Kernel, src, dst, row_span, col_span, rows, cols, typ) -> None:
         b.store(b.load(at, typ=typ), to)
 
 
-def prepare_qconv(op: Operation, param_data, module: Module | None) -> Prepared:
+def prepare_qconv(
+    op: Operation, param_data, module: Module | None, threads: int = 1
+) -> Prepared:
+    if op.attrs["groups"] != 1:
+        return _depthwise(op, param_data, threads)
     g = _Geometry(op)
     isa = isa_for(module, "int8")
     plan = plan_qgemm(g.hw, g.o, g.k, isa, lda=g.c if g.direct(isa) else None)
@@ -218,14 +222,32 @@ def prepare_qconv(op: Operation, param_data, module: Module | None) -> Prepared:
     bias = _const(op, 2, param_data, "bias") if len(op.operands) > 2 else None
     arrays = [pack_weight(w, plan), *column_arrays(op, w, bias, plan)]
     pad = ir.Constant(I8, op.attrs.get("x_zero_point", 0))
-    return _conv_kernel(op, g, plan, arrays, pad, None)
+    return _conv_kernel(op, g, plan, arrays, pad, None, threads)
 
 
-def prepare_conv_bf16(op: Operation, param_data, module: Module | None) -> Prepared:
+def _depthwise(op: Operation, param_data, threads: int) -> Prepared:
+    """groups == C == O (the verifier admits no other grouping): qdepthwise.py."""
+    from .qdepthwise import prepare_qdepthwise
+
+    c = op.operand_types[0].shape[1]
+    cp = -(-c // 16) * 16
+    ws = torch.tensor(op.attrs["w_scale"], dtype=torch.float32)
+    mult = torch.tensor(f32(op.attrs["x_scale"]), dtype=torch.float32) * ws
+    arrays = [padded(mult, cp, torch.float32)]
+    if len(op.operands) > 2:
+        arrays.append(padded(_const(op, 2, param_data, "bias"), cp, torch.float32))
+    w = _const(op, 1, param_data, "weight")
+    ep = epilogue_of(op, c)
+    return prepare_qdepthwise(op, param_data, w, arrays, ep, threads)
+
+
+def prepare_conv_bf16(
+    op: Operation, param_data, module: Module | None, threads: int = 1
+) -> Prepared:
     g = _Geometry(op)
     plan = plan_qgemm(g.hw, g.o, g.k, isa_for(module, "bf16"), dtype="bf16")
     w = _const(op, 1, param_data, "weight").permute(0, 2, 3, 1).reshape(g.o, g.k)
     bias = _const(op, 2, param_data, "bias") if len(op.operands) > 2 else None
     packed = pack_weight(w.to(torch.bfloat16), plan).view(torch.int16)
     arrays = [packed, *column_arrays(op, w, bias, plan)]
-    return _conv_kernel(op, g, plan, arrays, ir.Constant(I16, 0), to_bf16)
+    return _conv_kernel(op, g, plan, arrays, ir.Constant(I16, 0), to_bf16, threads)

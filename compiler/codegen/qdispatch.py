@@ -35,11 +35,13 @@ _POINTWISE = {
 QUANT_OPS = frozenset(cls.name for cls in (*_GEMMS, *_POINTWISE))
 
 
-def prepare_quant(op: Operation, param_data, module: Module | None) -> Prepared | None:
+def prepare_quant(
+    op: Operation, param_data, module: Module | None, threads: int = 1
+) -> Prepared | None:
     """The kernel plan of a quantization op (None: not one of them)."""
     gemm = _GEMMS.get(type(op))
     if gemm is not None:
-        return gemm(op, param_data, module)
+        return gemm(op, param_data, module, threads)
     emit = _POINTWISE.get(type(op))
     if emit is None:
         return None

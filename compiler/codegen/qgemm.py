@@ -21,13 +21,26 @@ gives the same bits; the float epilogue is the op's own arithmetic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import llvmlite.ir as ir
 import torch
 
 from .loops import for_range
-from .qsimd import I16, I32, PTR, V16F32, V16I32, V64I8, QEpilogue, Vec, counted_loop
+from .parallel import BLOCKS_PER_THREAD, PARALLEL_MIN_FLOPS, block_loop, parallel_for
+from .qsimd import (
+    I8,
+    I16,
+    I32,
+    I64,
+    PTR,
+    V16F32,
+    V16I32,
+    V64I8,
+    QEpilogue,
+    Vec,
+    counted_loop,
+)
 
 __all__ = [
     "QGemmPlan",
@@ -37,6 +50,8 @@ __all__ = [
     "emit_qgemm",
     "qgemm_fn",
     "column_sums",
+    "qgemm_call",
+    "split_qrows",
 ]
 
 
@@ -135,6 +150,47 @@ def qgemm_fn(module: ir.Module, plan: QGemmPlan, ep: QEpilogue) -> ir.Function:
         else:
             cache[key] = emit_qgemm(module, name, plan, ep)
     return cache[key]
+
+
+def split_qrows(plan: QGemmPlan, threads: int) -> int:
+    """Rows per block of a GEMM split over `threads` (a multiple of the tile height, so
+    an AMX block's 32-row tiles stay inside the A buffer); ``plan.m``: no split."""
+    flops = 2 * plan.m * plan.n * plan.k
+    if threads <= 1 or flops < PARALLEL_MIN_FLOPS:
+        return plan.m
+    per = -(-plan.m // (threads * BLOCKS_PER_THREAD))
+    return min(_round_up(per, plan.mr), plan.m)
+
+
+def qgemm_call(k, plan: QGemmPlan, ep: QEpilogue, args: list, threads: int) -> None:
+    """``qgemm_fn(plan, ep)(*args)`` (C, A, B, corr, mult, bias), its rows split into
+    blocks over the thread pool (parallel.py) when there are enough of them: block i
+    is the GEMM of rows [i*per, (i+1)*per) on C and A advanced by those rows. Each
+    block computes exactly what the whole would (integer sums, per-row epilogue)."""
+    module = k.b.module
+    per = split_qrows(plan, threads)
+    if per >= plan.m:
+        k.b.call(qgemm_fn(module, plan, ep), args)
+        return
+    blocks = -(-plan.m // per)
+    full = qgemm_fn(module, replace(plan, m=per), ep)
+    last_rows = plan.m - (blocks - 1) * per
+    last = (
+        full if last_rows == per else qgemm_fn(module, replace(plan, m=last_rows), ep)
+    )
+    c_row, a_row = ep.row_stride * ep.out_bytes, plan.lda
+
+    def block_args(b: ir.IRBuilder, i, c, a, bp, *params) -> list:
+        r0 = b.mul(i, ir.Constant(I64, per))
+        at = [
+            b.gep(p, [b.mul(r0, ir.Constant(I64, s))], source_etype=I8)
+            for p, s in ((c, c_row), (a, a_row))
+        ]
+        return [*at, bp, *params]
+
+    name = f"{full.name}_rows{plan.m}"
+    rows = block_loop(module, name, blocks, full, last, block_args, pointers=6)
+    parallel_for(k, rows, args, blocks, threads, 2 * plan.m * plan.n * plan.k)
 
 
 def new_function(module: ir.Module, name: str, n_args: int) -> ir.Function:

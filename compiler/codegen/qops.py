@@ -24,7 +24,7 @@ from .cpu import resolve_isa
 from .kernel import Kernel, Prepared, const_data
 from .loops import for_range, i64
 from .pointwise import broadcast_access, emit_pointwise, tensor_access
-from .qgemm import QGemmPlan, column_sums, pack_weight, padded, plan_qgemm, qgemm_fn
+from .qgemm import QGemmPlan, column_sums, pack_weight, padded, plan_qgemm, qgemm_call
 from .qsimd import F32, I8, I32, PTR, QEpilogue
 
 __all__ = [
@@ -118,7 +118,9 @@ def pack_rows(k: Kernel, src, rows: int, cols: int, dst, plan: QGemmPlan, conv) 
             b.store(y, addr)
 
 
-def prepare_qlinear(op: Operation, param_data, module: Module | None) -> Prepared:
+def prepare_qlinear(
+    op: Operation, param_data, module: Module | None, threads: int = 1
+) -> Prepared:
     """Static: A = the u8 input (or its padded copy); dynamic: dynamic.py quantizes it."""
     x, w_t = op.operand_types[:2]
     n, kdim = w_t.shape
@@ -134,7 +136,7 @@ def prepare_qlinear(op: Operation, param_data, module: Module | None) -> Prepare
     if not static:
         from .dynamic import prepare_dynamic
 
-        return prepare_dynamic(op, plan, ep, w, bias)
+        return prepare_dynamic(op, plan, ep, w, bias, threads)
     scratch = [] if direct else [plan.mp * plan.lda]
 
     def emit(k: Kernel) -> None:
@@ -144,12 +146,14 @@ def prepare_qlinear(op: Operation, param_data, module: Module | None) -> Prepare
             a = k.scratch(0)
         params = [k.extra(i) for i in range(1, 1 + len(arrays))]
         params += [NULL] * (3 - len(params))
-        k.b.call(qgemm_fn(k.b.module, plan, ep), [k.out(), a, k.extra(0), *params])
+        qgemm_call(k, plan, ep, [k.out(), a, k.extra(0), *params], threads)
 
     return Prepared(emit, extra=[pack_weight(w, plan), *arrays], scratch=scratch)
 
 
-def prepare_linear_bf16(op: Operation, param_data, module: Module | None) -> Prepared:
+def prepare_linear_bf16(
+    op: Operation, param_data, module: Module | None, threads: int = 1
+) -> Prepared:
     """A = the input rounded to bf16 (packed rows), B = the bf16 weight packed."""
     x, w_t = op.operand_types[:2]
     n, kdim = w_t.shape
@@ -163,8 +167,8 @@ def prepare_linear_bf16(op: Operation, param_data, module: Module | None) -> Pre
     def emit(k: Kernel) -> None:
         pack_rows(k, k.inp(0), m, kdim, k.scratch(0), plan, to_bf16)
         bias_ptr = k.extra(1) if arrays else NULL
-        fn = qgemm_fn(k.b.module, plan, ep)
-        k.b.call(fn, [k.out(), k.scratch(0), k.extra(0), NULL, NULL, bias_ptr])
+        args = [k.out(), k.scratch(0), k.extra(0), NULL, NULL, bias_ptr]
+        qgemm_call(k, plan, ep, args, threads)
 
     packed = pack_weight(w.to(torch.bfloat16), plan).view(torch.int16)
     return Prepared(emit, extra=[packed, *arrays], scratch=[plan.mp * plan.lda])

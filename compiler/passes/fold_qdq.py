@@ -1,7 +1,7 @@
 """``fold-qdq``: quantize / dequantize patterns into int8 and bf16 kernel ops.
 
-int8: a linear, 2-d convolution (groups 1) or matmul with a constant 2-d weight whose
-input is ``cuvil.dequantize`` of a uint8 tensor (per tensor) and whose weight is
+int8: a linear, 2-d convolution (groups 1 or depthwise) or matmul with a constant 2-d
+weight whose input is ``cuvil.dequantize`` of a uint8 tensor (per tensor) and whose weight is
 ``cuvil.dequantize`` of a constant int8 tensor with zero points 0 (per channel of the
 output dim, or per tensor; a ``cuvil.quantize`` of a constant float weight, as torch.ao
 PT2E exports it, is evaluated here) becomes ``cuvil.qlinear`` / ``cuvil.qconv2d``;
@@ -121,7 +121,7 @@ def _int8(module: Module, op: Operation):
     )
     if not (static or dynamic) or not _contraction_ok(module, op):
         return None
-    if isinstance(op, Conv2dOp) and (dynamic or op.attrs["groups"] != 1):
+    if isinstance(op, Conv2dOp) and (dynamic or not _qconv_groups_ok(op)):
         return None
     matmul = isinstance(op, MatmulOp)
     found = _weight_int8(module, op.operands[1], 1 if matmul else 0)
@@ -140,6 +140,7 @@ def _int8(module: Module, op: Operation):
         )
     if isinstance(op, Conv2dOp):
         attrs.update({k: op.attrs[k] for k in ("stride", "padding", "dilation")})
+        attrs["groups"] = op.attrs["groups"]
     x = x_op.operands[0]
     cls = QConv2dOp if isinstance(op, Conv2dOp) else QLinearOp
     dead = [op.operands[1].owner, x_op]
@@ -168,6 +169,12 @@ def _bf16(module: Module, op: Operation):
     if isinstance(op, Conv2dOp):
         attrs = {k: op.attrs[k] for k in ("stride", "padding", "dilation")}
     return cls, [x_op.operands[0], w, *op.operands[2:]], attrs, [w_op, x_op]
+
+
+def _qconv_groups_ok(op: Operation) -> bool:
+    """groups 1, or depthwise (groups = C = O, one input channel per filter)."""
+    groups, (o, per) = op.attrs["groups"], op.operands[1].type.shape[:2]
+    return groups == 1 or (groups == o == op.operands[0].type.shape[1] and per == 1)
 
 
 def _contraction_ok(module: Module, op: Operation) -> bool:

@@ -83,8 +83,11 @@ def _why_not(module: Module, op: Operation, mode: str, dynamic: bool) -> str | N
     if isinstance(op, ConvOp):
         if not isinstance(op, Conv2dOp):
             return "only 2-d convolutions are quantized"
-        if op.attrs["groups"] != 1:
-            return f"a grouped convolution (groups = {op.attrs['groups']})"
+        groups, (o, per) = op.attrs["groups"], op.operands[1].type.shape[:2]
+        depthwise = groups == o == x.shape[1] and per == 1
+        if groups != 1 and not (depthwise and mode == "int8"):
+            kind = "depthwise" if depthwise else "grouped"
+            return f"a {kind} convolution (groups = {groups}) has no {mode} kernel"
         if x.layout != "contiguous":
             return f"its input has layout {x.layout}"
         if mode == "int8" and dynamic:

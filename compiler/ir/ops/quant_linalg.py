@@ -14,8 +14,8 @@ output channel, bias is float32. Its meaning, exact where integers are:
     out_dtype = u8/i8: clamp(round_half_even(y * f32(1/out_scale)) + out_zero_point,
                              out_quant_min, out_quant_max)
 
-``cuvil.qconv2d`` is the same over a 2-D convolution (groups 1; padding pads x with
-x_zp, i.e. with real zeros); its input may be ``nhwc`` and ``layout = "nhwc"`` writes
+``cuvil.qconv2d`` is the same over a 2-D convolution (groups 1 or depthwise; padding
+pads x with x_zp, i.e. with real zeros); its input may be ``nhwc`` and ``layout = "nhwc"`` writes
 an int8 result channels-last. ``cuvil.linear_bf16`` / ``conv2d_bf16`` /
 ``matmul_bf16`` round their float32 activations to bfloat16, take bfloat16 weights (a
 matmul's second operand is float32 too), and accumulate in float32.
@@ -194,7 +194,8 @@ def _conv_window_attrs() -> dict[str, AttrSpec]:
 @register_op
 class QConv2dOp(_QuantContraction):
     """``cuvil.qconv2d(%x, %w, %b) {stride, padding, dilation, x_scale, ...}``: a 2-D
-    convolution of u8 x[N, C, H, W] with i8 w[O, C, kh, kw] (groups 1), the epilogue
+    convolution of u8 x[N, C, H, W] with i8 w[O, C, kh, kw] (groups 1, or depthwise:
+    groups = C = O, w[C, 1, kh, kw]), the epilogue
     of the module docstring per output channel; ``layout`` orders an int8 result."""
 
     name = "cuvil.qconv2d"
@@ -210,8 +211,13 @@ class QConv2dOp(_QuantContraction):
         x, w, *bias = self.operand_types
         if x.rank != 4 or w.rank != 4 or not x.is_static:
             raise self.fail(f"needs static rank-4 input and weight, got {x} and {w}")
-        if self.attrs["groups"] != 1 or x.shape[1] != w.shape[1]:
-            raise self.fail(f"needs groups 1 and C = {w.shape[1]}, got {x}")
+        groups = self.attrs["groups"]
+        depthwise = groups == x.shape[1] == w.shape[0] and w.shape[1] == 1
+        if x.shape[1] != w.shape[1] * groups or (groups != 1 and not depthwise):
+            raise self.fail(
+                f"needs groups 1 and C = {w.shape[1]}, or a depthwise weight "
+                f"[C, 1, kh, kw] with groups = C; got {x}, {w}, groups = {groups}"
+            )
         if self.attrs.get("x_scale") is None:
             raise self.fail("a quantized convolution is static: it needs x_scale")
         if w.shape[1] * w.shape[2] * w.shape[3] > MAX_QK:
@@ -230,7 +236,13 @@ class QConv2dOp(_QuantContraction):
         xd = q.to(torch.float64) - zp  # exact: |acc| < 2**31 < 2**53
         acc = (
             F.conv2d(
-                xd, w.to(torch.float64), None, a["stride"], a["padding"], a["dilation"]
+                xd,
+                w.to(torch.float64),
+                None,
+                a["stride"],
+                a["padding"],
+                a["dilation"],
+                a["groups"],
             )
             .round()
             .to(torch.int64)
