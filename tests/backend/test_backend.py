@@ -104,6 +104,26 @@ def test_a_changed_weight_recompiles_and_then_becomes_an_input():
     assert len(graph.builds) == 4  # the first, two rebuilds, the one with inputs
 
 
+def test_without_dynamos_guards_weights_and_shapes_are_still_checked():
+    """docs/BACKEND.md's speed advice: under skip_guard_eval_unsafe dynamo skips most
+    of its guards; Cuvil's weight guard still runs (a changed weight rebuilds, never
+    stale), and a new shape is an error (dynamo's: it refuses to recompile)."""
+    model, x = bm.Mlp().eval(), torch.randn(3, 8)
+    compiled = torch.compile(model, backend="cuvil")
+    with torch.no_grad():
+        close(compiled(x), model(x))
+        with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+            close(compiled(x), model(x))
+            model.fc1.weight.mul_(2)
+            close(compiled(x), model(x))
+            model.fc2.bias.data = torch.randn(4)
+            close(compiled(x), model(x))
+            with pytest.raises(RuntimeError, match="Recompilation|expected tensor"):
+                compiled(torch.randn(5, 8))
+    graph = cuvil.backend.report().graphs[0]
+    assert graph.weight_changes == 2 and len(graph.builds) == 3
+
+
 def test_buffers_the_forward_writes_stay_inputs_and_are_written_once():
     model, twin = bm.Stateful().train(), bm.Stateful().train()
     compiled = torch.compile(model, backend="cuvil")
