@@ -88,6 +88,19 @@ def _lookup(
     return ircache.lookup(module, options, hooks, steps=True)
 
 
+def _param_tensors(module: Module, program: Program) -> list[torch.Tensor]:
+    """The data of each param of `program` (the module's, or derived), in its order."""
+    data = {**module.param_data, **program.derived}
+    missing = [n for n in program.params if n not in data]
+    if missing:
+        raise CuvilRuntimeError(
+            f"param @{missing[0]} has no data",
+            hint="load the module from a model, or fill params with "
+            "cuvil.ir.interpreter.random_params(module)",
+        )
+    return [data[n].contiguous() for n in program.params]
+
+
 def _pointer_array(tensors: Sequence[torch.Tensor]):
     return (ctypes.c_void_p * max(len(tensors), 1))(*[t.data_ptr() for t in tensors])
 
@@ -142,15 +155,7 @@ class Stepper:
         self._fns_: list[EntryFn] | None = None
         if not background:
             self._finish()
-        data = {**module.param_data, **self.program.derived}
-        missing = [n for n in self.program.params if n not in data]
-        if missing:
-            raise CuvilRuntimeError(
-                f"param @{missing[0]} has no data",
-                hint="load the module from a model, or fill params with "
-                "cuvil.ir.interpreter.random_params(module)",
-            )
-        self._params = [data[n].contiguous() for n in self.program.params]
+        self._params = _param_tensors(module, self.program)
         self._param_ptrs = _pointer_array(self._params)
         self._constants = {
             self.program.slot_of(op.result).index: op
