@@ -19,6 +19,8 @@ exit 2, a bug is exit 3 with a hint to ``--traceback``.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -348,6 +350,7 @@ def run_main(prog: str, args: argparse.Namespace) -> int:
     """Run a parsed command (``args.run(args)``): a CuvilError is the user's mistake
     (one line on stderr, exit 2), another exception a bug (exit 3); ``args.traceback``
     re-raises instead."""
+    _no_final_collection()
     try:
         return args.run(args)
     except CuvilError as e:
@@ -365,3 +368,19 @@ def run_main(prog: str, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+_FREEZE_AT_EXIT: list[bool] = []
+
+
+def _no_final_collection() -> None:
+    """At exit, Python's finalization runs the cycle collector over every object still
+    alive: torch's and Cuvil's modules, ~0.4 s of CPU after a command has finished
+    (measured: ``import torch`` then exit, 1.9 s against 1.5 s). ``gc.freeze()`` in an
+    exit handler puts them out of its reach: objects are still freed by reference
+    counting as the modules are cleared, only garbage cycles left at exit stay
+    uncollected (Python does not promise their finalizers at exit either). Registered
+    once per process (a test calling ``run_main`` in-process: at the test run's exit)."""
+    if not _FREEZE_AT_EXIT:
+        _FREEZE_AT_EXIT.append(True)
+        atexit.register(gc.freeze)

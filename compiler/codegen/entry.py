@@ -34,6 +34,7 @@ __all__ = [
     "StepInfo",
     "emit_entry",
     "emit_steps",
+    "describe_steps",
 ]
 
 ENTRY = "cuvil_main"
@@ -134,8 +135,6 @@ def emit_steps(
 ) -> list[StepInfo]:
     """``cuvil_step_<i>``: the entry's call i alone, with the entry's signature and
     the same argument pointers (emitted after the entry: its text is unchanged)."""
-    made_by = {id(r): op for op in fn.ops for r in op.results}
-    steps = []
     for i, (callee, values) in enumerate(calls):
         name = f"{STEP_PREFIX}{i}"
         step = ir.Function(llmod, ir.FunctionType(ir.VoidType(), [PTR] * 4), name)
@@ -145,6 +144,18 @@ def emit_steps(
         args = [_pointer(b, arrays, step.args[3], buffers.slot(v)) for v in values]
         _call(b, callee, args, where)
         b.ret_void()
+    return describe_steps(fn, [values for _, values in calls], buffers)
+
+
+def describe_steps(
+    fn: Function, calls: Sequence[Sequence], buffers: Buffers
+) -> list[StepInfo]:
+    """The `StepInfo` of each entry call (its argument values, in call order) without
+    emitting anything: ``emit_steps``'s answer, also for a cached build (ircache.py)."""
+    made_by = {id(r): op for op in fn.ops for r in op.results}
+    steps = []
+    for i, values in enumerate(calls):
+        name = f"{STEP_PREFIX}{i}"
         first = values[0] if values else None
         op = made_by.get(id(first)) if isinstance(first, Value) else None
         if op is not None:

@@ -14,6 +14,7 @@ reads the same facts from export's fake values.
 from __future__ import annotations
 
 import operator
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -21,10 +22,12 @@ import torch
 import torch.fx
 from torch.export import ExportedProgram
 from torch.export.graph_signature import OutputKind
+from torch.fx.node import map_aggregate
 from torch.fx.passes.shape_prop import ShapeProp
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from .registry import LOWERINGS, lookup, target_name
+from .tensormeta import tensor_metadata
 
 __all__ = [
     "StorageProp",
@@ -59,7 +62,8 @@ class StorageProp(ShapeProp):
 
     def run_node(self, n: torch.fx.Node) -> Any:
         try:
-            result = super().run_node(n)
+            real = self.fake_mode is None
+            result = self._run_real(n) if real else super().run_node(n)
         except Exception:
             self.failed = self.failed or n
             raise
@@ -73,6 +77,31 @@ class StorageProp(ShapeProp):
             n.meta[TENSOR] = id(result)
             n.meta[LAYOUT] = (tuple(result.stride()), result.storage_offset())
             self._keep.append(result)
+        return result
+
+    def _run_real(self, n: torch.fx.Node) -> Any:
+        """``ShapeProp.run_node`` without a fake mode (the same ``node.meta``, the same
+        error), without its import of sympy (tensormeta.py)."""
+        try:
+            result = torch.fx.Interpreter.run_node(self, n)
+        except Exception as e:
+            traceback.print_exc()
+            raise RuntimeError(
+                f"ShapeProp error for: node={n.format_node()} with meta={n.meta}"
+            ) from e
+        found = False
+
+        def meta_of(obj: Any) -> Any:
+            nonlocal found
+            if isinstance(obj, torch.Tensor):
+                found = True
+                return tensor_metadata(obj)
+            return obj
+
+        meta = map_aggregate(result, meta_of)
+        if found:
+            n.meta["tensor_meta"] = meta
+        n.meta["type"] = type(result)
         return result
 
 

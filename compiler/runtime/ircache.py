@@ -47,6 +47,7 @@ from typing import Any
 
 import torch
 
+from ..codegen.entry import describe_steps
 from ..codegen.generator import KernelInfo, Program, generate
 from ..codegen.indexing import STATUS_SYMBOL
 from ..codegen.plan import plan_build
@@ -145,8 +146,9 @@ def _small_params(module: Module) -> list:
     return found
 
 
-def fingerprint(module: Module, options: CompileOptions) -> str:
-    """The IR level's key of `module` (optimized) built with `options` (module doc)."""
+def fingerprint(module: Module, options: CompileOptions, steps: bool = False) -> str:
+    """The IR level's key of `module` (optimized) built with `options` (module doc);
+    `steps`: the steppable build (``generate(steps=True)``, runtime/stepper.py)."""
     args = codegen_args(options)
     fields = {
         "format": FORMAT,
@@ -163,6 +165,8 @@ def fingerprint(module: Module, options: CompileOptions) -> str:
         "versions": {k: v for k, v in versions().items() if k != "torch"},
         "source": source_digest(),
     }
+    if steps:  # (absent otherwise: the keys of plain builds stay what they were)
+        fields["steps"] = True
     blob = json.dumps(fields, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()
 
@@ -184,6 +188,11 @@ def contract(program: Program) -> str:
             for k in program.kernels
         ],
     }
+    if program.steps:
+        doc["steps"] = [
+            [s.symbol, s.op.name if s.op is not None else None, s.output]
+            for s in program.steps
+        ]
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
@@ -253,12 +262,16 @@ def check_entry(body: bytes, key: str | None = None) -> tuple[dict | None, str |
 
 
 def lookup(
-    module: Module, options: CompileOptions, hooks: CompileHooks | None = None
+    module: Module,
+    options: CompileOptions,
+    hooks: CompileHooks | None = None,
+    steps: bool = False,
 ) -> Lookup:
-    """Look `module` (optimized) up; nothing is counted until `finish`."""
+    """Look `module` (optimized) up; nothing is counted until `finish`. `steps`: the
+    steppable build (runtime/stepper.py), its own entry."""
     if not usable(options, hooks):
         return Lookup()
-    key = fingerprint(module, options)
+    key = fingerprint(module, options, steps)
     found: dict = {}
 
     def check(body: bytes) -> str | None:
@@ -270,22 +283,25 @@ def lookup(
     if body is None:
         return Lookup(key)
     entry = found["entry"]
-    program = _program(module, options, entry)
+    program = _program(module, options, entry, steps)
     if contract(program) != entry["contract"]:
         objcache.discard(_path(key), "describes another build plan", "ir")
         return Lookup(key)
     return Lookup(key, entry, program)
 
 
-def _program(module: Module, options: CompileOptions, entry: dict) -> CachedProgram:
+def _program(
+    module: Module, options: CompileOptions, entry: dict, steps: bool = False
+) -> CachedProgram:
     """The Program of a hit: `generate`'s plan without its LLVM IR (derived tensors
-    made from this compile's params, in the order ``Lowering.emit_all`` makes them)."""
+    made from this compile's params, in the order ``Lowering.emit_all`` makes them;
+    with `steps`, the step table ``emit_steps`` describes)."""
     args = codegen_args(options)
     plan = plan_build(
         module, args["threads"], args["debug"], args["break_on"], args["perf"]
     )
     buffers, lowering = plan.buffers, plan.lowering
-    kernels = []
+    kernels, calls = [], []
     for op in plan.fn.ops:
         prep = lowering.prepared.get(id(op))
         if prep is None:
@@ -301,11 +317,13 @@ def _program(module: Module, options: CompileOptions, entry: dict) -> CachedProg
         )
         for t in prep.extra:
             buffers.derive(t)
+        calls.append([*op.results, *op.operands])
+    calls += [[buffers.output(i, v.type), v] for i, v in plan.copies]
     located = buffers.value_slots()
     expected = entry["llvm_ir_sha256"]
 
     def regenerate() -> str:
-        text = generate(module, **args).llvm_ir
+        text = generate(module, steps=steps, **args).llvm_ir
         if hashlib.sha256(text.encode()).hexdigest() != expected:
             raise CodegenError(
                 "the LLVM IR generated again for a cached build differs from the "
@@ -327,6 +345,8 @@ def _program(module: Module, options: CompileOptions, entry: dict) -> CachedProg
         regenerate=regenerate,
     )
     program.symbols = entry.get("symbols") or {}
+    if steps:
+        program.steps = describe_steps(plan.fn, calls, buffers)
     return program
 
 

@@ -52,6 +52,7 @@ from ..ir.core import Module, Operation, Value
 from ..ir.interpreter import check_inputs
 from ..ir.types import TensorType
 from ..options import OPT_LEVELS, CompileOptions
+from . import ircache, perfmap
 from .jit import EntryFn, JitModule
 
 __all__ = ["Step", "Stepper"]
@@ -67,6 +68,37 @@ class Step:
     operands: list[Value]
     results: list[Value]
     output: int | None = None  # the output an output copy writes
+
+
+def _lookup(
+    module: Module,
+    opt_level: str,
+    threads: int,
+    hooks: CompileHooks | None,
+    break_on: Sequence[str],
+    bisect_limit: int | None,
+) -> ircache.Lookup:
+    """The IR level's entry for this steppable build (not used: bisected builds, and
+    perf builds, whose kernels the stepper does not keep apart)."""
+    options = CompileOptions(
+        opt_level=opt_level, num_threads=threads, break_on=tuple(break_on)
+    )
+    if bisect_limit is not None or perfmap.enabled(options):
+        return ircache.Lookup()
+    return ircache.lookup(module, options, hooks, steps=True)
+
+
+def _param_tensors(module: Module, program: Program) -> list[torch.Tensor]:
+    """The data of each param of `program` (the module's, or derived), in its order."""
+    data = {**module.param_data, **program.derived}
+    missing = [n for n in program.params if n not in data]
+    if missing:
+        raise CuvilRuntimeError(
+            f"param @{missing[0]} has no data",
+            hint="load the module from a model, or fill params with "
+            "cuvil.ir.interpreter.random_params(module)",
+        )
+    return [data[n].contiguous() for n in program.params]
 
 
 def _pointer_array(tensors: Sequence[torch.Tensor]):
@@ -99,7 +131,9 @@ class Stepper:
             )
         self.module = module
         self.fn = module.main
-        self.program: Program = generate(
+        # the compile cache's IR level: a hit skips LLVM IR generation and LLVM
+        self._found = _lookup(module, opt_level, threads, hooks, break_on, bisect_limit)
+        self.program: Program = self._found.program or generate(
             module, threads=threads, steps=True, hooks=hooks, break_on=break_on
         )
         self._options = (
@@ -110,7 +144,7 @@ class Stepper:
         self._opt, self._bisect_limit = OPT_LEVELS[opt_level], bisect_limit
         self._pending = (
             JitModule.start(self.program, self._opt, bisect_limit)
-            if background
+            if background and self._found.entry is None
             else None
         )
         self._jit: JitModule | None = None
@@ -121,15 +155,7 @@ class Stepper:
         self._fns_: list[EntryFn] | None = None
         if not background:
             self._finish()
-        data = {**module.param_data, **self.program.derived}
-        missing = [n for n in self.program.params if n not in data]
-        if missing:
-            raise CuvilRuntimeError(
-                f"param @{missing[0]} has no data",
-                hint="load the module from a model, or fill params with "
-                "cuvil.ir.interpreter.random_params(module)",
-            )
-        self._params = [data[n].contiguous() for n in self.program.params]
+        self._params = _param_tensors(module, self.program)
         self._param_ptrs = _pointer_array(self._params)
         self._constants = {
             self.program.slot_of(op.result).index: op
@@ -146,7 +172,9 @@ class Stepper:
                 bisect_limit=self._bisect_limit,
                 prebuilt=self._pending,
                 options=self._options,
+                reuse=ircache.reuse(self._found),
             )
+            ircache.finish(self._found, self.program, self._jit)
             self._pending = None
             self._fns_ = [
                 EntryFn(self._jit.symbol_address(s.symbol)) for s in self.steps

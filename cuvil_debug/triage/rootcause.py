@@ -12,8 +12,6 @@ import ast
 import math
 from dataclasses import dataclass
 
-import networkx as nx
-
 from .linefacts import line_facts, state_write
 from .patterns import ROOT_FACTS
 from .source import FileIndex, Func, Stmt, _header, bound_args, names_in
@@ -39,6 +37,8 @@ class DefUseGraph:
     def __init__(self, files: list[FileIndex]) -> None:
         self.files = {f.path: f for f in files}
         self.funcs = [fn for f in files for fn in f.funcs]
+        import networkx as nx  # here: ~0.1 s to import, only triage needs it
+
         self.g = nx.DiGraph()
         self._sites: dict[frozenset, list[Stmt]] = {}  # _call_sites, per name set
         for fn in self.funcs:
@@ -258,12 +258,16 @@ class DefUseGraph:
         """Each reachable line -> the path from `start` to it (BFS: shortest paths)."""
         if start not in self.g:
             return {start: [start]}
+        import networkx as nx
+
         paths = nx.single_source_shortest_path(self.g, start, cutoff=MAX_DEPTH)
         return paths
 
     def walk_uses(self, start, names: set[str]) -> dict[tuple[str, int], list]:
         """Where the values of `names` on the start line came from: like walk_back,
         from those uses only, along def-use edges (not the branches lines ran under)."""
+        import networkx as nx
+
         data = nx.subgraph_view(
             self.g, filter_edge=lambda u, v: self.g.edges[u, v]["kind"] != "control"
         )

@@ -312,3 +312,44 @@ def test_a_fresh_process_warm_compile_hits_both_levels(tmp_path):
         for _ in range(2)
     ]
     assert outs == [["False", "False"], ["True", "True"]]
+
+
+def test_a_warm_stepper_skips_llvm_ir_and_steps_like_the_cold_one(
+    tmp_path, monkeypatch
+):
+    """The steppable build (runtime/stepper.py, the diff's native stage) has its own
+    IR-level entry: a second Stepper of the same optimized module generates no LLVM
+    IR, has the cold one's step table and buffers, and computes bit for bit alike;
+    the plain compile of the module is another entry."""
+    from cuvil.frontend import lower
+    from cuvil.options import CompileOptions
+    from cuvil.passes import run_passes
+    from cuvil.runtime.stepper import Stepper
+
+    monkeypatch.setenv("CUVIL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CUVIL_CACHE", "1")
+    module = run_passes(lower(_net(), [X], "fx"), CompileOptions())
+    cold, warm = Stepper(module), Stepper(module, background=True)
+    assert not cold.jit.ir_cache_hit and warm.jit.ir_cache_hit
+    assert (
+        isinstance(warm.program, ircache.CachedProgram) and warm.program._text is None
+    )
+
+    def table(st):
+        return [
+            (s.index, s.symbol, s.op, s.operands, s.results, s.output) for s in st.steps
+        ]
+
+    assert table(warm) == table(cold) and len(cold.steps) > 2
+    got = []
+    for st in (cold, warm):
+        st.bind(X)
+        out = []
+        for s in st.steps:
+            st.step(s.index)
+            out += [st.read(r) for r in s.results]
+        got.append(out)
+    assert all(torch.equal(a, b) for a, b in zip(*got, strict=True))
+    assert warm.program.llvm_ir == cold.program.llvm_ir  # regenerated, hash-checked
+    plain = ircache.fingerprint(module, CompileOptions())
+    assert plain != ircache.fingerprint(module, CompileOptions(), steps=True)
