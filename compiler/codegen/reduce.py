@@ -225,47 +225,42 @@ def emit_layer_norm(k: Kernel, op: Operation) -> None:
     has_w, has_b = len(op.operands) > 1, len(op.operands) > 2
     with for_range(k.b, rows, name="row") as r:
         base = k.b.mul(r, i64(n))
-        mean, rstd = _row_moments(k, base, n, dtype, op.attrs["eps"])
+        hi, lo, rstd = _row_moments(k, base, n, dtype, op.attrs["eps"])
         with for_range(k.b, n, name="c") as c:
             off = k.b.add(base, c)
-            y = k.b.fmul(k.b.fsub(_wide(k, k.load(k.inp(0), off, dtype)), mean), rstd)
+            x = k.load(k.inp(0), off, dtype)
+            y = k.b.fmul(k.b.fsub(k.b.fsub(x, hi), lo), rstd)
             if has_w:
-                y = k.b.fmul(y, _wide(k, k.load(k.inp(1), c, dtype)))
+                y = k.b.fmul(y, k.load(k.inp(1), c, dtype))
             # torch adds its bias (+0 without one), so a zero result is +0, never -0
-            bias = _wide(k, k.load(k.inp(2), c, dtype)) if has_b else const(F64, 0.0)
-            y = k.b.fadd(y, bias)
-            k.store(
-                y if dtype is F64 else k.b.fptrunc(y, llvm_type(dtype)),
-                k.out(),
-                off,
-                dtype,
-            )
+            bias = k.load(k.inp(2), c, dtype) if has_b else const(dtype, 0.0)
+            k.store(k.b.fadd(y, bias), k.out(), off, dtype)
 
 
 F64 = DType.f64
 
 
-def _wide(k: Kernel, v):
-    """`v` widened to float64 (as it is when it already is)."""
-    return v if v.type == llvm_type(F64) else k.b.fpext(v, llvm_type(F64))
-
-
 def _row_moments(k: Kernel, base, n: int, dtype: DType, eps: float):
-    """(mean, 1/sqrt(var + eps)) of the `n` elements at `base`, in float64: two passes
-    and the mean a division, so a constant row's mean is exact and its deviations 0 (a
-    float32 mean an ulp off, times rstd = 1/sqrt(eps) ~ 316, was 30x the tolerance:
-    fuzz seed 7001144), and a row at a large offset is not centred at a rounded mean
-    (fuzz seed 7001128: rows near -1e4, 0.2% off where eager was exact). The row is then
-    normalised in float64 and rounded once."""
-    f64 = llvm_type(F64)
-    nn = const(F64, float(n))
+    """(hi, lo, 1/sqrt(var + eps)) in `dtype` for the `n` elements at `base`: the mean
+    summed in float64 and divided, as hi + lo, so (x - hi) - lo centres the row at it
+    (x - hi is exact near the mean). A constant row's mean was an ulp off (a float32
+    sum times 1/n), and rstd = 1/sqrt(eps) ~ 316 magnified it (fuzz seed 7001144); rows
+    near -1e4 were centred at a mean rounded to a 1e-3 grid (7001128). The squares are
+    summed in `dtype`, vectorized (in float64 they made layer_norm 1.45x slower)."""
+    nn = float(n)
     total = _inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype, acc=F64)
-    mean = k.b.fdiv(_overflowing(k, total, dtype), nn)
-    sq = _inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype, center=mean, acc=F64)
-    var = _overflowing(k, k.b.fdiv(sq, nn), dtype)
-    sqrt = k.fn.module.declare_intrinsic("llvm.sqrt", [f64])
-    root = k.b.call(sqrt, [k.b.fadd(var, const(F64, eps))])
-    return mean, k.b.fdiv(const(F64, 1.0), root)
+    mean = k.b.fdiv(_overflowing(k, total, dtype), const(F64, nn))
+    if dtype is F64:
+        hi, lo = mean, const(F64, 0.0)
+    else:
+        hi = k.b.fptrunc(mean, llvm_type(dtype))
+        rest = k.b.fsub(mean, k.b.fpext(hi, llvm_type(F64)))
+        lo = k.b.fptrunc(rest, llvm_type(dtype))
+    sq = _inner_reduce(k, "sum", k.inp(0), base, [n], [1], dtype, center=hi)
+    sqrt = k.fn.module.declare_intrinsic("llvm.sqrt", [llvm_type(dtype)])
+    var = k.b.fdiv(sq, const(dtype, nn))
+    root = k.b.call(sqrt, [k.b.fadd(var, const(dtype, eps))])
+    return hi, lo, k.b.fdiv(const(dtype, 1.0), root)
 
 
 def _overflowing(k: Kernel, v, dtype: DType):
