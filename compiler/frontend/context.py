@@ -37,7 +37,10 @@ class LoweringContext:
         self.fx_node: Any = (
             None  # the torch.fx.Node being lowered (its meta: eager facts)
         )
-        self._materialized: dict[int, Value] = {}
+        # id(lazy) -> (lazy, its value): the LazyTensor is held so that its id is not
+        # reused by a later one (a folded constant's LazyTensor is otherwise dropped
+        # at once, and the next constant's, at the same address, got its param)
+        self._materialized: dict[int, tuple[LazyTensor, Value]] = {}
         self._lazy: dict[str, LazyTensor] = {}
         self._const_count = 0
 
@@ -80,9 +83,16 @@ class LoweringContext:
             op = ops.ConstantOp.build(value=data.clone(), loc=self.loc)
             return self.fn.append(op).result
         if name is None:
+            name = self._const_name()
+        return self._materialize(LazyTensor(name, data, self.loc))
+
+    def _const_name(self) -> str:
+        """A fresh ``_constN``: never a name the module already holds."""
+        while True:
             self._const_count += 1
             name = f"_const{self._const_count}"
-        return self._materialize(LazyTensor(name, data, self.loc))
+            if name not in self.module.params and name not in self._lazy:
+                return name
 
     def lazy(
         self, name: str, data: torch.Tensor, at_first_use: bool = False
@@ -105,8 +115,8 @@ class LoweringContext:
             hint = lazy.name.replace(".", "_")
             loc = self.loc if lazy.loc is None else lazy.loc
             op = ops.ParamOp.of(self.module, lazy.name, loc=loc, result_names=[hint])
-            self._materialized[key] = self.fn.append(op).result
-        return self._materialized[key]
+            self._materialized[key] = (lazy, self.fn.append(op).result)
+        return self._materialized[key][1]
 
     # ---- type promotion -----------------------------------------------------------------
     def promote(self, *xs: Any, floating: bool = False) -> tuple[DType, list[Value]]:

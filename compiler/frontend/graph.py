@@ -138,8 +138,7 @@ class GraphLowering:
             result = self.call_module(node, args, kwargs)
         else:
             result = self.call(node, args, kwargs)
-        self._apply_inplace(node, result)
-        return result
+        return self._apply_inplace(node, result)
 
     def _args(self, node: torch.fx.Node) -> tuple[tuple, dict]:
         lookup_env = lambda n: self.env[n]  # noqa: E731
@@ -200,16 +199,17 @@ class GraphLowering:
             return getattr(args[0], node.target)(*args[1:], **kwargs)
         return node.target(*args, **kwargs)
 
-    def _apply_inplace(self, node: torch.fx.Node, result: Any) -> None:
+    def _apply_inplace(self, node: torch.fx.Node, result: Any) -> Any:
         """``x.add_(y)`` rebinds x to the new value, so later uses see the mutation
-        (refused where another alias would still read the old one: inplace.py)."""
+        (refused where another alias would still read the old one: inplace.py), cast
+        to x's dtype (``half_x += float_y`` stays half). Returns the node's value."""
         first = node.args[0] if node.args else None
         if (
             not isinstance(first, torch.fx.Node)
             or not isinstance(result, Value)
             or not is_inplace(node, self.root)
         ):
-            return
+            return result
         why = check_rebind(node, first)
         if why == "unknown":  # no storage facts (a graph given as is): be strict
             why = _strict_reason(self.env.get(first))
@@ -219,8 +219,12 @@ class GraphLowering:
                 node=node.name,
                 hint=_STATE_HINT if "buffer" in why else _INPLACE_HINT,
             )
+        target = getattr(self.env.get(first), "type", None)
+        if target is not None and target.dtype != result.type.dtype:
+            result = self.cx.cast(result, target.dtype)
         for alias in same_tensor(node, first):  # every name of the written tensor
             self.env[alias] = result
+        return result
 
     def bind_output(self, node: torch.fx.Node) -> None:
         leaves, spec = tree_flatten(

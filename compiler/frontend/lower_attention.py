@@ -48,19 +48,33 @@ def _sdpa(
     if is_causal:
         lq, lk = scores.type.shape[-2], scores.type.shape[-1]
         attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
+    flash = _flash_form(q, k, v) and attn_mask is None
     if attn_mask is not None:
         scores = _apply_mask(cx, scores, attn_mask)
-    return cx.emit(ops.MatmulOp, _safe_softmax(cx, scores), v)
+    return cx.emit(ops.MatmulOp, _safe_softmax(cx, scores, flash), v)
 
 
-def _safe_softmax(cx: LoweringContext, scores: Value) -> Value:
+def _flash_form(q: Value, k: Value, v: Value) -> bool:
+    """Whether torch's CPU dispatch takes its flash kernel for this call (else the
+    math path): 4-d q, k, v of the same batch and heads and head size, no mask."""
+    shapes = [t.type.shape for t in (q, k, v)]
+    return all(len(s) == 4 for s in shapes) and all(
+        s[:2] == shapes[0][:2] and s[-1] == shapes[0][-1] for s in shapes
+    )
+
+
+def _safe_softmax(cx: LoweringContext, scores: Value, flash: bool) -> Value:
     """softmax over the last dim, with a row whose scores are all -inf (masked out
-    entirely) or NaN giving zeros, not NaN: torch's SDPA does (aten._safe_softmax; its
-    CPU kernel's running max never takes a NaN)."""
+    entirely) giving zeros, not NaN, as torch's SDPA. A NaN score: torch's math path
+    (aten._safe_softmax: any call with a mask, not 4-d, or broadcast) keeps its row
+    alive (NaN out); its flash kernel's running max skips a NaN in the scalar tail of
+    a row but not in a vector chunk (of 16 floats on AVX-512), so a row of NaN and
+    -inf is zeros there below 16 keys, chunk-dependent above (docs/FUZZ.md): skipped."""
     last = scores.type.rank - 1
     probs = cx.emit(ops.SoftmaxOp, scores, dim=last)
     dtype = scores.type.dtype
-    alive = cx.op("cuvil.gt", scores, cx.scalar(-math.inf, dtype))  # NaN: not alive
+    cmp = "cuvil.gt" if flash else "cuvil.ne"  # gt: NaN is not alive
+    alive = cx.op(cmp, scores, cx.scalar(-math.inf, dtype))
     alive = cx.emit(
         ops.REDUCE_OPS["cuvil.amax"], cx.cast(alive, dtype), dims=(last,), keepdim=True
     )

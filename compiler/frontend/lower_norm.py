@@ -15,7 +15,7 @@ from ..ir.types import DType
 from .context import LoweringContext, refuse_extra
 from .lower_math import _as_bool, emit_bin, to_dtype
 from .lower_reduce import _std, _var, norm_dims
-from .lower_shape import reshape
+from .lower_shape import reshape, slice_dim
 from .registry import aten, lowers
 
 _FLOAT = DType.from_torch(torch.get_default_dtype())
@@ -173,8 +173,37 @@ def _mean_like_var(cx: LoweringContext, x, dim=None, unbiased=None, keepdim=Fals
         v.type.dtype
     )
     src = cx.cast(v, wide) if wide else v
-    mean = cx.emit(ops.REDUCE_OPS["cuvil.mean"], src, dims=dims, keepdim=bool(keepdim))
+    mean = cx.emit(ops.REDUCE_OPS["cuvil.mean"], src, dims=dims, keepdim=True)
+    mean = _running_mean_at_infinities(cx, src, mean, dims)
+    if not keepdim:
+        mean = reshape(
+            cx, mean, [n for d, n in enumerate(v.type.shape) if d not in dims]
+        )
     return cx.cast(mean, v.type.dtype) if wide else mean
+
+
+def _running_mean_at_infinities(cx: LoweringContext, v: Value, mean, dims) -> Value:
+    """`mean` (keepdim) as torch's var_mean/std_mean gives it. Its CPU kernel updates a
+    running (Welford) mean element by element, serially, in index order of the reduced
+    dims (the last read is the one at the largest indices, whatever the strides): after
+    an infinity the next element gives inf - inf, so the mean is +-inf only where the
+    row's one non-finite element is an infinity read last, NaN where it holds another
+    (the sum's mean is +-inf for any lone infinity: fuzz seeds 7000690, 7000736)."""
+    if not dims or any(v.type.shape[d] == 0 for d in dims):
+        return mean
+    dtype = v.type.dtype
+    finite = cx.op("cuvil.lt", cx.op("cuvil.abs", v), cx.scalar(math.inf, dtype))
+    bad = cx.cast(cx.op("cuvil.logical_not", finite), DType.i64)
+    count = cx.emit(ops.REDUCE_OPS["cuvil.sum"], bad, dims=dims, keepdim=True)
+    last = v
+    for d in dims:
+        n = v.type.shape[d]
+        last = slice_dim(cx, last, d, n - 1, n)
+    last_inf = cx.emit(ops.MATH_UNARY["cuvil.isinf"], last)
+    lone = cx.op("cuvil.eq", count, cx.scalar(1, DType.i64))
+    none = cx.op("cuvil.eq", count, cx.scalar(0, DType.i64))
+    ok = cx.op("cuvil.logical_or", none, cx.op("cuvil.logical_and", lone, last_inf))
+    return cx.emit(ops.WhereOp, ok, mean, cx.scalar(math.nan, dtype))
 
 
 @lowers(torch.aminmax, aten.aminmax)

@@ -55,6 +55,10 @@ def _avg_pool3d(
 ):
     if divisor_override is not None and divisor_override <= 0:
         raise _unsupported(cx, f"avg_pool3d divisor_override={divisor_override}")
+    if divisor_override is None and not cx.value(x).type.dtype.is_float:
+        # depth then plane, each dividing truncating, is not one truncating division
+        # of the box's sum (8/9 is 0; (5+5+0)//3 then //3 over the plane gave 1)
+        raise _unsupported(cx, "avg_pool3d of an integer tensor")
     k = _tup(kernel_size, 3)
     s = _tup(stride, 3) if stride else k
     p = _tup(padding, 3)

@@ -204,13 +204,21 @@ def nan_sign(node: Node, env: Env) -> bool:
 
 
 def aliased(node: Node, env: Env) -> bool:
-    """The tensor an in-place node writes shares memory with another value."""
-    target = decode(node.args[0], env)
+    """The tensor an in-place node writes shares memory with another value: another
+    slot's tensor of the same storage, or the same tensor object under another name
+    (``nn.Dropout`` in eval returns its input itself: fuzz seed 7001036)."""
+    ref = node.args[0]
+    target = decode(ref, env)
     ptr = target.untyped_storage().data_ptr()
-    others = [
-        v for v in [*env.inputs, *env.nodes, *env.state.values()] if v is not target
+    own = next(iter(ref.items())) if isinstance(ref, dict) and len(ref) == 1 else None
+    slots = [
+        *((("x", i), v) for i, v in enumerate(env.inputs)),
+        *((("v", j), v) for j, v in enumerate(env.nodes)),
+        *((("p", k), v) for k, v in env.state.items()),
     ]
     return any(
-        isinstance(v, torch.Tensor) and v.untyped_storage().data_ptr() == ptr
-        for v in others
+        key != own
+        and isinstance(v, torch.Tensor)
+        and v.untyped_storage().data_ptr() == ptr
+        for key, v in slots
     )

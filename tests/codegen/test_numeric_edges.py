@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 import cuvil
 
@@ -129,3 +130,13 @@ def test_common_offset_rows_are_as_accurate_as_eager(offset):
         assert ours <= 1.5 * eager + 1e-8, (
             f"{name}: error {ours:.2e}, eager {eager:.2e}"
         )
+
+
+def test_layer_norm_and_var_of_a_constant_row_are_exactly_zero():
+    """Fuzz seed 7001144: layer_norm of fourteen 3.0 gave -3e-4 (the mean, a sum times
+    1/14 in float32, was an ulp off, and rstd = 1/sqrt(eps) ~ 316 magnified it)."""
+    x = torch.tensor([3.0, 0.1, -7.3]).repeat_interleave(14).reshape(3, 14)
+    fns = [lambda t: F.layer_norm(t, (14,)), lambda t: t.var(1), lambda t: t.std(1)]
+    got = cuvil.compile(Family(fns), (x,))(x)
+    for g in got:
+        assert torch.equal(g, torch.zeros_like(g)), g

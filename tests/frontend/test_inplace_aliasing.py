@@ -236,3 +236,18 @@ def test_fx_refuses_a_trace_that_computes_other_values_than_the_model():
     with pytest.raises(FrontendError, match="computes other values"):
         lower(_AugmentedThroughView(), (randn(3),), frontend="fx")
     check_lowering(_AugmentedThroughView(), (randn(3),), "export")
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_an_inplace_op_keeps_the_written_tensors_dtype(frontend):
+    """Fuzz seeds 7002976, 7003050: ``half.add_(float)`` and ``bf16.mul_(float)`` stay
+    half; the frontend rebound the name to the float result (a type-check crash)."""
+
+    def fn(x, y):
+        h = x.half() * 2
+        h.add_(y)
+        b = x.bfloat16() + 1
+        b.mul_(y)
+        return h, b, h + 1
+
+    check_lowering(fn, (randn(2, 3), randn(3)), frontend)

@@ -402,6 +402,18 @@ def test_attention_with_a_bool_mask_input_matches_eager(frontend):
     )
 
 
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_attention_rows_of_nan_scores_match_eager_on_both_torch_paths(frontend):
+    # fuzz seed 7000856: a query row holding a NaN makes its scores all NaN; torch's
+    # math path (3-d here) gives NaN there, its flash kernel (4-d, under 16 keys) zeros
+    q, k, v = randn(2, 3, 4), randn(2, 5, 4), randn(2, 5, 4)
+    q[0, 1, 2] = float("nan")
+    k[1, :, 0] = float("-inf")  # batch 1: scores of -inf and NaN, or NaN
+    fn = lambda q, k, v: F.scaled_dot_product_attention(q, k, v)  # noqa: E731
+    check_lowering(fn, (q, k, v), frontend)
+    check_lowering(fn, (q[None], k[None], v[None]), frontend)
+
+
 # ---- hypothesis: drawn shapes and options ------------------------------------------------
 _SETTINGS = settings(max_examples=12, deadline=None)
 

@@ -245,3 +245,14 @@ def test_bad_options_are_one_line_and_exit_2(argv, capsys):
     assert (
         err.startswith("python -m cuvil_debug.fuzz: error:") and "Traceback" not in err
     )
+
+
+def test_an_inplace_write_on_a_value_another_name_holds_is_aliased():
+    """Fuzz seed 7001036: ``nn.Dropout`` in eval returns its input itself, so a later
+    ``v3.copy_(2)`` changed the dropout's value too (export's functionalization does
+    not follow that); the check compared objects, not names, and let it through."""
+    x, other = torch.randn(3), torch.randn(3)
+    write = Node(call=".copy_", kind="method", args=[{"v": 0}, 2])
+    assert checks.aliased(write, Env(inputs=[other], nodes=[x, x], state={}))
+    assert not checks.aliased(write, Env(inputs=[other], nodes=[x, x + 1], state={}))
+    assert checks.aliased(write, Env(inputs=[x[1:]], nodes=[x], state={}))

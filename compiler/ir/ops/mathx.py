@@ -100,6 +100,8 @@ class RoundOp(UnaryOp):
     ATTRS = {"decimals": AttrSpec("int", default=0)}
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
+        if not x.is_floating_point():  # torch's round.decimals has no integer kernel
+            return x.clone()
         return torch.round(x, decimals=self.attrs["decimals"])
 
 

@@ -64,8 +64,11 @@ class PadOp(Operation):
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
         mode, pads = self.attrs["mode"], list(self.attrs["pads"])
-        if mode == "constant":
-            return F.pad(x, pads, value=self.attrs["value"])
+        if mode == "constant":  # the ATen op with an int: -2 into uint8 wraps, as
+            value = self.attrs["value"]  # eager's (F.pad and a float -2.0 refuse it)
+            if not x.is_floating_point() and float(value).is_integer():
+                value = int(value)
+            return torch.ops.aten.constant_pad_nd(x, pads, value)
         # torch's reflect/replicate/circular take (N,)C,spatial inputs: pad a view
         lead = x.dim() - len(pads) // 2
         flat = x.reshape(1, -1, *x.shape[lead:]) if lead else x[None, None]
@@ -139,4 +142,8 @@ class GroupNormOp(Operation):
         return [x]
 
     def reference(self, x, w=None, b=None) -> torch.Tensor:
-        return F.group_norm(x, self.attrs["groups"], w, b, self.attrs["eps"])
+        # the ATen op: F.group_norm refuses one value per group (a training-mode
+        # check), which eager's aten.group_norm computes (0 + bias)
+        return torch.ops.aten.group_norm(
+            x, self.attrs["groups"], w, b, self.attrs["eps"]
+        )
