@@ -62,7 +62,7 @@ _ZOO7 = [
         "dynamic-shape",
         "msg:proxy-used ast:shape-math fe:fx",
         8.0,
-        "operand:param-optional ast:meta-test",
+        "operand:param-optional ast:meta-test ast:reduction",
     ),
     # a sequence of sizes (`x.shape[:-1]`) handed on and then walked (`torch.Size(s)`,
     # a distribution's `expand(batch_shape)`): the walked value is a size
