@@ -47,7 +47,11 @@ FOLDERS = [
     FAILURES / "zoo4",
     FAILURES / "zoo5",
     FAILURES / "zoo6",
+    FAILURES / "zoo7",
 ]
+# sets held out whole at their one unseen measurement (every label says "heldout")
+# and tuned on since: development data now
+TUNED_WHOLE = {"zoo7"}
 T_GRID = [0.5 + 0.1 * i for i in range(46)]
 S_GRID = [0.01 * i for i in range(51)]
 BINS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 1.01)]
@@ -131,6 +135,7 @@ def current_rows(path: str | None = None) -> dict[str, list]:
             else:
                 scores = classify(record).scores
             held = folder.name == "heldout" or label.get("split") == "heldout"
+            held = held and folder.name not in TUNED_WHOLE
             # the library's and the hand-written held-out parts, tuned on after their
             # first measurement, apart from a set still unseen (its own folder)
             part = "development" if not held else "held-out"

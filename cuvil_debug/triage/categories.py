@@ -43,8 +43,9 @@ _ROWS = [
         "shapes or configuration, not data",
         "a Python number taken out of a tensor's values (`.item()`, `int(t)`, "
         "`float(t)`, `.tolist()`, unpacking a tensor into an op's int arguments under "
-        "export) and used as a size, an index or an argument. When the number's only "
-        "use is a branch that fails: data-dependent-control-flow.",
+        "export, `torch.equal(a, b)`'s bool) and used as a size, an index or an "
+        "argument. When the number's only use is a branch that fails: "
+        "data-dependent-control-flow.",
     ),
     (
         "proxy-iteration",
@@ -65,7 +66,9 @@ _ROWS = [
         "masked_select, one-argument where, unique; also when Cuvil refuses such an "
         "op), or a symbolic size the capture cannot decide: under fx Python logic on "
         "`x.shape` / `x.size()` or a value read from them (a branch, `range()`, "
-        "unpacking, `len(x.shape)`, `list(x.shape)`, numpy/math on it); under export a"
+        "unpacking, `len(x.shape)`, `list(x.shape)`, numpy/math, `int()`/`float()`/"
+        "`round()`/`divmod()` or `torch.broadcast_shapes` on it, handing "
+        "`x.shape[:-1]` to code that walks it); under export a"
         " guard that violates or specialises a Dim (Constraints violated), also inside"
         " a dependency.",
     ),
@@ -99,7 +102,9 @@ _ROWS = [
         "value (f-string spec, `%`, str.format), a try/except around traced code, an "
         "isinstance / type() / is_tensor check that sees the tracer's Proxy or "
         "FakeTensor (also when it silently takes the non-tensor path and the error "
-        "surfaces later).",
+        "surfaces later), a stdlib `random` draw from constants or configuration in "
+        "forward() that dynamo / strict export would have to make an input (on a "
+        "tensor's values it is non-torch-call).",
     ),
     (
         "dtype-mismatch",
@@ -162,10 +167,13 @@ _ROWS = [
         "module; the model line named is where capture broke",
         "valid code (the model runs eagerly) that the tracer or exporter cannot "
         "capture, and no category above says why: fx branching on or building lists "
-        "from a tensor's rank, device or dtype (`x.ndim`, `x.dim()`, `x.device`), a "
-        "module built inside forward(), dynamo refusing a call under strict export (a "
-        "function marked as skipped, a list method, a guard a library object refuses),"
-        " torch refusing an op while tracing (flex_attention on CPU).",
+        "from a tensor's rank or metadata (`x.ndim`, `x.dim()`, `x.device`, "
+        "`x.requires_grad`, `x.is_floating_point()`; also when a flag or Optional is "
+        "tested after it), a module built inside forward(), dynamo refusing a call "
+        "under strict export (a function marked as skipped, a list method, a guard a "
+        "library object refuses), torch refusing an op while tracing (flex_attention "
+        "on CPU), the capture binding the inputs to forward()'s own signature when "
+        "eager calls go through an overridden `__call__`.",
     ),
     (
         "compiler-internal-error",

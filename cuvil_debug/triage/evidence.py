@@ -290,7 +290,18 @@ def _raise_signals(chain: list[dict], user: tuple[str, ...]) -> set[str]:
         out.add("raise:cuvil")
     if any(f.get("func") in GUARD_SOLVE for f in frames):
         out.add("raise:guard-solve")
+    if frames and _signature_bind(frames[-1]):
+        out.add("raise:signature-bind")
     return out
+
+
+def _signature_bind(frame: dict) -> bool:
+    """The capture binding the example inputs to forward()'s signature
+    (`inspect.Signature.bind`, as torch.export does) raised: not the model's code."""
+    return frame["file"].endswith("/inspect.py") and frame.get("func") in {
+        "bind",
+        "_bind",
+    }
 
 
 def _files(record: dict, chain: list[dict], user: tuple[str, ...]) -> list[FileIndex]:

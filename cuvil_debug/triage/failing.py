@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from .evidence import _drafted, _is_code, code_stack, message_head
-from .linefacts import line_facts, tensor_type_check
+from .linefacts import line_facts, state_write, tensor_type_check
 from .source import _header, index_file
 
 _WHERE = re.compile(r"^(.+\.py):(\d+)")
@@ -180,6 +180,8 @@ def _context_signals(key: tuple[str, int]) -> set[str]:
     if stmt is None:
         return set()
     out = {"raise:user-raise"} if isinstance(stmt.node, ast.Raise) else set()
+    if stmt.func and stmt.func.name != "__init__" and state_write(stmt.node):
+        out.add("ast:state-write")  # forward() rebinding module state
     if type_guard(key):
         out.add("ast:type-guarded")
     for node in ast.walk(ix.tree):

@@ -8,6 +8,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from .astbits import (
+    _NON_TORCH,
+    _attr,
+    _base,
+    _func_name,
+    _shape_expr,
+)
+from .valuefacts import VALUE_FACTS, meta_read, value_cast
+
 __all__ = ["LINE_FACTS", "line_facts", "shape_bases", "state_write"]
 
 _REDUCTIONS = {
@@ -73,32 +82,7 @@ _RESHAPE = {
 }
 
 
-_NON_TORCH = {"np", "numpy", "math", "scipy", "random", "statistics"}
-
-
 _ITEM = {"item", "tolist"}
-
-
-_CASTS = {"int", "float", "bool", "complex"}
-
-
-# a tensor's metadata that fx cannot read from its Proxy (it records an attribute node)
-_TENSOR_META = {"device", "dtype", "is_cuda", "layout", "requires_grad", "is_sparse"}
-
-
-def _attr(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr
-    return None
-
-
-def _shape_expr(node: ast.AST) -> bool:
-    """`x.shape`, `x.size()`, and slices or indexes of them."""
-    while isinstance(node, ast.Subscript):
-        node = node.value
-    if isinstance(node, ast.Call):
-        node = node.func
-    return isinstance(node, ast.Attribute) and node.attr in {"shape", "size"}
 
 
 # builtins that walk their (first) argument
@@ -156,22 +140,6 @@ def tensor_type_check(node: ast.AST) -> bool:
         or (isinstance(t, ast.Attribute) and t.attr.endswith("Tensor"))
         for t in ast.walk(node.args[1])
     )
-
-
-def _func_name(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        return node.func.id
-    return None
-
-
-def _base(node: ast.AST) -> str | None:
-    """`np` in `np.sqrt(x)` and `np.linalg.norm(x)`."""
-    if not isinstance(node, ast.Call):
-        return None
-    f = node.func
-    while isinstance(f, ast.Attribute):
-        f = f.value
-    return f.id if isinstance(f, ast.Name) and f is not node.func else None
 
 
 def _has_dtype_kw(node: ast.AST) -> bool:
@@ -263,14 +231,8 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
         isinstance(n, ast.Compare)
         and any(isinstance(o, ast.Is | ast.IsNot) for o in n.ops)
     ),
-    "item": lambda s, n: (
-        _attr(n) in _ITEM
-        or (
-            _func_name(n) in _CASTS
-            and bool(n.args)
-            and not isinstance(n.args[0], ast.Constant)
-        )
-    ),
+    # `.item()`, `.tolist()`, `int(t)`: not a cast of a size or of configuration
+    "item": lambda s, n: _attr(n) in _ITEM or value_cast(n),
     "shape-read": lambda s, n: (
         (isinstance(n, ast.Attribute) and n.attr in _SHAPE) or _func_name(n) == "len"
     ),
@@ -291,11 +253,7 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
     ),
     "range": lambda s, n: _func_name(n) == "range",
     # `if v.device.type != "meta"` / `if x.dtype == torch.half`: a branch on metadata
-    "tensor-meta": lambda s, n: (
-        isinstance(n, ast.Attribute)
-        and n.attr in _TENSOR_META
-        and not (isinstance(n.value, ast.Name) and n.value.id == "torch")
-    ),
+    "tensor-meta": lambda s, n: meta_read(n),
     "data-size": lambda s, n: _attr(n) in _DATA_SIZE or _bool_mask(n),
     "dtype-set": lambda s, n: _attr(n) in _DTYPE or _has_dtype_kw(n) or _is_to_dtype(n),
     "reshape": lambda s, n: _attr(n) in _RESHAPE,
@@ -344,6 +302,8 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
         and n is s
     ),
 }
+
+LINE_FACTS.update(VALUE_FACTS)
 
 
 def shape_bases(parts: list[ast.AST]) -> set[str]:

@@ -110,6 +110,15 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"takes \d+ positional arguments? but \d+ (were|was) given",
             "call-signature",
         ),
+        # any of torch.fx's words for a Proxy used where Python needs a real value
+        # (a bool, a number, ints, an iterable): the family the operand facts refine
+        (
+            r"cannot be used as inputs to control flow|"
+            r"'len' is not supported in symbolic tracing|\bProxy\b",
+            "proxy-used",
+        ),
+        # dynamo met a stdlib `random` draw it would have to make a graph input
+        (r"RandomValueSource", "random-input"),
     ]
 ]
 

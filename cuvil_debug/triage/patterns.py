@@ -7,9 +7,9 @@ Nothing here decides anything; classify.py and rootcause.py interpret these tabl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from .linefacts import LINE_FACTS, line_facts
+from .patternrow import Pattern, _from, _p
+from .patterns_recent import _ZOO5, _ZOO6, _ZOO7
 
 __all__ = [
     "LINE_FACTS",
@@ -18,34 +18,6 @@ __all__ = [
     "Pattern",
     "line_facts",
 ]
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """Votes `weight` for `category` when all `signals` are present (and none of
-    `unless`). Signal families: exc:Type, err:/gb:/guard:/op: (torch's structured
-    fields and frames), msg:signal, ast:fact (failing line), flow:fact (lines the
-    offending value came from), near:fact (its direct defs), operand:fact (where the
-    failing line's operands came from, def-use edges only), search:fact (any model
-    line, no failing line known), eager:ok|fail, raise:user|lib|cuvil,
-    io:non-tensor-input|container-input, sig:, fe:. `origin`: the labelled set the
-    row was written from (scripts/triage_loso.py leaves a set's rows out)."""
-
-    category: str
-    signals: frozenset[str]
-    weight: float
-    unless: frozenset[str] = frozenset()
-    origin: str = ""  # the labelled set whose misses it was written from
-
-
-def _from(origin: str, rows: list[Pattern]) -> list[Pattern]:
-    return [replace(p, origin=origin) for p in rows]
-
-
-def _p(category: str, signals: str, weight: float, unless: str = "") -> Pattern:
-    return Pattern(
-        category, frozenset(signals.split()), weight, frozenset(unless.split())
-    )
 
 
 # The rows are grouped by the set each was written from (`origin`: the rows a
@@ -70,9 +42,24 @@ _FAILURES = [
     _p("dynamic-shape", "msg:data-dependent flow:data-size", 4.0),
     _p("dynamic-shape", "exc:UserError", 1.0),
     # only fx traces a parameter as a Proxy: export and dynamo see the value itself
-    _p("non-tensor-argument", "msg:proxy-control-flow flow:param-flag", 5.0),
-    _p("non-tensor-argument", "msg:proxy-control-flow flow:param-optional", 5.0),
-    _p("non-tensor-argument", "flow:param-kwargs", 4.0, "fe:export fe:dynamo"),
+    _p(
+        "non-tensor-argument",
+        "msg:proxy-control-flow flow:param-flag",
+        5.0,
+        "ast:meta-test",
+    ),
+    _p(
+        "non-tensor-argument",
+        "msg:proxy-control-flow flow:param-optional",
+        5.0,
+        "ast:meta-test",
+    ),
+    _p(
+        "non-tensor-argument",
+        "flow:param-kwargs",
+        4.0,
+        "fe:export fe:dynamo ast:meta-test",
+    ),
     # (not when the failure is an item assignment into a traced tensor: that fails
     # whatever the tensor came from; a kwargs dict assigned into has its own row)
     _p(
@@ -94,7 +81,7 @@ _FAILURES = [
         "non-tensor-argument",
         "sig:defaults-traced eager:ok",
         2.0,
-        "fe:export fe:dynamo",
+        "fe:export fe:dynamo ast:meta-test",
     ),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-iter", 4.5),
     _p("non-tensor-argument", "sig:kwargs-traced msg:proxy-setitem", 3.0),
@@ -227,9 +214,14 @@ _TIMM = [
         "non-tensor-argument",
         "flow:param-optional flow:is-none-test eager:ok",
         4.0,
-        "fe:export fe:dynamo msg:proxy-setitem",
+        "fe:export fe:dynamo msg:proxy-setitem ast:meta-test",
     ),
-    _p("non-torch-call", "ast:numpy msg:proxy-as-value", 4.0, "near:shape-read"),
+    _p(
+        "non-torch-call",
+        "ast:numpy msg:proxy-as-value",
+        4.0,
+        "near:shape-read ast:shape-math",
+    ),
     _p("non-torch-call", "msg:proxy-as-value flow:numpy", 2.0, "near:shape-read"),
     # `if v.device.type != "meta"` under fx: the device is a Proxy attribute
     _p(
@@ -345,49 +337,6 @@ _ZOO4 = [
 ]
 
 
-# ---- rules written from samples/failures/zoo5/ (segment-anything, esm, whisper...)
-_ZOO5 = [
-    # a bool / int / float example input export keeps as a placeholder, also a leaf
-    # of a tuple or dict input: a non-tensor among the inputs (no Proxy is involved;
-    # zoo6 dropped the container exception, categories.py)
-    _p("unsupported-io-type", "msg:input-scalar fe:export", 5.0),
-    # `coords[:, :, 0] = ...` / `norms[norms < eps] = eps` on a traced tensor under fx:
-    # the tracer records no item assignment, whatever the tensor came from
-    _p(
-        "inplace-mutation",
-        "msg:proxy-setitem ast:inplace fe:fx",
-        8.0,
-        "sig:kwargs-traced near:param-kwargs near:rank-read",
-    ),
-    # `shape = [1] * x.dim(); shape[d] = -1`: the list is a Proxy of the rank
-    _p("capture-limitation", "msg:proxy-setitem near:rank-read eager:ok", 7.0),
-    # `np.ceil(x.shape[0] / v)` on the failing line
-    _p("dynamic-shape", "msg:numpy ast:shape-iterate", 7.0, "operand:param-optional"),
-    # `int(batch.max()) + 1` as a size: the number taken out of a reduction
-    _p(
-        "data-dependent-python-value",
-        "msg:specialize-int ast:item ast:reduction",
-        6.0,
-    ),
-    # code that runs eagerly raising NotImplementedError for the tracer (a dynamo
-    # guard calling a library object's `__len__`)
-    _p("capture-limitation", "exc:NotImplementedError eager:ok", 3.0),
-]
-
-# ---- rules written from samples/failures/zoo6/ (neuraloperator, compressai, ...)
-_ZOO6 = [
-    # a data-dependent guard asking for a tensor's truth value (torch's own frames:
-    # guard_bool without SymBool.__bool__), e.g. torch.distributions' validation
-    _p("data-dependent-control-flow", "guard:tensor-bool", 5.0, "ast:numpy"),
-    # dynamo traces numpy as tensors: a branch on numpy results is the numpy's doing
-    _p("non-torch-call", "gb:data-dependent-branching ast:numpy", 4.0),
-    # forward() writes module state (`self.w.data = ...`) and export finds the traced
-    # value among its constants, or dynamo made a grad-mode region of it
-    _p("inplace-mutation", "msg:fake-constant search:state-write", 6.0),
-    _p("inplace-mutation", "op:grad-mode-region search:state-write", 6.0),
-]
-
-
 PATTERNS: list[Pattern] = [
     *_from("failures", _FAILURES),
     *_from("written", _WRITTEN),
@@ -398,6 +347,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo4", _ZOO4),
     *_from("zoo5", _ZOO5),
     *_from("zoo6", _ZOO6),
+    *_from("zoo7", _ZOO7),
 ]
 
 

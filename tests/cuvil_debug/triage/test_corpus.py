@@ -269,8 +269,10 @@ def test_zoo6_development_part_is_triaged_to_its_labels():
 # capture failures, swept and labelled by someone who never ran triage on them (README
 # there; a second blind labeller agreed on 42/43 categories). Measured once, unseen,
 # at f67a116 (after zoo6's rules and the refit): top-1 33/43, root line 37/43
-# (docs/TRIAGE.md). Held out: no rule was written looking at it; this floor guards a
-# regression of that first-sight measurement ---------------------------------------
+# (docs/TRIAGE.md). Development data since the zoo7 round of issue 16 (rules written
+# from its misses' mechanisms, each pinned by hand-written samples in samples/failures/):
+# 43/43 and 38/43 on the recorded captures; the floor keeps the first-sight root line
+# and guards the category well above its first sight ---------------------------------
 ZOO7 = CORPUS / "zoo7"
 ZOO7_LABELS = load_labels(ZOO7)
 
@@ -279,7 +281,7 @@ ZOO7_LABELS = load_labels(ZOO7)
 def test_zoo7_heldout_set_does_not_regress():
     packages = ("zuko", "snntorch", "demucs", "pytorch_tcn", "gpytorch")
     top1, root3, ece = _library_set_scores(ZOO7, ZOO7_LABELS, packages)
-    assert top1 >= 0.74 and root3 >= 0.83, (top1, root3, ece)
+    assert top1 >= 0.93 and root3 >= 0.83, (top1, root3, ece)
 
 
 # ---- fixed: samples that were Cuvil's own bugs (compiler-internal-error) and compile

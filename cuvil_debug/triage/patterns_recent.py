@@ -1,0 +1,96 @@
+"""The PATTERNS rows written from the most recent labelled sets (zoo5 onwards); the
+table is assembled in patterns.py, which says how rows are read."""
+
+from __future__ import annotations
+
+from .patternrow import _p
+
+__all__ = ["_ZOO5", "_ZOO6", "_ZOO7"]
+
+
+# ---- rules written from samples/failures/zoo5/ (segment-anything, esm, whisper...)
+_ZOO5 = [
+    # a bool / int / float example input export keeps as a placeholder, also a leaf
+    # of a tuple or dict input: a non-tensor among the inputs (no Proxy is involved;
+    # zoo6 dropped the container exception, categories.py)
+    _p("unsupported-io-type", "msg:input-scalar fe:export", 5.0),
+    # `coords[:, :, 0] = ...` / `norms[norms < eps] = eps` on a traced tensor under fx:
+    # the tracer records no item assignment, whatever the tensor came from
+    _p(
+        "inplace-mutation",
+        "msg:proxy-setitem ast:inplace fe:fx",
+        8.0,
+        "sig:kwargs-traced near:param-kwargs near:rank-read",
+    ),
+    # `shape = [1] * x.dim(); shape[d] = -1`: the list is a Proxy of the rank
+    _p("capture-limitation", "msg:proxy-setitem near:rank-read eager:ok", 7.0),
+    # `np.ceil(x.shape[0] / v)` on the failing line
+    _p("dynamic-shape", "msg:numpy ast:shape-iterate", 7.0, "operand:param-optional"),
+    # `int(batch.max()) + 1` as a size: the number taken out of a reduction
+    _p(
+        "data-dependent-python-value",
+        "msg:specialize-int ast:item ast:reduction",
+        6.0,
+    ),
+    # code that runs eagerly raising NotImplementedError for the tracer (a dynamo
+    # guard calling a library object's `__len__`)
+    _p("capture-limitation", "exc:NotImplementedError eager:ok", 3.0),
+]
+
+# ---- rules written from samples/failures/zoo6/ (neuraloperator, compressai, ...)
+_ZOO6 = [
+    # a data-dependent guard asking for a tensor's truth value (torch's own frames:
+    # guard_bool without SymBool.__bool__), e.g. torch.distributions' validation
+    _p("data-dependent-control-flow", "guard:tensor-bool", 5.0, "ast:numpy"),
+    # dynamo traces numpy as tensors: a branch on numpy results is the numpy's doing
+    _p("non-torch-call", "gb:data-dependent-branching ast:numpy", 4.0),
+    # forward() writes module state (`self.w.data = ...`) and export finds the traced
+    # value among its constants, or dynamo made a grad-mode region of it
+    _p("inplace-mutation", "msg:fake-constant search:state-write", 6.0),
+    _p("inplace-mutation", "op:grad-mode-region search:state-write", 6.0),
+]
+
+
+# ---- rules written from samples/failures/zoo7/ (zuko, snntorch, demucs, tcn, gpytorch)
+# Each is a mechanism (what the failing Python was applied to, or torch's structured
+# signal), pinned by hand-written samples in samples/failures/ (issue 16, zoo7 round).
+_ZOO7 = [
+    # Python arithmetic, a cast or a torch size utility computing with a size read on
+    # the failing line under fx: `float(k.size(-1))`, `divmod(x.shape[1], p)`,
+    # `int(math.ceil(x.shape[-1] / h))`, `torch.broadcast_shapes(a.shape, b.shape)`
+    _p(
+        "dynamic-shape",
+        "msg:proxy-used ast:shape-math fe:fx",
+        8.0,
+        "operand:param-optional ast:meta-test ast:reduction",
+    ),
+    # a sequence of sizes (`x.shape[:-1]`) handed on and then walked (`torch.Size(s)`,
+    # a distribution's `expand(batch_shape)`): the walked value is a size
+    _p(
+        "dynamic-shape",
+        "msg:proxy-iter near:shape-seq fe:fx",
+        7.0,
+        "ast:item near:item operand:param-optional ast:meta-test",
+    ),
+    # the truth of a tensor's metadata asked under fx (`if x.requires_grad or flag`,
+    # `[o for o in outs if o.requires_grad]`, `x.is_floating_point()`): the first
+    # operand Python asks is a Proxy attribute, whatever the flags after it are
+    _p("capture-limitation", "msg:proxy-control-flow ast:meta-test eager:ok", 8.0),
+    # fake tensors cannot produce a Python value computed from the data
+    # (`torch.equal`, aten.is_nonzero): torch's own exception type says so
+    _p("data-dependent-python-value", "exc:DataDependentOutputException", 5.0),
+    # a stdlib `random` draw dynamo would have to make an extra graph input
+    _p("unsupported-python-construct", "msg:random-input", 6.0),
+    # ... and the failing line is such a draw, from constants or configuration
+    # (dynamo marks `Random.random` skipped): the draw, not dynamo, is the problem
+    _p("unsupported-python-construct", "ast:py-random eager:ok", 7.0),
+    # the capture binding the inputs to forward()'s signature failed while eager runs
+    # (eager went through an overridden __call__ that fills the arguments)
+    _p("capture-limitation", "raise:signature-bind eager:ok", 5.0),
+    # forward() rebinds module state (`self.level = ...`): export records a buffer
+    # mutation, and that copy is what failed (not a dynamo graph break inside
+    # `__setattr__`, which is dynamo's limitation: library ctrl)
+    _p(
+        "inplace-mutation", "ast:state-write fe:export eager:ok", 4.0, "exc:Unsupported"
+    ),
+]
