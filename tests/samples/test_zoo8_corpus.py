@@ -78,7 +78,7 @@ def test_every_sample_is_labelled_and_every_label_has_a_sample():
 @pytest.mark.parametrize("name", sorted(LABELS))
 def test_label_is_well_formed(name):
     lab = LABELS[name]
-    assert set(lab) == KEYS
+    assert set(lab) - {"fixed"} == KEYS  # `fixed`: a Cuvil bug that compiles since
     assert lab["category"] in _category_ids()
     assert lab["split"] == "heldout"
     assert lab["frontend"] in ("fx", "export", "export-strict")

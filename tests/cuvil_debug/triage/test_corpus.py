@@ -284,10 +284,23 @@ def test_zoo7_heldout_set_does_not_regress():
     assert top1 >= 0.93 and root3 >= 0.83, (top1, root3, ece)
 
 
-# ---- samples/failures/zoo8: mambapy / torchani / nnAudio / pytorch-crf / pfrl capture
-# failures, swept and labelled by someone who never ran triage on them (README there).
-# Held out (every label's split is "heldout") and not measured yet: no floor here until
-# its first-sight measurement; tests/samples/test_zoo8_corpus.py checks its shape -----
+# ---- samples/failures/zoo8: 41 mambapy / torchani / nnAudio / pytorch-crf / pfrl
+# capture failures, swept and labelled by someone who never ran triage on them (README
+# there). Measured once, unseen, at 995b921 (after the zoo7 round's value facts): top-1
+# 36/41, root line in the top 3 39/41; one of the misses was a Cuvil bug fixed that day
+# (marked `fixed`), so 36/40 and 39/40 on the 40 that still fail (docs/TRIAGE.md).
+# Held out: no rule may be written from it; the floor keeps the first sight with one
+# sample of slack ------------------------------------------------------------------
+ZOO8 = CORPUS / "zoo8"
+ZOO8_LABELS = load_labels(ZOO8)
+
+
+@pytest.mark.slow
+def test_zoo8_heldout_set_does_not_regress():
+    packages = ("mambapy", "torchani", "nnAudio", "torchcrf", "pfrl")
+    top1, root3, ece = _library_set_scores(ZOO8, ZOO8_LABELS, packages)
+    assert top1 >= 0.87 and root3 >= 0.95, (top1, root3, ece)
+
 
 # ---- fixed: samples that were Cuvil's own bugs (compiler-internal-error) and compile
 # since the commit their label's `fixed` names; they leave the triage scores and stay
