@@ -19,7 +19,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 from ..errors import CuvilError, FrontendError, UnsupportedOpError
 from ..hooks import CompileHooks, NodeLowered
 from ..ir.core import Function, Module, Trait, Value
-from ..ir.types import SymDim, TensorType
+from ..ir.types import DType, SymDim, TensorType
 from . import (  # noqa: F401  (registers the rules)
     lower_activation,
     lower_attention,
@@ -219,9 +219,9 @@ class GraphLowering:
                 node=node.name,
                 hint=_STATE_HINT if "buffer" in why else _INPLACE_HINT,
             )
-        target = getattr(self.env.get(first), "type", None)
-        if target is not None and target.dtype != result.type.dtype:
-            result = self.cx.cast(result, target.dtype)
+        dtype = _written_dtype(self.env.get(first))
+        if dtype is not None and dtype != result.type.dtype:
+            result = self.cx.cast(result, dtype)
         for alias in same_tensor(node, first):  # every name of the written tensor
             self.env[alias] = result
         return result
@@ -358,3 +358,12 @@ def _source_note(loc) -> str | None:
 
 
 Rule = Callable[..., Any]
+
+
+def _written_dtype(x: Any) -> DType | None:
+    """The element type of the tensor an in-place op writes: an IR value, a
+    compile-time tensor (a param or a constant folded at capture) or a torch tensor."""
+    if isinstance(x, Value):
+        return x.type.dtype
+    data = x.data if isinstance(x, LazyTensor) else x
+    return cuvil_dtype(data.dtype) if isinstance(data, torch.Tensor) else None

@@ -355,6 +355,10 @@ def _adaptive_avg_pool(n: int):
     @named(f"adaptive_avg_pool[{cls.name}]")
     def rule(cx, x, output_size):
         v = cx.value(x)
+        if v.type.rank not in (n + 1, n + 2):  # torch takes any leading dims here
+            raise _unsupported(
+                cx, f"adaptive_avg_pool{n}d of a rank-{v.type.rank} input"
+            )
         size = (
             _tup(output_size, n)
             if not isinstance(output_size, int)

@@ -74,6 +74,8 @@ def upsample(cx: LoweringContext, x, mode: str, size, scales, align=False) -> Va
     spatial = v.type.shape[2:]
     if not all(isinstance(s, int) for s in spatial):
         raise _unsupported(cx, f"upsampling an input of symbolic size ({v.type})")
+    if mode == "linear" and not v.type.dtype.is_float:  # torch interpolates uint8 too
+        raise _unsupported(cx, f"linear upsampling of an integer tensor ({v.type})")
     if scales is not None and not isinstance(scales, (list, tuple)):
         scales = (scales,) * n
     if scales is not None:  # aten's (scales_h, scales_w) may end early: None is in/out

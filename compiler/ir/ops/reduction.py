@@ -132,6 +132,8 @@ class ArgmaxOp(Operation):
         return [TensorType(shape, DType.i64)]
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
+        if x.dtype == torch.bool:  # torch.argmax has no bool kernel; 0 < 1 the same
+            x = x.to(torch.uint8)
         return torch.argmax(x, self.attrs["dim"], self.attrs["keepdim"])
 
 
