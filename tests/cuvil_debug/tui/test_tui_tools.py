@@ -306,8 +306,12 @@ def test_a_fused_kernel_in_the_outline_expands_to_its_members(resnet18_target):
 
     async def script(app, pilot):
         outline = app.query_one(Outline)
+        await pilot.pause()  # the app's own first selection (on mount) comes first
         app.select(fused)
-        await pilot.pause()
+        for _ in range(50):  # a bounded number of event-loop turns, not a timeout
+            await pilot.pause()
+            if outline.cursor_node is not None and outline.cursor_node.data is fused:
+                break
         node = outline.cursor_node
         assert node.data is fused and str(node.label).endswith(
             f"· {len(members)} members"
