@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from zoo_labels import category_ids, source_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 ZOO8 = ROOT / "samples" / "failures" / "zoo8"
@@ -45,31 +46,6 @@ RECAPTURED = [  # one sample per library: the quickest to capture
 ]
 
 
-def _category_ids() -> set[str]:
-    # categories.py alone (a table with no imports of its own package)
-    path = ROOT / "cuvil_debug" / "triage" / "categories.py"
-    spec = importlib.util.spec_from_file_location("_zoo8_categories", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses resolve the module by name
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        del sys.modules[spec.name]
-    return set(mod.CATEGORIES)
-
-
-def _source_lines(path: str) -> list[str] | None:
-    """The lines of a root's file: the sample itself, or the installed library file
-    (None when that library is not installed)."""
-    if (ZOO8 / path).is_file():
-        return (ZOO8 / path).read_text().splitlines()
-    spec = importlib.util.find_spec(path.split("/")[0])
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    site = Path(next(iter(spec.submodule_search_locations))).parent
-    return (site / path).read_text().splitlines()
-
-
 def test_every_sample_is_labelled_and_every_label_has_a_sample():
     files = {p.name for p in ZOO8.glob("*.py") if not p.name.startswith("_")}
     assert files == set(LABELS)
@@ -79,7 +55,7 @@ def test_every_sample_is_labelled_and_every_label_has_a_sample():
 def test_label_is_well_formed(name):
     lab = LABELS[name]
     assert set(lab) - {"fixed"} == KEYS  # `fixed`: a Cuvil bug that compiles since
-    assert lab["category"] in _category_ids()
+    assert lab["category"] in category_ids()
     assert lab["split"] == "heldout"
     assert lab["frontend"] in ("fx", "export", "export-strict")
     assert lab["dynamic"] is False or lab["frontend"] == "export"
@@ -92,7 +68,7 @@ def test_label_is_well_formed(name):
 def test_root_lines_exist(name):
     for root in LABELS[name]["root"]:
         path, line = root.rsplit(":", 1)
-        lines = _source_lines(path)
+        lines = source_lines(ZOO8, path)
         if lines is None:
             pytest.skip(f"{path.split('/')[0]} is not installed (make setup)")
         assert 1 <= int(line) <= len(lines) and lines[int(line) - 1].strip(), root
