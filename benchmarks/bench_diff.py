@@ -7,10 +7,12 @@
         # warm cache, bytecode cached: wall and CPU (the command and its children),
         # min and median;
         # with --baseline, that checkout's command measured in the same rounds,
-        # interleaved (its own .venv/bin/cuvil-debug)
+        # interleaved (its own .venv/bin/cuvil-debug); with --inline, this checkout
+        # with its float64 truth computed in the process (not a forked child) too
     python benchmarks/bench_diff.py --phases --rounds 3
         # thread CPU time of each engine phase (ResNet-18, warm cache, in one
-        # process; best of the rounds) and of the imports
+        # process; min and median of the rounds), of the imports, of the truth's
+        # child, and each phase's wall; truth forked and inline in alternate runs
 
 Target (issue 21): ResNet-18 full diff, warm cache, <= 3 s wall from the start of the
 command on an idle machine; the engine's phases (--format json timings) say where the
@@ -126,7 +128,7 @@ def show(label: str, r: dict) -> None:
     print(f"  eager forward alone: {r['eager_forward'] * 1e3:.1f} ms")
 
 
-def command(checkout: Path, cache: str, model: str) -> dict:
+def command(checkout: Path, cache: str, model: str, extra: dict | None = None) -> dict:
     """One `cuvil-debug diff MODEL --format json` of `checkout`: wall, CPU (user+sys
     of the command and every process it waited for), the engine's phases."""
     exe = checkout / ".venv" / "bin" / "cuvil-debug"
@@ -134,6 +136,7 @@ def command(checkout: Path, cache: str, model: str) -> dict:
     # bytecode cached (in a private folder), as an installed package has it: without
     # it every command compiles Cuvil's source again (~0.6 s of CPU)
     env.update(CUVIL_CACHE_DIR=cache, PYTHONPYCACHEPREFIX=cache + "-pyc")
+    env.update(extra or {})
     start = time.perf_counter()
     proc = subprocess.Popen(
         [str(exe), "diff", str(checkout / model), "--format", "json"],
@@ -153,25 +156,28 @@ def commands(args) -> None:
     import resource
     import statistics
 
-    trees = [("this", ROOT)] + (
-        [("baseline", Path(args.baseline))] if args.baseline else []
-    )
+    trees = [("this", ROOT, {})]
+    if args.inline:  # the same checkout, its truth computed in the process
+        trees.append(("this, truth inline", ROOT, {"CUVIL_DIFF_TRUTH": "inline"}))
+    if args.baseline:
+        trees.append(("baseline", Path(args.baseline), {}))
     model = "samples/models/resnet18.py"
-    seen: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in trees}
+    seen: dict[str, list[tuple[float, float]]] = {name: [] for name, _, _ in trees}
     phases: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as cache:
-        for name, tree in trees:
-            command(tree, cache + "/" + name, model)  # fills the cache (cold)
+        for _name, tree, extra in trees:
+            command(tree, cache + "/" + tree.name, model, extra)  # fills the cache
         for _ in range(args.rounds):
-            for name, tree in trees:
+            for name, tree, extra in trees:
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                r = command(tree, cache + "/" + name, model)
+                r = command(tree, cache + "/" + tree.name, model, extra)
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu = (after.ru_utime - before.ru_utime) + (
                     after.ru_stime - before.ru_stime
                 )
                 seen[name].append((r["wall"], cpu))
                 phases[name] = r["timings"]
+    print(f"load average {_load()} at the end")
     for name, runs in seen.items():
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
         print(
@@ -188,7 +194,7 @@ def commands(args) -> None:
 
 
 PHASES_CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 sys.path.insert(0, {root!r})
 t0 = time.thread_time()
 import torch
@@ -207,33 +213,53 @@ def timed_lap(self, name):
     return lap(self, name)
 engine._Clock.start, engine._Clock.lap = timed_start, timed_lap
 loaded = load_model({root!r} + "/samples/models/resnet18.py")
-t1 = time.thread_time()
-engine.run_diff(loaded.model, loaded.inputs)
-print(json.dumps({{"imports": imports, "engine": time.thread_time() - t1, **cpu}}))
+t1, w1 = time.thread_time(), time.perf_counter()
+report = engine.run_diff(loaded.model, loaded.inputs)
+engine_cpu, engine_wall = time.thread_time() - t1, time.perf_counter() - w1
+child = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({{"imports": imports, "engine": engine_cpu, **cpu,
+    "truth child": child.ru_utime + child.ru_stime, "engine wall": engine_wall,
+    **{{"wall " + k: v for k, v in report.timings.items()}}}}))
 """
 
 
 def phases(args) -> None:
-    """--phases: thread CPU per phase, best of the rounds (warm cache)."""
-    best: dict[str, float] = {}
+    """--phases: thread CPU per phase (and the wall of each, the truth child's CPU),
+    min and median of the rounds (warm cache); the truth computed in a forked child
+    (the default) and in the process (CUVIL_DIFF_TRUTH=inline) in alternate runs."""
+    import statistics
+
+    modes = ("fork", "inline")
+    seen: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
     with tempfile.TemporaryDirectory() as tmp:
         cache = tmp + "/cache"
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(CUVIL_CACHE_DIR=cache, PYTHONPYCACHEPREFIX=cache + "-pyc")
         for k in range(args.rounds + 1):  # the first fills the cache
-            out = subprocess.run(
-                [sys.executable, "-c", PHASES_CHILD.format(root=str(ROOT))],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            if k:
-                for name, v in json.loads(out.stdout.splitlines()[-1]).items():
-                    best[name] = min(best.get(name, v), v)
-    print("thread CPU, best of", args.rounds, "warm runs:")
-    for name, v in best.items():
-        print(f"  {name:16s} {v:6.2f} s")
+            for mode in modes:
+                out = subprocess.run(
+                    [sys.executable, "-c", PHASES_CHILD.format(root=str(ROOT))],
+                    env=dict(env, CUVIL_DIFF_TRUTH=mode),
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                if k:
+                    result = json.loads(out.stdout.splitlines()[-1])
+                    for name, v in result.items():
+                        seen[mode].setdefault(name, []).append(v)
+    print(f"seconds, min / median of {args.rounds} warm runs (load {_load()}):")
+    print(f"  {'phase':22s} " + " ".join(f"{m:>15s}" for m in modes))
+    for name in seen["fork"]:
+        cells = []
+        for mode in modes:
+            v = seen[mode].get(name, [0.0])
+            cells.append(f"{min(v):6.2f} / {statistics.median(v):5.2f}")
+        print(f"  {name:22s} " + " ".join(cells))
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -243,6 +269,12 @@ def main() -> None:
     ap.add_argument("--phases", action="store_true", help="CPU time of each phase")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--baseline", help="another checkout to time in the same rounds")
+    ap.add_argument(
+        "--inline",
+        action="store_true",
+        help="--command: also this checkout with CUVIL_DIFF_TRUTH=inline (the float64 "
+        "truth computed in the process, not in a forked child), interleaved",
+    )
     args = ap.parse_args()
     if args.command:
         commands(args)

@@ -43,6 +43,7 @@ from cuvil.ir.verifier import verify
 from cuvil.passes import default_pipeline
 
 from ..faults import hooks as fault_hooks
+from . import truth_fork
 from .capture import Capture, capture
 from .diff_options import DiffOptions
 from .explain import explain, first_divergence
@@ -57,6 +58,7 @@ from .status import COMPARED, Stage, Status
 if TYPE_CHECKING:
     from .trials import Batch
     from .truth import Twin
+    from .truth_fork import ForkedTwin
 
 __all__ = ["DiffOptions", "DiffRun", "run_diff"]
 
@@ -82,13 +84,17 @@ def run_diff(
     clock = _Clock(progress)
     with _one_thread():
         run = DiffRun.prepare(model, inputs, opts, clock, label, faults, source)
-        if batches:
-            from .trials import diff_batches
+        try:
+            if batches:
+                from .trials import diff_batches
 
-            diff_batches(run, batches, save_to)
-        else:
-            run.measure()
-        run.conclude()
+                diff_batches(run, batches, save_to)
+            else:
+                run.measure()
+            run.conclude()
+        finally:
+            for child in run.forks:
+                child.close()
     clock.start(DONE)
     return run.report
 
@@ -130,6 +136,8 @@ class DiffRun:
     maps: dict[Stage, StageMap] = field(default_factory=dict)
     twin: Twin | None = None  # the float64 twin of this batch (None: no truth)
     input_source: str = "example inputs"
+    # the twins computed by forked children (truth_fork.py), the latest last
+    forks: list[ForkedTwin] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.names = fx_value_names(self.before)
@@ -143,31 +151,44 @@ class DiffRun:
 
     @staticmethod
     def prepare(model, inputs, opts, clock, label, faults, source) -> DiffRun:
-        """Capture, lower, run the passes and start the native build."""
+        """Capture, start the float64 truth (a child, truth_fork.py: it needs the
+        capture alone), lower, run the passes and start the native build."""
         clock.start("capture")
         cap = capture(model, inputs, opts.frontend)
         clock.lap("capture")
-        clock.start("lower")
-        hooks = fault_hooks()  # the faults of an enclosing faults.inject block, if any
-        if cap.exported is not None:
-            before = verify(from_export(cap.exported, hooks=hooks))
-        else:
-            before = verify(from_fx(model, inputs, gm=cap.gm, hooks=hooks))
-        label = label or type(model).__name__
-        run = DiffRun(
-            opts, cap, before, clock, label, faults, hooks, input_source=source
-        )
-        clock.lap("lower")
+        forked = truth_fork.start(cap) if opts.judge == "float64" else None
+        try:
+            clock.start("lower")
+            hooks = fault_hooks()  # the faults of an enclosing faults.inject block
+            if cap.exported is not None:
+                before = verify(from_export(cap.exported, hooks=hooks))
+            else:
+                before = verify(from_fx(model, inputs, gm=cap.gm, hooks=hooks))
+            label = label or type(model).__name__
+            run = DiffRun(
+                opts, cap, before, clock, label, faults, hooks, input_source=source
+            )
+            run.forks = [forked] if forked is not None else []
+            clock.lap("lower")
+            run.build_all()
+        except BaseException:
+            if forked is not None:
+                forked.close()
+            raise
+        return run
+
+    def build_all(self) -> None:
+        """The passes and the native build (started), for the stages asked for."""
+        opts, clock = self.opts, self.clock
         if Stage.OPT in opts.stages or Stage.NATIVE in opts.stages:
             clock.start("passes")
-            run.optimize()
+            self.optimize()
             clock.lap("passes")
         if Stage.NATIVE in opts.stages:
             # LLVM optimizes in a child process while the truth and IR stages run
             clock.start("native-codegen")
-            run.build = _start_build(run.after, opts, hooks)
+            self.build = _start_build(self.after, opts, self.hooks)
             clock.lap("native-codegen")
-        return run
 
     def reset(self, cap: Capture, source: str = "example inputs") -> None:
         """Start over on another batch (`cap`): a new report, no measurements."""
@@ -227,12 +248,36 @@ class DiffRun:
         self.report.ir_after = print_module(self.after)
 
     def measure(self) -> None:
-        """This batch's truth and stages (the builds are the run's)."""
+        """This batch's truth and stages (the builds are the run's); judged again
+        without a truth if a forked twin fails after the stages began to read it."""
+        try:
+            if self.judge is not None:
+                self.clock.start("truth")
+                self.twin = self._truth()
+                self.clock.lap("truth")
+            self._stages()
+        except truth_fork.TruthLost as lost:
+            self.reset(self.cap, self.input_source)
+            self.report.notes.append(lost.note)
+            self._stages()
+
+    def _truth(self) -> Twin | None:
+        """This batch's twin: the child's started with the capture, or a child of
+        its own (a trial's batch), or computed here (truth_fork.enabled)."""
+        forked = self.forks[-1] if self.forks else None
+        if forked is None or forked.cap is not self.cap:
+            forked = truth_fork.start(self.cap)
+            self.forks += [forked] if forked is not None else []
+        if forked is None:
+            return _twin(self.cap, self.report.notes)
+        note = forked.started()
+        if note is not None:
+            self.report.notes.append(note)
+            return None
+        return forked
+
+    def _stages(self) -> None:
         clock = self.clock
-        if self.judge is not None:
-            clock.start("truth")
-            self.twin = _twin(self.cap, self.report.notes)
-            clock.lap("truth")
         if Stage.IR in self.opts.stages:
             clock.start("ir")
             self.interpret(Stage.IR, self.before, exact=self.before.fx_values)
@@ -332,15 +377,12 @@ def _one_thread():
 
 def _twin(cap: Capture, notes: list[str]):
     """The float64 twin of `cap` (truth.py), or None (noted) when it does not run."""
-    from .truth import Twin
+    from .truth import Twin, twin_note
 
     try:
         return Twin(cap.gm, cap.args, cap.eager, cap.versions, cap.stats).compute()
     except Exception as e:  # noqa: BLE001 - the tolerances judge instead
-        notes.append(
-            f"no float64 twin ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}): "
-            "every value is judged by the tolerances"
-        )
+        notes.append(twin_note(e))
         return None
 
 

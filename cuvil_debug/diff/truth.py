@@ -42,7 +42,14 @@ from torch.utils._pytree import tree_flatten, tree_map
 
 from .judge import Truth
 
-__all__ = ["Twin", "double_copy", "float64_outputs", "as_double", "float64_default"]
+__all__ = [
+    "Twin",
+    "double_copy",
+    "float64_outputs",
+    "as_double",
+    "float64_default",
+    "twin_note",
+]
 
 CALLS = ("call_function", "call_method", "call_module")
 Span = frozenset[str]
@@ -112,11 +119,13 @@ class Twin(torch.fx.Interpreter):
         eager: dict[str, Any],
         versions: dict[str, list[tuple[int, Any]]] | None = None,
         stats=None,
+        build: bool = True,
     ) -> None:
-        super().__init__(_widened(double_copy(gm)))
+        if build:  # else a subclass builds the float64 module when it needs it
+            super().__init__(_widened(double_copy(gm)))
         self.args, self.eager, self.versions = tuple(args), eager, versions or {}
         self.stats = stats or (lambda name: None)  # name -> metrics.RefStats of eager
-        self.nodes = list(self.module.graph.nodes)
+        self.nodes = list((self.module if build else gm).graph.nodes)
         self.position = {n.name: i for i, n in enumerate(self.nodes)}
         self.propagated: dict[str, Truth] = {}
         self.spans: dict[tuple[str, Span], Truth | None] = {}
@@ -242,8 +251,11 @@ class Twin(torch.fx.Interpreter):
         """Bytes the twin keeps: eager's errors (bfloat16) and the float64 values
         of single nodes computed from eager inputs."""
         truths = [*self.propagated.values(), *self.spans.values()]
-        kept = sum(t.error.untyped_storage().nbytes() for t in truths if t is not None)
-        return kept + sum(v.untyped_storage().nbytes() for v in self._alone.values())
+        kept = sum(_bytes(t.error) for t in truths if t is not None)
+        return kept + sum(self._alone_bytes(n, v) for n, v in self._alone.items())
+
+    def _alone_bytes(self, name: str, value: torch.Tensor) -> int:
+        return value.untyped_storage().nbytes()
 
     def _one(self, n: torch.fx.Node, env: dict[str, Any]) -> Any:
         """Node `n` in float64, its inputs from `env` or else eager's values."""
@@ -267,6 +279,19 @@ class Twin(torch.fx.Interpreter):
             if pos < at:
                 seen = value
         return seen
+
+
+def _bytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+def twin_note(e: BaseException) -> str:
+    """The report's note when the float64 twin does not run (raised `e`)."""
+    text = str(e).splitlines()[0] if str(e) else ""
+    return (
+        f"no float64 twin ({type(e).__name__}: {text}): "
+        "every value is judged by the tolerances"
+    )
 
 
 def float64_outputs(
