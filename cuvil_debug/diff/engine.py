@@ -48,7 +48,7 @@ from .capture import Capture, capture
 from .diff_options import DiffOptions
 from .explain import explain, first_divergence
 from .mapping import StageMap, fx_value_names, map_stage
-from .model import DiffReport
+from .model import STAGES, DiffReport
 from .native import NativeBuild, walk_native
 from .oracle import Oracle
 from .progress import DONE
@@ -61,6 +61,9 @@ if TYPE_CHECKING:
     from .truth_fork import ForkedTwin
 
 __all__ = ["DiffOptions", "DiffRun", "run_diff"]
+
+# the order the stages run in (see DiffRun._stages); reports read STAGES' order
+RUN_ORDER = (Stage.OPT, Stage.IR, Stage.NATIVE)
 
 
 def run_diff(
@@ -268,27 +271,34 @@ class DiffRun:
         if forked is None or forked.cap is not self.cap:
             forked = truth_fork.start(self.cap)
             self.forks += [forked] if forked is not None else []
-        if forked is None:
-            return _twin(self.cap, self.report.notes)
-        note = forked.started()
-        if note is not None:
-            self.report.notes.append(note)
-            return None
-        return forked
+        return truth_fork.twin_of(self.cap, forked, self.report.notes)
 
     def _stages(self) -> None:
-        clock = self.clock
-        if Stage.IR in self.opts.stages:
-            clock.start("ir")
+        """The stages asked for, ``opt`` first: it takes longest, and a forked twin
+        (still computing when the stages begin) keeps any stage waiting that walks
+        faster than it. What they report reads in the stages' own order."""
+        notes, added = self.report.notes, {}
+        for stage in RUN_ORDER:
+            if stage in self.opts.stages:
+                start = len(notes)
+                self.clock.start(stage.value)
+                self._stage(stage)
+                added[stage] = notes[start:]
+                del notes[start:]
+        for stage in STAGES:
+            notes.extend(added.get(stage, ()))
+        ok = self.report.outputs_ok
+        self.report.outputs_ok = {s: ok[s] for s in STAGES if s in ok}
+
+    def _stage(self, stage: Stage) -> None:
+        if stage == Stage.NATIVE:
+            self.native(self.build)  # its clock laps are its own
+            return
+        if stage == Stage.IR:
             self.interpret(Stage.IR, self.before, exact=self.before.fx_values)
-            clock.lap("ir")
-        if Stage.OPT in self.opts.stages:
-            clock.start("opt")
+        else:
             self.interpret(Stage.OPT, self.after)
-            clock.lap("opt")
-        if Stage.NATIVE in self.opts.stages:
-            clock.start("native")
-            self.native(self.build)
+        self.clock.lap(stage.value)
 
     def interpret(self, stage: Stage, module: Module, exact=None) -> None:
         """Stage ``ir`` or ``opt``: map the nodes onto `module` and interpret it."""
@@ -373,17 +383,6 @@ def _one_thread():
         yield
     finally:
         torch.set_num_threads(saved)
-
-
-def _twin(cap: Capture, notes: list[str]):
-    """The float64 twin of `cap` (truth.py), or None (noted) when it does not run."""
-    from .truth import Twin, twin_note
-
-    try:
-        return Twin(cap.gm, cap.args, cap.eager, cap.versions, cap.stats).compute()
-    except Exception as e:  # noqa: BLE001 - the tolerances judge instead
-        notes.append(twin_note(e))
-        return None
 
 
 def _output_value(cap: Capture):

@@ -24,8 +24,8 @@ PHASES = {
     "passes": "passes",
     "native-codegen": "native codegen",
     "truth": "float64 truth",
-    "ir": "compare ir",
     "opt": "compare opt",
+    "ir": "compare ir",
     "native": "native build + compare",
     "analysis": "analysis (first divergence, culprit)",
 }

@@ -237,7 +237,9 @@ class Twin(torch.fx.Interpreter):
                     continue
                 alone = not any(a.name in span for a in n.all_input_nodes)
                 if alone and n.name in self._alone:
-                    env[n.name] = self._alone[n.name]
+                    # a copy: an in-place op later in the span (a ReLU(inplace)
+                    # after an add) must not change the value kept for other spans
+                    env[n.name] = self._alone[n.name].clone()
                 else:
                     env[n.name] = self._one(n, env)
         except Exception:  # noqa: BLE001 - no truth: the tolerance rule judges it

@@ -46,7 +46,7 @@ import torch.fx
 from .judge import Truth
 from .truth import Span, Twin, _widened, double_copy, twin_note
 
-__all__ = ["ForkedTwin", "TruthLost", "start", "enabled"]
+__all__ = ["ForkedTwin", "TruthLost", "start", "enabled", "twin_of"]
 
 ENV = "CUVIL_DIFF_TRUTH"  # "inline": no child; "fork": a child even beside threads
 _NARROW = (torch.float32, torch.float16, torch.bfloat16)
@@ -88,6 +88,22 @@ def start(cap) -> ForkedTwin | None:
         _child(cap, slots, write)
     os.close(write)
     return ForkedTwin(cap, slots, pid, read)
+
+
+def twin_of(cap, forked: ForkedTwin | None, notes: list[str]) -> Twin | None:
+    """The twin of `cap`: `forked` once its child has made its twin, or (no child)
+    one computed here; None, with the reason in `notes`, when there is none."""
+    if forked is None:
+        try:
+            return Twin(cap.gm, cap.args, cap.eager, cap.versions, cap.stats).compute()
+        except Exception as e:  # noqa: BLE001 - the tolerances judge instead
+            notes.append(twin_note(e))
+            return None
+    note = forked.started()
+    if note is not None:
+        notes.append(note)
+        return None
+    return forked
 
 
 class Slots:
