@@ -1,10 +1,11 @@
 """``run_diff``: every FX node of a model, compared across the compiler's stages.
 
 capture (trace + eager values)
+  -> truth   the float64 twin of the graph: every node's truth (truth.py), computed by
+             a forked child from here on (truth_fork.py; stages wait per node)
   -> lower; passes; the native build started (LLVM in a child process)
-  -> truth   the float64 twin of the graph: every node's truth (truth.py)
-  -> ir      map nodes; static check; interpret (propagated + isolated)
   -> opt     map; check; interpret the optimized IR (fused bodies expanded)
+  -> ir      map nodes; static check; interpret (propagated + isolated)
   -> native  the normal build, kernel by kernel; fused members recomputed by a twin
              build of just the groups whose output is worse than eager (native.py)
   -> first divergence: the earliest node (graph order) whose isolated value the judge
