@@ -23,7 +23,8 @@ twin computes (the same ops on the same values, one thread;
 tests/cuvil_debug/test_diff_truth_fork.py compares whole reports).
 
 The child is used where fork is safe: a POSIX system and a process that runs no other
-thread (a TUI, a sweep's pool: the twin is computed in the process as before), and not
+thread but tqdm's monitor (a TUI, a sweep's pool: the twin is computed in the process
+as before), and not
 under ``CUVIL_DIFF_TRUTH=inline`` (``=fork`` forks even beside other threads: tests).
 A twin that fails in the child before the stages read it gives the same note as one
 that fails in the process; one that fails later raises `TruthLost` and the engine
@@ -37,6 +38,7 @@ import mmap
 import os
 import pickle
 import signal
+import sys
 import threading
 from typing import Any
 
@@ -72,7 +74,16 @@ def enabled() -> bool:
     mode = os.environ.get(ENV, "")
     if mode == "inline" or not hasattr(os, "fork"):
         return False
-    return mode == "fork" or threading.active_count() == 1
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    return mode == "fork" or all(_tqdm_monitor(t) for t in others)
+
+
+def _tqdm_monitor(thread: threading.Thread) -> bool:
+    """Whether `thread` is tqdm's monitor: torch.fx's Interpreter makes a (disabled)
+    tqdm bar on every run, and the first starts it. It sleeps but for a moment each
+    10 s under tqdm's lock, which the child replaces (`_child`)."""
+    monitor = sys.modules.get("tqdm._monitor")
+    return monitor is not None and isinstance(thread, monitor.TMonitor)
 
 
 def start(cap) -> ForkedTwin | None:
@@ -212,6 +223,12 @@ def _child(cap, slots: Slots, fd: int) -> None:
     (nothing of the parent's is flushed or finalized twice)."""
     try:
         gc.disable()  # its few objects live until the exit; no copies of the parent's
+        bars = sys.modules.get("tqdm.std")
+        if (
+            bars is not None
+        ):  # a lock tqdm's monitor may have held at the fork; no monitor
+            bars.tqdm.set_lock(threading.RLock())
+            bars.tqdm.monitor_interval = 0
         out = os.fdopen(fd, "wb")
         try:
             twin = _Sender(cap, slots, out)

@@ -7,6 +7,7 @@ leaves no child behind."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,25 @@ def test_a_diff_that_fails_to_lower_leaves_no_child(monkeypatch, forks):
     with pytest.raises(CuvilError):
         run_diff(_Refused(), (torch.randn(4, 4),))
     assert forks and forks[0] is not None and forks[0].pid is None
+
+
+def test_the_child_is_forked_beside_tqdms_monitor_but_not_beside_other_threads(
+    monkeypatch,
+):
+    from tqdm import tqdm
+
+    monkeypatch.delenv(truth_fork.ENV, raising=False)
+    tqdm(total=1, disable=True).close()  # torch.fx's Interpreter does it on every run
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not truth_fork.enabled()
+    finally:
+        stop.set()
+        other.join()
+    me = threading.current_thread()
+    if all(t is me or truth_fork._tqdm_monitor(t) for t in threading.enumerate()):
+        assert truth_fork.enabled()
+    monkeypatch.setenv(truth_fork.ENV, "inline")
+    assert not truth_fork.enabled()
