@@ -8,7 +8,7 @@
         # min and median;
         # with --baseline, that checkout's command measured in the same rounds,
         # interleaved (its own .venv/bin/cuvil-debug); with --inline, this checkout
-        # with its float64 truth computed in the process (not a forked child) too
+        # with its float64 truth forked (even when busy) and computed in the process
     python benchmarks/bench_diff.py --phases --rounds 3
         # thread CPU time of each engine phase (ResNet-18, warm cache, in one
         # process; min and median of the rounds), of the imports, of the truth's
@@ -156,9 +156,12 @@ def commands(args) -> None:
     import resource
     import statistics
 
-    trees = [("this", ROOT, {})]
-    if args.inline:  # the same checkout, its truth computed in the process
-        trees.append(("this, truth inline", ROOT, {"CUVIL_DIFF_TRUTH": "inline"}))
+    trees = [("this", ROOT, {})]  # the truth forked or not as the load allows
+    if args.inline:  # the truth forked whatever the load, and computed in the process
+        trees = [
+            ("this, truth forked", ROOT, {"CUVIL_DIFF_TRUTH": "fork"}),
+            ("this, truth inline", ROOT, {"CUVIL_DIFF_TRUTH": "inline"}),
+        ]
     if args.baseline:
         trees.append(("baseline", Path(args.baseline), {}))
     model = "samples/models/resnet18.py"
@@ -272,8 +275,9 @@ def main() -> None:
     ap.add_argument(
         "--inline",
         action="store_true",
-        help="--command: also this checkout with CUVIL_DIFF_TRUTH=inline (the float64 "
-        "truth computed in the process, not in a forked child), interleaved",
+        help="--command: this checkout twice, CUVIL_DIFF_TRUTH=fork (the float64 truth "
+        "in a forked child even on a busy machine) and =inline (in the process), "
+        "interleaved",
     )
     args = ap.parse_args()
     if args.command:

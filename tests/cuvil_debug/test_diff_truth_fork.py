@@ -133,6 +133,7 @@ def test_the_child_is_forked_beside_tqdms_monitor_but_not_beside_other_threads(
     from tqdm import tqdm
 
     monkeypatch.delenv(truth_fork.ENV, raising=False)
+    monkeypatch.setattr(truth_fork, "spare_cpu", lambda: True)  # whatever the load
     tqdm(total=1, disable=True).close()  # torch.fx's Interpreter does it on every run
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
