@@ -148,3 +148,28 @@ def test_the_child_is_forked_beside_tqdms_monitor_but_not_beside_other_threads(
         assert truth_fork.enabled()
     monkeypatch.setenv(truth_fork.ENV, "inline")
     assert not truth_fork.enabled()
+
+
+class _AddRelu(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.relu = nn.ReLU(inplace=True)
+
+    def forward(self, x, y):
+        return self.relu(x + y) * 2
+
+
+def test_a_span_does_not_change_the_float64_value_other_spans_start_from():
+    """The stages now run opt first: a span's float64 evaluation must not depend on
+    which spans were evaluated before it (an in-place ReLU after an add changed the
+    add's kept value)."""
+    from cuvil_debug.diff.capture import capture
+
+    cap = capture(_AddRelu(), (torch.randn(64), torch.randn(64)))
+    twin = Twin(cap.gm, cap.args, cap.eager, cap.versions, cap.stats).compute()
+    add, relu = [r.name for r in cap.rows if r.op in ("call_function", "call_module")][
+        :2
+    ]
+    kept = twin._alone[add].clone()
+    assert twin.isolated(relu, frozenset({add, relu})) is not None
+    assert torch.equal(twin._alone[add], kept)
