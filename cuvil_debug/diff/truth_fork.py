@@ -47,7 +47,7 @@ import torch
 import torch.fx
 
 from .judge import Truth
-from .truth import Span, Twin, _widened, double_copy, twin_note
+from .truth import CALLS, Span, Twin, _widened, double_copy, twin_note
 
 __all__ = ["ForkedTwin", "TruthLost", "start", "enabled", "spare_cpu", "twin_of"]
 
@@ -109,7 +109,8 @@ def start(cap) -> ForkedTwin | None:
     truth is to be computed in this process (`enabled`)."""
     if not enabled():
         return None
-    slots = Slots(cap.eager)
+    calls = {n.name for n in cap.gm.graph.nodes if n.op in CALLS}
+    slots = Slots(cap.eager, calls)
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
@@ -137,15 +138,17 @@ def twin_of(cap, forked: ForkedTwin | None, notes: list[str]) -> Twin | None:
 
 class Slots:
     """The shared mapping and where each node's tensors go in it: per node with a
-    float32/16/bf16 eager tensor, eager's two errors (bfloat16) and the node's float64
-    value, each the size of eager's value."""
+    float32/16/bf16 eager tensor, eager's error against its propagated truth (bfloat16)
+    and, for the nodes in `calls` (the others have no isolated truth), its error
+    against the isolated one and the node's float64 value, each the size of eager's."""
 
-    def __init__(self, eager: dict[str, Any]) -> None:
+    def __init__(self, eager: dict[str, Any], calls: set[str]) -> None:
         self.where: dict[tuple[str, str], tuple[int, tuple[int, ...], int]] = {}
         size = 0
         for name, v in eager.items():
             if isinstance(v, torch.Tensor) and v.dtype in _NARROW and v.numel():
-                for kind, dtype in _KINDS.items():
+                kinds = _KINDS if name in calls else {"p": _KINDS["p"]}
+                for kind, dtype in kinds.items():
                     self.where[(name, kind)] = (size, tuple(v.shape), v.numel())
                     nbytes = v.numel() * dtype.itemsize
                     size += (nbytes + _ALIGN - 1) // _ALIGN * _ALIGN
