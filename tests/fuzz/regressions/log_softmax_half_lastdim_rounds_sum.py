@@ -16,6 +16,8 @@ Replayed by tests/fuzz/test_fuzz_regressions.py through fx and export at O0
 and O3; alone: `cuvil-debug diff THIS_FILE`.
 """
 
+# ruff: noqa: F841  (the graph is kept whole: its dead values are part of what fx lowers)
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
