@@ -256,3 +256,20 @@ def test_an_inplace_write_on_a_value_another_name_holds_is_aliased():
     assert checks.aliased(write, Env(inputs=[other], nodes=[x, x], state={}))
     assert not checks.aliased(write, Env(inputs=[other], nodes=[x, x + 1], state={}))
     assert checks.aliased(write, Env(inputs=[x[1:]], nodes=[x], state={}))
+
+
+def test_gelu_of_inf_is_not_drawn_where_torchs_loops_disagree():
+    """Fuzz 7000951, 7022496: gelu(+inf) of float32 is NaN in torch's vectorized loop
+    and inf in its scalar loop (size and layout pick the loop), so it is not drawn."""
+    inf = torch.full((3,), float("inf"))
+    assert torch.nn.functional.gelu(inf).isnan().all()  # torch's own disagreement
+    assert torch.nn.functional.gelu(inf[:1]).isinf().all()
+    for call, kind in [("F.gelu", "function"), ("aten.gelu.default", "aten")]:
+        node = Node(call=call, kind=kind, args=[{"x": 0}])
+        assert checks.paths_disagree(node, Env(inputs=[inf], nodes=[], state={}))
+        for fine in (-inf, inf.double(), torch.ones(3)):
+            assert not checks.paths_disagree(
+                node, Env(inputs=[fine], nodes=[], state={})
+            )
+    module = Node(call="nn.GELU", kind="module", args=[{"x": 0}])
+    assert checks.paths_disagree(module, Env(inputs=[inf.half()], nodes=[], state={}))
