@@ -273,3 +273,17 @@ def test_gelu_of_inf_is_not_drawn_where_torchs_loops_disagree():
             )
     module = Node(call="nn.GELU", kind="module", args=[{"x": 0}])
     assert checks.paths_disagree(module, Env(inputs=[inf.half()], nodes=[], state={}))
+
+
+def test_sdpa_over_16_keys_on_a_nan_is_not_drawn():
+    """torch's flash SDPA kernel skips a NaN score in a row's scalar tail, not in a
+    vector chunk: over 16 keys its answer depends on where the NaN is."""
+    q, k = torch.randn(1, 2, 3, 4), torch.randn(1, 2, 16, 4)
+    bad = k.clone()
+    bad[0, 0, 3, 0] = float("nan")
+    node = Node(call="F.scaled_dot_product_attention", kind="function")
+    node.args = [{"x": 0}, {"x": 1}, {"x": 1}]
+    assert checks.paths_disagree(node, Env(inputs=[q, bad], nodes=[], state={}))
+    assert not checks.paths_disagree(node, Env(inputs=[q, k], nodes=[], state={}))
+    short = bad[:, :, :15]
+    assert not checks.paths_disagree(node, Env(inputs=[q, short], nodes=[], state={}))
