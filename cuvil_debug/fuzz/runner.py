@@ -88,16 +88,23 @@ class Prepared:
 
     def _reference(self, data: tuple, wiggle=None) -> list[Any] | None:
         """The outputs in float64 (every float promoted: judge.py), each node's
-        result passed through `wiggle` where given."""
+        result passed through `wiggle` where given. torch's default dtype is float64
+        meanwhile: a float an op makes from integers (lgamma of an int64 tensor) is
+        promoted too (fuzz 7021057: it met a float64 parameter and the reference
+        failed)."""
         g = self.graph
         state, inputs = data
+        default = torch.get_default_dtype()
         try:
+            torch.set_default_dtype(torch.float64)
             with warnings.catch_warnings(), torch.no_grad():
                 warnings.simplefilter("ignore")
                 st = build_state(g, torch.float64, state)
                 values = evaluate(g, inputs, torch.float64, st, wiggle)
         except Exception:
             return None
+        finally:
+            torch.set_default_dtype(default)
         return [values[j] for j in g.outputs]
 
     def capture(self, frontend: str):
