@@ -21,6 +21,7 @@ from ..ir.core import Function, Module, Operation, Trait, Value
 from ..ir.ops.fused import body_of
 from ..ir.types import DType
 from . import gemm_ops
+from .bfloat import round_to_bf16
 from .gemm_ops import NULL, conv_nhwc, float_ptr, gemm_fn
 from .gemm_plan import pack_a, plan_gemm
 from .im2col import ConvShape, conv_shape, im2col
@@ -81,7 +82,10 @@ def _evaluate(
     k: Kernel, body: Function, xs: list[ir.Value], consts: dict[int, float]
 ) -> ir.Value:
     """The body on register values; each member op's instructions carry its own
-    location, so a line breakpoint or a crash names the member (debuginfo.py)."""
+    location, so a line breakpoint or a crash names the member (debuginfo.py). A
+    bfloat16 result is rounded after each op, as eager and the unfused kernels do (a
+    float register kept the chain's float value: fuzz 7021247, -log(sinh(x)) an ulp
+    off, which round(decimals=1) turned into 0.1)."""
     env = {
         id(a): ir.Constant(x.type, consts[id(a)]) if id(a) in consts else x
         for a, x in zip(body.args, xs, strict=True)
@@ -89,7 +93,10 @@ def _evaluate(
     for o in body.ops:
         with k.located(o.loc):
             vals = [env[id(v)] for v in o.operands]
-            env[id(o.results[0])] = scalar_op(k.b, o, vals)
+            out = scalar_op(k.b, o, vals)
+            if o.results[0].type.dtype is DType.bf16 and o.name != "cuvil.cast":
+                out = round_to_bf16(k.b, out)  # each op's result, as eager's
+            env[id(o.results[0])] = out
     return env[id(body.outputs[0])]
 
 

@@ -363,13 +363,39 @@ def emit_cast(b: ir.IRBuilder, x: ir.Value, src: DType, dst: DType) -> ir.Value:
     if src.is_float and dst.is_float:
         return b.fptrunc(x, to) if _bits(dst) < _bits(src) else b.fpext(x, to)
     if src.is_float:
-        return b.fptosi(x, to)
+        return _float_to_int(b, x, src, to)
     unsigned = src in (DType.i1, DType.u8)
     if dst.is_float:
         return b.uitofp(x, to) if unsigned else b.sitofp(x, to)
     if _bits(dst) < _bits(src):
         return b.trunc(x, to)
     return b.zext(x, to) if unsigned else b.sext(x, to)
+
+
+def _float_to_int(b: ir.IRBuilder, x: ir.Value, src: DType, to) -> ir.Value:
+    """x86's conversion, which torch's CPU kernels inherit (C++ leaves it undefined): a
+    NaN, an infinity or a value outside int64's range (int64) or int32's (narrower
+    ints, which take the int32's low bits: uint8 of -5 is 251) gives INT_MIN. LLVM's
+    fptosi is poison there, which O3 turned into anything (fuzz 7010594, 7022415)."""
+    if src is DType.f16:  # the bounds below are not half floats
+        x = _fext(b, x)
+    width = 64 if to.width == 64 else 32
+    wide = ir.IntType(width)
+    wide_t = ir.VectorType(wide, x.type.count) if _vec(x) else wide
+    lo, hi = _c(x, -(2.0 ** (width - 1))), _c(x, 2.0 ** (width - 1))
+    inside = b.and_(b.fcmp_ordered(">=", x, lo), b.fcmp_ordered("<", x, hi))
+    v = b.select(inside, b.fptosi(x, wide_t), ir.Constant(wide_t, -(2 ** (width - 1))))
+    if width == to.width:
+        return v
+    return b.trunc(v, ir.VectorType(to, x.type.count) if _vec(x) else to)
+
+
+def _vec(x: ir.Value) -> bool:
+    return isinstance(x.type, ir.VectorType)
+
+
+def _fext(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
+    return b.fpext(x, ir.VectorType(F32, x.type.count) if _vec(x) else F32)
 
 
 def _bits(d: DType) -> int:

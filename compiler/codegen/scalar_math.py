@@ -146,9 +146,21 @@ def _safe_divisor(b, y):
     return b.select(b.icmp_signed("==", y, zero), ir.Constant(y.type, 1), y)
 
 
-def _int_floor_div(b, x, y):
+def _sdiv_srem(b, x, y):
+    """(x / y, x % y) truncating, defined everywhere: y == 0 divides by 1, and y == -1
+    is x * -1 (wrapping: MIN // -1 is MIN, as torch) remainder 0, where x86's idiv
+    traps on MIN / -1 (fuzz 7031121: a SIGFPE)."""
     y = _safe_divisor(b, y)
-    q, r = b.sdiv(x, y), b.srem(x, y)
+    minus_one = b.icmp_signed("==", y, ir.Constant(y.type, -1))
+    y = b.select(minus_one, ir.Constant(y.type, 1), y)
+    q = b.sdiv(x, y)
+    q = b.select(minus_one, b.sub(ir.Constant(x.type, 0), q), q)
+    return q, b.srem(x, y)
+
+
+def _int_floor_div(b, x, y):
+    q, r = _sdiv_srem(b, x, y)
+    y = _safe_divisor(b, y)
     zero = ir.Constant(x.type, 0)
     fix = b.and_(
         b.icmp_signed("!=", r, zero),
@@ -182,7 +194,7 @@ def _floor_divide(b, x, y):
 def _trunc_divide(b, x, y):
     if _is_f(x):
         return _intr(b, "llvm.trunc", b.fdiv(x, y))
-    return b.sdiv(x, _safe_divisor(b, y))
+    return _sdiv_srem(b, x, y)[0]
 
 
 def _remainder(b, x, y):
@@ -190,7 +202,7 @@ def _remainder(b, x, y):
         mod, zero = b.frem(x, y), _c(x, 0.0)
         lt = (b.fcmp_ordered("<", mod, zero), b.fcmp_ordered("<", y, zero))
     else:
-        mod, zero = b.srem(x, _safe_divisor(b, y)), ir.Constant(x.type, 0)
+        mod, zero = _sdiv_srem(b, x, y)[1], ir.Constant(x.type, 0)
         lt = (b.icmp_signed("<", mod, zero), b.icmp_signed("<", y, zero))
     nonzero = (
         b.fcmp_ordered("!=", mod, zero) if _is_f(x) else b.icmp_signed("!=", mod, zero)
@@ -200,7 +212,7 @@ def _remainder(b, x, y):
 
 
 def _fmod(b, x, y):
-    return b.frem(x, y) if _is_f(x) else b.srem(x, _safe_divisor(b, y))
+    return b.frem(x, y) if _is_f(x) else _sdiv_srem(b, x, y)[1]
 
 
 def _heaviside(b, x, y):

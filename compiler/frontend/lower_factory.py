@@ -200,6 +200,11 @@ def _zero(cx: LoweringContext, x):
 def _copy(cx: LoweringContext, x, src, non_blocking=False):
     """x.copy_(src): src cast to x's dtype and broadcast to x's shape."""
     v = cx.value(x)
+    if isinstance(src, bool | int | float):  # torch wraps it as a 0-d double (int64)
+        # tensor and casts that: inf into uint8 is x86's conversion (0), where a uint8
+        # constant of inf is refused (fuzz 7030134: export's copy_(inf) crashed)
+        wide = torch.float64 if isinstance(src, float) else None
+        src = torch.tensor(src, dtype=wide).to(v.type.dtype.torch)
     s = cx.cast(cx.value(src, v.type.dtype), v.type.dtype)
     if s.type.shape == v.type.shape:
         return s

@@ -278,9 +278,13 @@ def _scatter(cx: LoweringContext, x, dim, index, src, reduce: str) -> Value:
     s = cx.value(src)
     if s.type.rank == 0:  # torch reads a 0-d src as [1, ..., 1] (an index of ones)
         s = reshape(cx, s, (1,) * v.type.rank)
+    half = reduce != "none" and v.type.dtype in (DType.f16, DType.bf16)
+    if half:  # torch combines half floats in float32 and rounds once (fuzz 7022725)
+        v = cx.cast(v, DType.f32)
     if s.type.dtype is not v.type.dtype:
         s = cx.cast(s, v.type.dtype)
-    return cx.emit(ops.ScatterOp, v, i, s, dim=_dim(dim, v.type.rank), reduce=reduce)
+    out = cx.emit(ops.ScatterOp, v, i, s, dim=_dim(dim, v.type.rank), reduce=reduce)
+    return cx.cast(out, cx.value(x).type.dtype) if half else out
 
 
 @lowers(torch.scatter, "scatter", aten.scatter)

@@ -156,6 +156,9 @@ def _softmax(cls):
             v = to_dtype(cx, v, dtype)
         if dim is None:  # torch's deprecated implicit dim (F._get_softmax_dim)
             dim = 0 if v.type.rank in (0, 1, 3) else 1
+        if v.type.dtype in (DType.f16, DType.bf16) and cls is ops.LogSoftmaxOp:
+            if v.type.rank and dim % v.type.rank == v.type.rank - 1:
+                return _half_log_softmax_lastdim(cx, v)
         if v.type.dtype in (DType.f16, DType.bf16):  # in float, rounded once (opmath)
             return cx.cast(rule(cx, cx.cast(v, DType.f32), dim), v.type.dtype)
         if v.type.rank == 0:  # torch treats a 0-d tensor as one element along dim 0
@@ -163,6 +166,27 @@ def _softmax(cls):
         return cx.emit(cls, v, dim=dim % v.type.rank)
 
     return rule
+
+
+def _half_log_softmax_lastdim(cx: LoweringContext, v):
+    """torch's CPU log_softmax of a half float over the last dim (its lastdim kernel)
+    keeps the row's sum of exponentials and its log in the input's dtype: out =
+    (x - max) - half(log(half(sum))), in float, rounded. Rounding once instead is
+    more accurate but up to several half ulps from eager (fuzz 7021057); over other
+    dims torch rounds once, as the softmax rule above."""
+    half, last = v.type.dtype, v.type.rank - 1
+    x = cx.cast(v, DType.f32)
+    top = cx.emit(ops.REDUCE_OPS["cuvil.amax"], x, dims=(last,), keepdim=True)
+    shifted = cx.op("cuvil.sub", x, top)
+    total = cx.emit(
+        ops.REDUCE_OPS["cuvil.sum"],
+        cx.op("cuvil.exp", shifted),
+        dims=(last,),
+        keepdim=True,
+    )
+    rounded = cx.cast(cx.cast(total, half), DType.f32)
+    log = cx.cast(cx.cast(cx.op("cuvil.log", rounded), half), DType.f32)
+    return cx.cast(cx.op("cuvil.sub", shifted, log), half)
 
 
 lowers(torch.softmax, F.softmax, "softmax", aten.softmax, aten._softmax)(

@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from ..ir import ops
 from ..ir.core import Value
+from ..ir.types import DType
 from . import lower_nn
 from .context import LoweringContext, refuse_extra
 from .lower_nn import _unsupported
@@ -35,7 +36,24 @@ def pad(cx: LoweringContext, x, pads, mode="constant", value=None) -> Value:
         raise _unsupported(cx, "a pad value computed at run time")
     if not any(pads):
         return v
-    return cx.emit(ops.PadOp, v, pads=pads, mode=mode, value=float(value))
+    value = _int_pad_value(cx, v, pads, float(value))
+    return cx.emit(ops.PadOp, v, pads=pads, mode=mode, value=value)
+
+
+def _int_pad_value(cx: LoweringContext, v: Value, pads, value: float) -> float:
+    """The fill of an integer pad: unused where every pad crops (torch then takes any
+    value, inf too: fuzz 7031598 crashed making an int64 constant of it); a value no
+    int64 holds torch refuses where it fills, and so does Cuvil."""
+    dtype = v.type.dtype
+    if dtype.is_float or dtype is DType.i1 or abs(value) < 2.0**63:
+        return value
+    if all(p <= 0 for p in pads):
+        return 0.0
+    raise _unsupported(
+        cx,
+        f"constant pad of a {dtype} tensor with value {value}",
+        hint="torch refuses it too: the value cannot be converted without overflow",
+    )
 
 
 lowers(F.pad, aten.pad)(pad)

@@ -11,6 +11,12 @@
   ``sort``) is drawn only on values without ties;
 * an op reading the sign of a NaN (``signbit``, ``copysign``'s second argument) is not
   drawn on NaNs: that sign is the hardware's and the math library's choice;
+* ``gelu`` is not drawn on a float32/16-bit tensor holding +inf: torch's vectorized
+  loop gives NaN there, its scalar loop inf, and which one runs depends on the
+  tensor's size and layout (a one-element, strided or expanded tensor takes the
+  scalar loop), which a compiler does not see for an intermediate value; nor
+  ``scaled_dot_product_attention`` over 16 keys or more on a NaN (its flash kernel's
+  answer depends on which vector chunk holds the NaN);
 * a float product whose partial products may overflow (the answer then depends on the
   order of multiplication) is not drawn;
 * an in-place write does not hit a tensor another value shares memory with (how such a
@@ -40,6 +46,7 @@ __all__ = [
     "aliased",
     "inplace",
     "order_dependent",
+    "paths_disagree",
 ]
 
 MAX_NUMEL = 4096
@@ -200,6 +207,38 @@ def nan_sign(node: Node, env: Env) -> bool:
     x = decode(node.args[which], env)
     return (
         isinstance(x, torch.Tensor) and x.is_floating_point() and bool(x.isnan().any())
+    )
+
+
+def paths_disagree(node: Node, env: Env) -> bool:
+    """An op whose value torch's vectorized and scalar loops disagree on, at an input
+    that holds such a value: gelu(+inf) of float32/float16/bfloat16 (NaN vectorized,
+    inf in the scalar loop; fuzz 7000951, 7022496). Float64 is inf on both."""
+    name = node.call.rsplit(".", 1)[-1].lower() if node.kind != "aten" else ""
+    name = node.call.split(".")[1] if node.kind == "aten" else name
+    if "scaled_dot_product" in name:
+        return _flash_nan(decode(node.args, env))
+    if name not in ("gelu", "gelu_") or not node.args:
+        return False
+    x = decode(node.args[0], env)
+    return (
+        isinstance(x, torch.Tensor)
+        and x.dtype in (torch.float32, torch.float16, torch.bfloat16)
+        and bool((x == math.inf).any())
+    )
+
+
+def _flash_nan(args: list) -> bool:
+    """SDPA over 16 keys or more reading a NaN: torch's flash kernel skips a NaN score
+    in a row's scalar tail but not in a vector chunk, so the answer depends on which
+    chunk holds it (docs/FUZZ.md, fuzz 7000856)."""
+    tensors = [a for a in args[:3] if isinstance(a, torch.Tensor)]
+    if len(tensors) < 2 or tensors[1].dim() < 2 or tensors[1].shape[-2] < 16:
+        return False
+    return any(
+        t.is_floating_point() and bool(t.isnan().any())
+        for t in args[:4]
+        if isinstance(t, torch.Tensor)
     )
 
 

@@ -198,7 +198,7 @@ class Generator:
             return None
         if checks.ties(node, env) or checks.order_dependent(node, env):
             return None
-        if checks.nan_sign(node, env):
+        if checks.nan_sign(node, env) or checks.paths_disagree(node, env):
             return None
         if checks.meta_differs(node, env, first, form):
             return None

@@ -155,15 +155,42 @@ def build_state(graph: Graph, dt=torch.float32, data=None) -> tuple[dict, dict]:
 
 
 def evaluate(
-    graph: Graph, inputs: list[torch.Tensor], dt=torch.float32, state=None
+    graph: Graph, inputs: list[torch.Tensor], dt=torch.float32, state=None, wiggle=None
 ) -> list[Any]:
     """Every node's value computed eagerly (inputs are used as given: clone them
     first if a node writes in place). With `dt` float64 every float input, parameter
-    and float dtype argument is float64: the reference of the judge."""
+    and float dtype argument is float64: the reference of the judge. `wiggle`
+    (tensor -> tensor), where given, replaces each node's new tensor results (not
+    views of or writes into a value it read): the judge's perturbed references."""
     tensors, modules = state if state is not None else build_state(graph, dt)
     env = Env([promote(x, dt) for x in inputs], [], tensors, dt)
     for node in graph.nodes:
         args = decode(node.args, env)
         kwargs = {k: decode(v, env) for k, v in node.kwargs.items()}
-        env.nodes.append(call_node(node, args, kwargs, env, modules))
+        out = call_node(node, args, kwargs, env, modules)
+        env.nodes.append(out if wiggle is None else _wiggled(out, args, wiggle))
     return env.nodes
+
+
+def _wiggled(out: Any, args: Any, wiggle) -> Any:
+    """`wiggle(out)` for a tensor result; a view of or a write into an argument is
+    wiggled in place, so that every name of it reads the same values (tuples of
+    results are left as they are)."""
+    if not isinstance(out, torch.Tensor):
+        return out
+    ptr = out.untyped_storage().data_ptr()
+    if not any(ptr == p for p in _storages(args)):
+        return wiggle(out)
+    try:
+        out.copy_(wiggle(out))
+    except RuntimeError:  # an expanded view: several elements share one location
+        pass
+    return out
+
+
+def _storages(arg: Any):
+    if isinstance(arg, torch.Tensor):
+        yield arg.untyped_storage().data_ptr()
+    elif isinstance(arg, list | tuple):
+        for a in arg:
+            yield from _storages(a)

@@ -5,7 +5,10 @@ For one graph the runner computes: ``eager`` (PyTorch, the model as written), ``
 (the same graph with every float promoted to float64: inputs, parameters, casts and
 dtype arguments), and ``perturbed`` (eager again on float32/float64 inputs and
 parameters multiplied by ``1 + u * 2**-20``, ``u`` uniform in [-1, 1], twice, and by
-``1 +- 2**-20``), and the reference on those perturbed inputs too. For each output
+``1 +- 2**-20``), and the reference on those perturbed inputs too, with every value
+a node computes wiggled the same way (a float32 program rounds each one; how much that
+moves an output is the graph's conditioning there, which a wiggle of the inputs alone
+misses where a subtraction rounds to a coarse grid: fuzz 7001128). For each output
 and element:
 
 * **the class** (finite, +inf, -inf, nan) of Cuvil's value must be the class of eager's,

@@ -63,7 +63,15 @@ class Prepared:
         wiggled = [_fresh(graph, gen, h) for h in hows]
         self.perturbed = [self._quiet(data) for data in wiggled]
         self.ref = self._reference(_fresh(graph))
-        self.perturbed_ref = [self._reference(data) or [] for data in wiggled]
+        # the references also wiggle every value a node computes: a float32 program
+        # rounds each, and how much that moves an output is the graph's conditioning
+        # there (fuzz 7001128: a subtraction rounding rows near -1e4 to a 1e-3 grid,
+        # which no wiggle of the inputs shows)
+        gen = torch.Generator().manual_seed(graph.seed + 1)
+        self.perturbed_ref = [
+            self._reference(data, lambda t, h=h: perturb(t, gen, h)) or []
+            for data, h in zip(wiggled, hows, strict=True)
+        ]
         self.captured: dict[str, Any] = {}
 
     def run_source(self, data: tuple) -> list[Any]:
@@ -78,18 +86,25 @@ class Prepared:
         except Exception:
             return []
 
-    def _reference(self, data: tuple) -> list[Any] | None:
-        """The outputs in float64 (every float promoted: judge.py)."""
+    def _reference(self, data: tuple, wiggle=None) -> list[Any] | None:
+        """The outputs in float64 (every float promoted: judge.py), each node's
+        result passed through `wiggle` where given. torch's default dtype is float64
+        meanwhile: a float an op makes from integers (lgamma of an int64 tensor) is
+        promoted too (fuzz 7021057: it met a float64 parameter and the reference
+        failed)."""
         g = self.graph
         state, inputs = data
+        default = torch.get_default_dtype()
         try:
+            torch.set_default_dtype(torch.float64)
             with warnings.catch_warnings(), torch.no_grad():
                 warnings.simplefilter("ignore")
-                values = evaluate(
-                    g, inputs, torch.float64, build_state(g, torch.float64, state)
-                )
+                st = build_state(g, torch.float64, state)
+                values = evaluate(g, inputs, torch.float64, st, wiggle)
         except Exception:
             return None
+        finally:
+            torch.set_default_dtype(default)
         return [values[j] for j in g.outputs]
 
     def capture(self, frontend: str):

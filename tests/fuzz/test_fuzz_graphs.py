@@ -256,3 +256,34 @@ def test_an_inplace_write_on_a_value_another_name_holds_is_aliased():
     assert checks.aliased(write, Env(inputs=[other], nodes=[x, x], state={}))
     assert not checks.aliased(write, Env(inputs=[other], nodes=[x, x + 1], state={}))
     assert checks.aliased(write, Env(inputs=[x[1:]], nodes=[x], state={}))
+
+
+def test_gelu_of_inf_is_not_drawn_where_torchs_loops_disagree():
+    """Fuzz 7000951, 7022496: gelu(+inf) of float32 is NaN in torch's vectorized loop
+    and inf in its scalar loop (size and layout pick the loop), so it is not drawn."""
+    inf = torch.full((3,), float("inf"))
+    assert torch.nn.functional.gelu(inf).isnan().all()  # torch's own disagreement
+    assert torch.nn.functional.gelu(inf[:1]).isinf().all()
+    for call, kind in [("F.gelu", "function"), ("aten.gelu.default", "aten")]:
+        node = Node(call=call, kind=kind, args=[{"x": 0}])
+        assert checks.paths_disagree(node, Env(inputs=[inf], nodes=[], state={}))
+        for fine in (-inf, inf.double(), torch.ones(3)):
+            assert not checks.paths_disagree(
+                node, Env(inputs=[fine], nodes=[], state={})
+            )
+    module = Node(call="nn.GELU", kind="module", args=[{"x": 0}])
+    assert checks.paths_disagree(module, Env(inputs=[inf.half()], nodes=[], state={}))
+
+
+def test_sdpa_over_16_keys_on_a_nan_is_not_drawn():
+    """torch's flash SDPA kernel skips a NaN score in a row's scalar tail, not in a
+    vector chunk: over 16 keys its answer depends on where the NaN is."""
+    q, k = torch.randn(1, 2, 3, 4), torch.randn(1, 2, 16, 4)
+    bad = k.clone()
+    bad[0, 0, 3, 0] = float("nan")
+    node = Node(call="F.scaled_dot_product_attention", kind="function")
+    node.args = [{"x": 0}, {"x": 1}, {"x": 1}]
+    assert checks.paths_disagree(node, Env(inputs=[q, bad], nodes=[], state={}))
+    assert not checks.paths_disagree(node, Env(inputs=[q, k], nodes=[], state={}))
+    short = bad[:, :, :15]
+    assert not checks.paths_disagree(node, Env(inputs=[q, short], nodes=[], state={}))
