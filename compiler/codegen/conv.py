@@ -32,6 +32,7 @@ import llvmlite.ir as ir
 from .conv_plan import ConvPlan
 from .conv_taps import BorderedTaps, InplaceTaps, emit_pad
 from .gemm import Epilogue
+from .lightsplit import mark
 from .simd import F32, I64, PTR, SimdBuilder
 
 __all__ = ["emit_conv", "emit_pad"]  # emit_pad: conv_taps.py
@@ -85,7 +86,7 @@ def emit_conv(
             arg.add_attribute("noalias")
     fn.attributes.add("nounwind")
     _ConvEmitter(module, fn, plan, _Opts(epilogue, bias, residual)).emit()
-    return fn
+    return mark(fn)  # no IR passes over it (lightsplit.py)
 
 
 class _ConvEmitter(InplaceTaps, BorderedTaps, SimdBuilder):
