@@ -20,6 +20,7 @@ from ..ir.core import Module, Value
 from ..ir.types import TensorType
 from .buffers import Slot
 from .entry import ENTRY, SEGMENT_CALLS, StepInfo, emit_entry, emit_steps
+from .kernel import emit_deferred
 from .lightsplit import light_names
 from .lower_op import KernelInfo
 from .manifest import build_manifest, emit_manifest
@@ -85,6 +86,7 @@ def generate(
     lowering.emit_all(buffers, hooks)
     for index, v in copies:
         lowering.emit_copy(index, v, buffers)
+    emit_deferred(llmod)  # shared bodies that waited for all their callers
     ops_called = [lowering.op_of.get(callee.name) for callee, _ in lowering.calls]
     locs = [op.loc if op is not None else None for op in ops_called]
     # kernels a release build inlines into their caller: bounded callers (entry.py)
