@@ -105,8 +105,9 @@ def test_optional_residual_serves_both_callers(residual, padded):
     b, res = torch.randn(cs.og, generator=gen), torch.randn(out.shape, generator=gen)
     res[0, 0, 0, 0] = -0.0
     shared = compile_conv(plan, bias=True, residual=residual, optional_residual=True)
-    plain, alone = compile_conv(plan, bias=True), compile_conv(
-        plan, bias=True, residual=residual
+    plain, alone = (
+        compile_conv(plan, bias=True),
+        compile_conv(plan, bias=True, residual=residual),
     )
     want, got = torch.empty_like(out), torch.empty_like(out)
     plain(want, x, w, b)
