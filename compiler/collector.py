@@ -1,10 +1,12 @@
-"""Python's cyclic garbage collector paused for the length of a compile.
+"""Python's cyclic garbage collector paused while Cuvil compiles captured IR.
 
-A compile allocates hundreds of thousands of small objects that live until it ends
-(FX nodes, Cuvil IR, llvmlite's IR builder objects), so the collector's automatic full
-collections keep walking a heap that only grows, torch's own objects included: on
-ResNet-18 they were ~40% of the capture and of LLVM IR generation (0.2 s and 0.25 s of
-CPU; docs/COMPILE_TIME.md). ``paused()`` turns the collector off and, when the
+The passes, LLVM IR generation and the JIT allocate hundreds of thousands of small
+objects that live until the compile ends (Cuvil IR, llvmlite's IR builder objects), so
+the collector's automatic full collections keep walking a heap that only grows, torch's
+own objects included: on ResNet-18 they were ~40% of LLVM IR generation (0.25 s of CPU;
+docs/COMPILE_TIME.md). The capture (torch's trace) is not paused: its first call imports
+torch._dynamo, and one collection over all of that at the end would cost more than it
+saves. ``paused()`` turns the collector off and, when the
 outermost compile ends, on again (if it was on) and collects the youngest generation
 once: the compile's own garbage cycles are freed then, in one walk over the objects
 the compile made, instead of many over the whole heap. Reference counting frees

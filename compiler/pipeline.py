@@ -153,11 +153,6 @@ def compile(
 
 
 def _compile_static(model, inputs, opts, hooks, batches=()) -> CompiledModule:
-    with collector.paused():  # the capture too (collector.py)
-        return _capture_and_compile(model, inputs, opts, hooks, batches)
-
-
-def _capture_and_compile(model, inputs, opts, hooks, batches) -> CompiledModule:
     was_training = model.training
     model.eval()
     start = time.perf_counter()
