@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from . import metrics
+from . import collector, metrics
 from .codegen.generator import generate
 from .debuglevel import CompileWatch, report_quantization
 from .errors import CodegenError, CuvilError
@@ -48,7 +48,19 @@ def compile_module(
     its ``BISECT:`` lines are in ``compiled.jit.bisect_log`` and, with
     `echo_llvm_bisect`, on stderr. `hooks`: the seams of cuvil.hooks (passes, kernels).
     Each stage is timed for ``CUVIL_DEBUG`` (debuglevel.py) and cuvil.metrics;
-    `lower_seconds`: the capture's time, measured by the caller."""
+    `lower_seconds`: the capture's time, measured by the caller. Python's cyclic
+    garbage collector is paused meanwhile (collector.py)."""
+    with collector.paused():
+        return _compile_module(module, options, echo_llvm_bisect, hooks, lower_seconds)
+
+
+def _compile_module(
+    module: Module,
+    options: CompileOptions,
+    echo_llvm_bisect: bool,
+    hooks: CompileHooks | None,
+    lower_seconds: float | None,
+) -> CompiledModule:
     watch = CompileWatch({"lower": lower_seconds} if lower_seconds is not None else {})
     with watch.stage("passes"):
         verify(module)

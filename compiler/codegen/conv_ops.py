@@ -15,7 +15,7 @@ from __future__ import annotations
 import torch
 from llvmlite import ir
 
-from .conv import emit_conv, emit_pad
+from .conv import declare_conv, emit_conv_body, emit_pad
 from .conv_plan import ConvPlan, pack_conv_weight, plan_conv
 from .depthwise import (
     emit_depthwise,
@@ -25,7 +25,7 @@ from .depthwise import (
 )
 from .host import host_info
 from .im2col import ConvShape
-from .kernel import PTR, Kernel, Prepared
+from .kernel import PTR, Kernel, Prepared, defer
 from .parallel import parallel_for
 
 __all__ = ["conv_direct", "conv_fn"]
@@ -45,14 +45,42 @@ def _label(plan: ConvPlan) -> str:
 
 
 def conv_fn(k: Kernel, plan: ConvPlan, **options) -> ir.Function:
-    """The conv function of (plan, options) in this module, emitted once."""
+    """The conv function of (plan, options) in this module, one per plan, bias and
+    epilogue: a convolution with a residual added before the epilogue and one without
+    share it (the residual pointer null for the second: ResNet's two convolutions per
+    block), any other residual placement has its own. Its body is emitted once every
+    kernel has asked for it (kernel.defer)."""
     module = k.fn.module
     cache = module.__dict__.setdefault("_cuvil_convs", {})
-    key = (plan, tuple(sorted((n, _option_key(v)) for n, v in options.items())))
+    residual = options.pop("residual", None)
+    rest = tuple(sorted((n, _option_key(v)) for n, v in options.items()))
+    key = (plan, rest, "post" if residual == "post" else "pre")
     if key not in cache:
         name = f"cuvil_conv{len(cache)}_{_label(plan)}"
-        cache[key] = emit_conv(module, name, plan, **options)
-    return cache[key]
+        cache[key] = shared = _SharedConv(declare_conv(module, name), plan, options)
+        defer(module, shared.emit)
+    cache[key].asked.add(residual)
+    return cache[key].fn
+
+
+class _SharedConv:
+    """A conv function and the residual placements its callers asked for."""
+
+    def __init__(self, fn: ir.Function, plan: ConvPlan, options: dict) -> None:
+        self.fn, self.plan, self.options = fn, plan, options
+        self.asked: set[str | None] = set()
+
+    def emit(self) -> None:
+        placed = sorted(r for r in self.asked if r is not None)
+        residual = placed[0] if placed else None
+        optional = residual is not None and None in self.asked
+        emit_conv_body(
+            self.fn,
+            self.plan,
+            residual=residual,
+            optional_residual=optional,
+            **self.options,
+        )
 
 
 def pad_fn(k: Kernel, plan: ConvPlan) -> ir.Function:

@@ -28,41 +28,40 @@ __all__ = ["InplaceTaps", "BorderedTaps", "emit_pad"]
 class InplaceTaps:
     """Mixin of conv.py's emitter: the in-place form."""
 
-    def inplace_taps(self, n, cells, b_panel, pan, accs, kr) -> list:
+    def inplace_taps(self, n, cells, b_panel, pan, accs, kr, unroll: int) -> list:
         """One run of `kr.chunk` channels per tap, read from x; taps in the padding
-        read the zero row instead."""
+        read the zero row instead. Per tile row its first input cell (ih0, iw0) and its
+        offset; per tap one step (ki*dh, kj*dw) and its offset, shared by the rows."""
         cs, p, b = self.cs, self.plan, self.b
         (h, w), c, kw = cs.ins, cs.cg, cs.kernel[1]
         (sh, sw), (ph, pw), (dh, dw) = cs.stride, cs.padding, cs.dilation
-        img = self.mul(n, h * w * c)
-        starts = [
-            (
-                b.sub(self.mul(oh, sh), self.i64(ph)),
-                b.sub(self.mul(ow, sw), self.i64(pw)),
+        img = self.add(self.mul(n, h * w * c), kr.c0)
+        starts = []
+        for oh, ow in cells:
+            ih0 = b.sub(self.mul(oh, sh), self.i64(ph))
+            iw0 = b.sub(self.mul(ow, sw), self.i64(pw))
+            starts.append(
+                (ih0, iw0, self.add(img, self.mul(self.add(self.mul(ih0, w), iw0), c)))
             )
-            for oh, ow in cells
-        ]
 
         def tap(t, accs):
             flat = self.add(kr.tap0, t)
             ki, kj = b.udiv(flat, self.i64(kw)), b.urem(flat, self.i64(kw))
+            di, dj = self.mul(ki, dh), self.mul(kj, dw)
+            step = self.mul(self.add(self.mul(di, w), dj), c)
+            zero_row = self.gep(self.zeros, kr.c0)
             rows = []
-            for ih0, iw0 in starts:
-                ih, iw = (
-                    self.add(ih0, self.mul(ki, dh)),
-                    self.add(iw0, self.mul(kj, dw)),
-                )
+            for ih0, iw0, base in starts:
                 ok = b.and_(
-                    b.icmp_unsigned("<", ih, self.i64(h)),
-                    b.icmp_unsigned("<", iw, self.i64(w)),
+                    b.icmp_unsigned("<", self.add(ih0, di), self.i64(h)),
+                    b.icmp_unsigned("<", self.add(iw0, dj), self.i64(w)),
                 )
-                off = self.add(img, self.mul(self.add(self.mul(ih, w), iw), c), kr.c0)
-                ptr = b.select(ok, self.gep(self.x, off), self.gep(self.zeros, kr.c0))
+                ptr = b.select(ok, self.gep(self.x, self.add(base, step)), zero_row)
                 rows.append((ptr, 0))
             b_off = self.add(
                 b_panel, self.mul(self.add(self.mul(flat, c), kr.c0), p.nr)
             )
-            return self.run(rows, kr.chunk, b_off, pan, accs)
+            return self.run(rows, kr.chunk, b_off, pan, accs, unroll)
 
         return self.loop(kr.taps, accs, tap)
 
@@ -120,17 +119,19 @@ class BorderedTaps:
             self.mul(self.add(self.mul(oh, sh * wp), self.mul(ow0, sw)), c),
         )
         pos0 = self.add(self.mul(oh, ow), ow0)
-        accs = self.initial(n, pos0, rows, pan, kr)
+        place = self.place(n, pos0, pan)
+        accs = self.initial(place, rows, pan, kr)
         b_panel = self.mul(pan.j, cs.k * p.nr)
         run = cs.kernel[1] * c
 
         def kernel_row(ki, accs):
             ptr = self.gep(self.xpad, self.add(base, self.mul(ki, dh * wp * c)))
             b_off = self.add(b_panel, self.mul(ki, run * p.nr))
-            return self.run([(ptr, off) for off in offsets], run, b_off, pan, accs)
+            rows_at = [(ptr, off) for off in offsets]
+            return self.run(rows_at, run, b_off, pan, accs, p.unroll)
 
         accs = self.loop(cs.kernel[0], accs, kernel_row)
-        self.finish(n, pos0, rows, pan, accs, kr)
+        self.finish(place, rows, pan, accs, kr)
 
 
 def emit_pad(module: ir.Module, name: str, plan: ConvPlan) -> ir.Function:

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from .gemm_plan import GemmPlan, pack_a, pack_b, plan_gemm
+from .lightsplit import mark
 from .simd import F32, I64, PTR, SimdBuilder
 
 __all__ = [
@@ -97,7 +98,7 @@ def emit_gemm(
     fn.attributes.add("nounwind")
     opts = _Options(epilogue, b_packed, trans_b, a_packed, bias, residual)
     _Emitter(module, fn, plan, opts).emit()
-    return fn
+    return mark(fn)  # no IR passes over it (lightsplit.py)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ from ..ir.core import Module, Value
 from ..ir.types import TensorType
 from .buffers import Slot
 from .entry import ENTRY, SEGMENT_CALLS, StepInfo, emit_entry, emit_steps
+from .kernel import emit_deferred
+from .lightsplit import light_names
 from .lower_op import KernelInfo
 from .manifest import build_manifest, emit_manifest
 from .plan import plan_build
@@ -45,6 +47,8 @@ class Program:
     # id(value) -> its buffer, for every value of the main function (aliases resolved)
     slots: dict[int, Slot] = field(default_factory=dict, repr=False)
     values: dict[int, Value] = field(default_factory=dict, repr=False)
+    # hand-vectorized functions LLVM's IR passes skip (lightsplit.py)
+    light: tuple[str, ...] = ()
 
     def mentions(self, symbol: str) -> bool:
         """Does the LLVM IR name `symbol` (a global the runtime looks for, such as
@@ -82,6 +86,7 @@ def generate(
     lowering.emit_all(buffers, hooks)
     for index, v in copies:
         lowering.emit_copy(index, v, buffers)
+    emit_deferred(llmod)  # shared bodies that waited for all their callers
     ops_called = [lowering.op_of.get(callee.name) for callee, _ in lowering.calls]
     locs = [op.loc if op is not None else None for op in ops_called]
     # kernels a release build inlines into their caller: bounded callers (entry.py)
@@ -107,4 +112,5 @@ def generate(
         steps=step_infos,
         slots={key: slot for key, (_, slot) in located.items()},
         values={key: v for key, (v, _) in located.items()},
+        light=light_names(llmod),
     )

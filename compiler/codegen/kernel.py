@@ -32,6 +32,8 @@ from .loops import i64
 from .scalar import mem_type, to_mem, to_reg
 
 __all__ = [
+    "defer",
+    "emit_deferred",
     "Kernel",
     "Prepared",
     "const_data",
@@ -225,3 +227,15 @@ def const_data(v: Value, param_data: dict[str, torch.Tensor]) -> torch.Tensor | 
     if isinstance(op, ConstantOp):
         return op.attrs["value"]
     return None
+
+
+def defer(module: ir.Module, emit: Callable[[], None]) -> None:
+    """Run `emit()` once every kernel of `module` is emitted (``emit_deferred``): the
+    body of a function shared by kernels that depends on what all its callers ask for
+    (conv_ops.py: one convolution with and without a residual)."""
+    module.__dict__.setdefault("_cuvil_deferred", []).append(emit)
+
+
+def emit_deferred(module: ir.Module) -> None:
+    for emit in module.__dict__.pop("_cuvil_deferred", []):
+        emit()

@@ -7,7 +7,7 @@ from contextlib import ExitStack, contextmanager
 
 from llvmlite import ir
 
-__all__ = ["I64", "i64", "for_range", "loop_nest", "linear_offset"]
+__all__ = ["I64", "i64", "for_range", "loop_nest", "linear_offset", "no_unroll"]
 
 I64 = ir.IntType(64)
 
@@ -16,11 +16,32 @@ def i64(v: int) -> ir.Constant:
     return ir.Constant(I64, v)
 
 
+def no_unroll(module: ir.Module) -> ir.MDValue:
+    """The loop ID ``!{self, !{"llvm.loop.unroll.disable"}}`` (one per module): LLVM
+    neither unrolls nor fully unrolls a loop whose latch carries it (vectorizing it
+    stays allowed)."""
+    found = module.__dict__.get("_cuvil_no_unroll")
+    if found is None:
+        hint = module.add_metadata(
+            [ir.MetaDataString(module, "llvm.loop.unroll.disable")]
+        )
+        found = module.add_metadata([hint, hint])  # operand 0 becomes the node itself
+        found.operands = (found, hint)
+        module.__dict__["_cuvil_no_unroll"] = found
+    return found
+
+
 @contextmanager
 def for_range(
-    b: ir.IRBuilder, stop, start=0, step: int = 1, name: str = "i"
+    b: ir.IRBuilder,
+    stop,
+    start=0,
+    step: int = 1,
+    name: str = "i",
+    unroll: bool = True,
 ) -> Iterator[ir.Value]:
-    """``for (i = start; i < stop; i += step)``; the body is emitted inside the ``with``."""
+    """``for (i = start; i < stop; i += step)``; the body is emitted inside the ``with``.
+    ``unroll=False``: LLVM leaves the loop rolled (`no_unroll`)."""
     start = i64(start) if isinstance(start, int) else start
     stop = i64(stop) if isinstance(stop, int) else stop
     pre = b.block
@@ -36,7 +57,9 @@ def for_range(
     yield idx
     nxt = b.add(idx, i64(step), name=f"{name}.next", flags=("nsw",))
     idx.add_incoming(nxt, b.block)
-    b.branch(head)
+    latch = b.branch(head)
+    if not unroll:
+        latch.set_metadata("llvm.loop", no_unroll(b.module))
     b.position_at_end(done)
 
 

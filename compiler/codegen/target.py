@@ -52,14 +52,19 @@ def target_machine(opt: int, jit: bool = True) -> llvm.TargetMachine:
     )
 
 
-def optimize(mod: llvm.ModuleRef, opt: int) -> None:
-    """Run LLVM's new-pass-manager pipeline for `opt` (0..3) on `mod` in place."""
-    if opt == 0:
-        return
-    tm = target_machine(opt)
-    pto = llvm.create_pipeline_tuning_options(speed_level=opt)
-    pto.loop_vectorization = opt >= 2
-    pto.slp_vectorization = opt >= 2
-    pto.loop_unrolling = opt >= 2
-    pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(mod, pb)
+def optimize(
+    mod: llvm.ModuleRef, opt: int, light: llvm.ModuleRef | None = None
+) -> None:
+    """Run LLVM's new-pass-manager pipeline for `opt` (0..3) on `mod` in place, then
+    link `light` into it: the hand-vectorized kernels cut out of the module
+    (codegen/lightsplit.py), which no IR pass runs over (code generation does)."""
+    if opt > 0:
+        tm = target_machine(opt)
+        pto = llvm.create_pipeline_tuning_options(speed_level=opt)
+        pto.loop_vectorization = opt >= 2
+        pto.slp_vectorization = opt >= 2
+        pto.loop_unrolling = opt >= 2
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+    if light is not None:
+        mod.link_in(light)

@@ -1,8 +1,9 @@
 """One GEMM or convolution kernel JIT-compiled alone, for tests, benchmarks and tuning.
 
-``compile_gemm(plan, **options)`` emits ``emit_gemm``'s function into a fresh module,
-optimizes it at O3 for the host and JITs it with MCJIT; the result is called with torch
-tensors. ``compile_conv(plan, **options)`` does the same for the direct convolution
+``compile_gemm(plan, **options)`` emits ``emit_gemm``'s function into a fresh module
+and JITs it with MCJIT for the host, compiled as a model's build compiles it (no IR
+passes over the hand-vectorized kernel, codegen/lightsplit.py; O3 over the rest); the
+result is called with torch tensors. ``compile_conv(plan, **options)`` does the same for the direct convolution
 (conv.py) and its border copy. Models go through ``jit.JitModule`` instead.
 """
 
@@ -17,6 +18,8 @@ import torch
 from ..codegen.conv import emit_conv, emit_pad
 from ..codegen.conv_plan import ConvPlan
 from ..codegen.gemm import GemmPlan, emit_gemm
+from ..codegen.lightsplit import light_names, split
+from ..codegen.target import optimize
 
 __all__ = ["GemmKernel", "ConvKernel", "compile_gemm", "compile_conv"]
 
@@ -55,7 +58,7 @@ def _target_machine():
 
 
 def _jit(name: str, emit) -> tuple:
-    """(engine, IR text) of the module `emit(module)` fills, optimized at O3."""
+    """(engine, IR text) of the module `emit(module)` fills, compiled like a model's."""
     import llvmlite.binding as llvm
 
     tm = _target_machine()
@@ -64,18 +67,18 @@ def _jit(name: str, emit) -> tuple:
     module.data_layout = str(tm.target_data)
     emit(module)
     text = str(module)
-    mod = llvm.parse_assembly(text)
+    # as a model's build compiles them: hand-vectorized kernels without IR passes
+    parts = split(text, light_names(module))
+    mod = llvm.parse_assembly(text if parts is None else parts.main)
     mod.verify()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(mod, pb)
+    optimize(mod, 3, None if parts is None else llvm.parse_assembly(parts.light))
     engine = llvm.create_mcjit_compiler(mod, tm)
     engine.finalize_object()
     return engine, text
 
 
 def compile_gemm(plan: GemmPlan, name: str = "gemm", **options) -> GemmKernel:
-    """Emit one kernel into a fresh module, optimize at O3 for the host, JIT it."""
+    """Emit one kernel into a fresh module and JIT it for the host."""
     engine, text = _jit(name, lambda m: emit_gemm(m, name, plan, **options))
     return GemmKernel(engine, engine.get_function_address(name), plan, text)
 

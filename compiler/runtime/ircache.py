@@ -202,6 +202,7 @@ class CachedProgram(Program):
 
     def __init__(self, *args, regenerate: Callable[[], str], **kwargs) -> None:
         self._text: str | None = None
+        self._light: tuple[str, ...] = ()
         self._regenerate = regenerate
         self.symbols: dict[str, bool] = {}  # runtime global -> defined (the entry's)
         super().__init__("", *args, **kwargs)
@@ -216,6 +217,16 @@ class CachedProgram(Program):
     @llvm_ir.setter
     def llvm_ir(self, text: str) -> None:
         self._text = text
+
+    @property  # type: ignore[override]
+    def light(self) -> tuple[str, ...]:
+        if self._text is None:
+            self._text = self._regenerate()  # (which sets the generator's names)
+        return self._light
+
+    @light.setter
+    def light(self, names: tuple[str, ...]) -> None:
+        self._light = names
 
     def mentions(self, symbol: str) -> bool:
         known = self.symbols.get(symbol)
@@ -323,7 +334,8 @@ def _program(
     expected = entry["llvm_ir_sha256"]
 
     def regenerate() -> str:
-        text = generate(module, steps=steps, **args).llvm_ir
+        again = generate(module, steps=steps, **args)
+        text = again.llvm_ir
         if hashlib.sha256(text.encode()).hexdigest() != expected:
             raise CodegenError(
                 "the LLVM IR generated again for a cached build differs from the "
@@ -331,6 +343,7 @@ def _program(
                 hint="code generation is not deterministic: a Cuvil bug; "
                 "CUVIL_CACHE=0 avoids the cache",
             )
+        program.light = again.light
         return text
 
     program = CachedProgram(

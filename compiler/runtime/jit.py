@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from ..codegen.generator import Program
+from ..codegen.lightsplit import Split, split
 from ..codegen.target import init_llvm, optimize, target_machine, target_triple
 from ..errors import CodegenError
 from ..options import CompileOptions
@@ -51,10 +52,11 @@ EntryFn = ctypes.CFUNCTYPE(
 )
 
 
-def _parse(program: Program) -> llvm.ModuleRef:
+def _parse(program: Program, text: str | None = None) -> llvm.ModuleRef:
+    """`program`'s LLVM IR parsed and verified (`text`: a part of it, lightsplit.py)."""
     init_llvm()
     try:
-        mod = llvm.parse_assembly(program.llvm_ir)
+        mod = llvm.parse_assembly(program.llvm_ir if text is None else text)
         mod.verify()
     except RuntimeError as e:
         first = "\n".join(str(e).splitlines()[:4])
@@ -65,9 +67,20 @@ def _parse(program: Program) -> llvm.ModuleRef:
     return mod
 
 
+def split_parts(program: Program, opt: int) -> Split | None:
+    """The program cut into its main and light parts (lightsplit.py); None: one module
+    (nothing to cut, or ``opt`` 0, where no IR pass runs anyway)."""
+    return split(program.llvm_ir, program.light) if opt > 0 else None
+
+
 def parse_and_optimize(program: Program, opt: int) -> llvm.ModuleRef:
-    mod = _parse(program)
-    optimize(mod, opt)
+    parts = split_parts(program, opt)
+    if parts is None:
+        mod = _parse(program)
+        optimize(mod, opt)
+        return mod
+    mod = _parse(program, parts.main)
+    optimize(mod, opt, _parse(program, parts.light))
     return mod
 
 
@@ -76,8 +89,11 @@ def jit_key(program: Program, options: CompileOptions) -> str:
     return debug_key(program.llvm_ir, target("mcjit"), key_options(options), versions())
 
 
-def _parse_keyed(program: Program, key: str) -> llvm.ModuleRef:
-    mod = _parse(program)
+def _parse_keyed(
+    program: Program, key: str, parts: Split | None = None
+) -> llvm.ModuleRef:
+    """The module (or with `parts` its main part) with the debug-key notes."""
+    mod = _parse(program, parts.main if parts is not None else None)
     mod.link_in(note_module(key, build_id=True))
     return mod
 
@@ -138,6 +154,7 @@ class JitModule:
         self.bisect_log: list[str] = []
         self.perf_labels: dict[str, str] | None = None
         self.reused, self.object_key = False, None
+        self.light: tuple[str, ...] = ()  # functions compiled without IR passes
         # the IR level's lookup for this build (set by ircache.finish)
         self.ir_cache_used = self.ir_cache_hit = False
         if reuse is not None and self._reuse(program, debug, options, reuse, opt):
@@ -251,10 +268,18 @@ class JitModule:
     ) -> bytes | None:
         """Set `module`; return the object MCJIT is to load (None: it compiles the
         module itself, which then is optimized)."""
+        parts = split_parts(program, opt)
+        self.light = parts.names if parts is not None else ()
         if bisect_limit is not None:
             # invalid IR fails here, not in the child
-            self.module = _parse_keyed(program, self.debug_key)
-            result = llvm_worker.compile_object(str(self.module), opt, bisect_limit)
+            self.module = _parse_keyed(program, self.debug_key, parts)
+            light = None
+            if parts is not None:
+                _parse(program, parts.light)
+                light = parts.light
+            result = llvm_worker.compile_object(
+                str(self.module), opt, bisect_limit, light
+            )
             self.bisect_log = result.bisect_log
             if echo_bisect and result.bisect_log:
                 sys.stderr.write("".join(f"{ln}\n" for ln in result.bisect_log))
@@ -264,8 +289,9 @@ class JitModule:
         if prebuilt is not None:
             self.module = _parse_keyed(program, self.debug_key)
             return prebuilt.result().object
-        self.module = _parse_keyed(program, self.debug_key)
-        optimize(self.module, opt)
+        self.module = _parse_keyed(program, self.debug_key, parts)
+        light = _parse(program, parts.light) if parts is not None else None
+        optimize(self.module, opt, light)
         if self.store is None and not self.perf:
             return None
         return target_machine(opt).emit_object(self.module)
@@ -286,7 +312,11 @@ class JitModule:
         cache_key = objcache.cache_key(program.llvm_ir, opt, key)
         if objcache.load_object(cache_key, _object_check(key), count=False):
             return None
-        return llvm_worker.start_object(str(_parse_keyed(program, key)), opt)
+        parts = split_parts(program, opt)
+        main = str(_parse_keyed(program, key, parts))
+        return llvm_worker.start_object(
+            main, opt, light=parts.light if parts is not None else None
+        )
 
     def symbol_address(self, name: str) -> int:
         return self.engine.get_function_address(name)

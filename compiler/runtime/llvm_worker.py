@@ -51,16 +51,22 @@ class WorkerResult:
         self.object, self.bisect_log, self.stderr = object, bisect_log, stderr
 
 
-def compile_object(llvm_ir: str, opt: int, limit: int | None) -> WorkerResult:
+def compile_object(
+    llvm_ir: str, opt: int, limit: int | None, light: str | None = None
+) -> WorkerResult:
     """Optimize and compile `llvm_ir` at `opt` (0..3) with ``-opt-bisect-limit=limit``
-    (None: no limit) in a child process. Raises ``CodegenError`` if the child fails."""
-    return start_object(llvm_ir, opt, limit).result()
+    (None: no limit) in a child process; `light`: the module's light part
+    (codegen/lightsplit.py), linked in after the optimization. Raises ``CodegenError``
+    if the child fails."""
+    return start_object(llvm_ir, opt, limit, light).result()
 
 
 class Pending:
     """A child compiling in the background; `result()` waits for its object."""
 
-    def __init__(self, llvm_ir: str, opt: int, limit: int | None) -> None:
+    def __init__(
+        self, llvm_ir: str, opt: int, limit: int | None, light: str | None = None
+    ) -> None:
         import subprocess
         import threading
 
@@ -76,7 +82,7 @@ class Pending:
         self._out: tuple[bytes, bytes] = (b"", b"")
         # a thread feeds stdin and drains the pipes, so the caller is free meanwhile
         self._thread = threading.Thread(
-            target=self._communicate, args=(llvm_ir.encode(),), daemon=True
+            target=self._communicate, args=(_stdin(llvm_ir, light),), daemon=True
         )
         self._thread.start()
 
@@ -102,9 +108,18 @@ class Pending:
         return WorkerResult(stdout, log, "".join(f"{ln}\n" for ln in rest))
 
 
-def start_object(llvm_ir: str, opt: int, limit: int | None = None) -> Pending:
+def start_object(
+    llvm_ir: str, opt: int, limit: int | None = None, light: str | None = None
+) -> Pending:
     """Start compiling `llvm_ir` in a child process (see `compile_object`)."""
-    return Pending(llvm_ir, opt, limit)
+    return Pending(llvm_ir, opt, limit, light)
+
+
+def _stdin(llvm_ir: str, light: str | None) -> bytes:
+    """The child's input: the module, then a NUL and the light part if any (LLVM IR
+    text holds no NUL)."""
+    data = llvm_ir.encode()
+    return data if light is None else data + b"\0" + light.encode()
 
 
 # ---- the child -----------------------------------------------------------------
@@ -134,7 +149,7 @@ def _main(argv: list[str]) -> int:
     opt, site = int(argv[0]), argv[2]
     limit = None if argv[1] == "none" else int(argv[1])
     sys.path.append(site)
-    llvm_ir = sys.stdin.buffer.read().decode()
+    llvm_ir, _, light_ir = sys.stdin.buffer.read().decode().partition("\0")
     import llvmlite.binding as llvm
 
     target = _load_target()
@@ -151,7 +166,8 @@ def _main(argv: list[str]) -> int:
                 llvm.set_option("cuvil-llvm-worker", f"-opt-bisect-limit={limit}")
             mod = llvm.parse_assembly(llvm_ir)
             mod.verify()
-            target.optimize(mod, opt)
+            light = llvm.parse_assembly(light_ir) if light_ir else None
+            target.optimize(mod, opt, light)
             data = target.target_machine(opt).emit_object(mod)
         finally:
             sys.stdout.flush()

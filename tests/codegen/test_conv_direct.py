@@ -90,6 +90,34 @@ def test_epilogue_and_residual(residual):
     assert_close(out, ref, cs.k)
 
 
+@pytest.mark.parametrize("residual", ["pre", "post"])
+@pytest.mark.parametrize("padded", [False, True])
+def test_optional_residual_serves_both_callers(residual, padded):
+    """One function for a convolution with a residual and one without (conv_ops: the
+    second passes null): with it, the residual kernel's result; without, the plain
+    kernel's, bit for bit (the masked load gives -0.0, which adds nothing)."""
+    cs = conv_shape(2, 19, 37, (9, 10), (3, 3), (1, 1), (1, 1), (1, 1))
+    plan = ConvPlan(cs, 5 if not padded else 10, 32, 90 if padded else 15, padded)
+    out, ref = run(plan, residual=residual, epilogue=None)
+    gen = torch.Generator().manual_seed(5)
+    x = torch.randn(cs.n, *cs.ins, cs.cg, generator=gen)
+    w = pack_conv_weight(torch.randn(cs.og, cs.cg, *cs.kernel, generator=gen), plan)
+    b, res = torch.randn(cs.og, generator=gen), torch.randn(out.shape, generator=gen)
+    res[0, 0, 0, 0] = -0.0
+    shared = compile_conv(plan, bias=True, residual=residual, optional_residual=True)
+    plain, alone = (
+        compile_conv(plan, bias=True),
+        compile_conv(plan, bias=True, residual=residual),
+    )
+    want, got = torch.empty_like(out), torch.empty_like(out)
+    plain(want, x, w, b)
+    shared(got, x, w, b, None)
+    assert torch.equal(got, want) and torch.equal(got.signbit(), want.signbit())
+    alone(want, x, w, b, res)
+    shared(got, x, w, b, res)
+    assert torch.equal(got, want)
+
+
 @st.composite
 def plans(draw) -> ConvPlan:
     kernel = (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
