@@ -32,6 +32,8 @@ def _binary(name: str, floating: bool = False):
         refuse_extra(cx, name, kw, "inplace")
         if args:  # aten.add.Tensor(a, b, alpha) positional form
             alpha = args[0]
+        if not is_tensor(alpha) and alpha != 1 and result_dtype(a, b) is DType.i1:
+            alpha = bool(alpha)  # torch reads alpha as a bool when the result is one
         if alpha != 1:
             b = (
                 operator.mul(b, alpha)
