@@ -94,3 +94,11 @@ _ZOO7 = [
         "inplace-mutation", "ast:state-write fe:export eager:ok", 4.0, "exc:Unsupported"
     ),
 ]
+
+# ---- rules written from samples/failures/zoo8/ (mambapy, torchani, nnAudio, ...)
+_ZOO8 = [
+    # dynamo's fake-tensor run of an op raised while eager runs the same op (a uint8
+    # `where` condition eager only warns about): the capture is stricter than eager;
+    # under a try/except the model relied on that error (ast:in-try's row)
+    _p("capture-limitation", "msg:fake-call-failed eager:ok", 4.0, "ast:in-try"),
+]
