@@ -60,9 +60,9 @@ _TENSOR_SEQ_FUNCS = {
 
 
 def tensor_seq_param(fn: ast.FunctionDef, name: str) -> set[str]:
-    """{"param-container"} when `fn` hands its parameter `name` to `torch.cat(name)`
-    and the like: the code takes it for a sequence of tensors, whatever its annotation
-    says, so fx tracing it as one Proxy is a container argument."""
+    """{"param-seq"} when `fn` hands its parameter `name` to `torch.cat(name)` and
+    the like: the code takes it for a sequence of tensors, whatever its annotation
+    says (so a Proxy there stands for a container argument)."""
     for node in ast.walk(fn):
         if (
             _attr(node) in _TENSOR_SEQ_FUNCS
@@ -71,5 +71,5 @@ def tensor_seq_param(fn: ast.FunctionDef, name: str) -> set[str]:
             and isinstance(node.args[0], ast.Name)
             and node.args[0].id == name
         ):
-            return {"param-container"}
+            return {"param-seq"}
     return set()

@@ -101,4 +101,13 @@ _ZOO8 = [
     # `where` condition eager only warns about): the capture is stricter than eager;
     # under a try/except the model relied on that error (ast:in-try's row)
     _p("capture-limitation", "msg:fake-call-failed eager:ok", 4.0, "ast:in-try"),
+    # fx cannot take len() of / iterate a value the code hands to torch.cat/stack as
+    # a sequence of tensors, while an example input is a container: the container
+    # argument traced as one Proxy (not iteration over a tensor)
+    _p(
+        "non-tensor-argument",
+        "msg:proxy-iter operand:param-seq io:container-input",
+        4.0,
+        "fe:export",
+    ),
 ]
