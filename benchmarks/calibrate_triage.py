@@ -1,19 +1,27 @@
 """Calibrates triage confidence and prints the reliability tables for docs/TRIAGE.md.
 
-The confidence is a softmax over the pattern scores at temperature T, mixed with a
-uniform share SHRINK (what unseen failures leave to "something else"):
-`(1 - SHRINK) * softmax_T(scores) + SHRINK / K`. Both are fitted (least NLL) on the
-development part's *first-sight* scores (benchmarks/data/triage_first_sight.json,
-written by scripts/triage_first_sight.py): how triage scored those failures before it
-was tuned on them. The tuned development part is classified almost perfectly, so a fit
-on it would promise unseen failures too much. The held-out part is only measured.
+The confidence triage states for its answer is the accuracy of first-sight answers with
+as much evidence: a top pattern score below CONF_SPLIT gets CONF_LEVELS[0], at or
+above it CONF_LEVELS[1] (histogram binning with one split, `fit_levels`: the split of
+least log-loss over the top scores, each side's accuracy shrunk towards the overall one
+by PRIOR rows). The other categories share the rest as the softmax over the pattern
+scores at temperature T, mixed with a uniform share SHRINK, weighs them
+(`(1 - SHRINK) * softmax_T(scores) + SHRINK / K`, `fit_softmax`, least NLL). All are
+fitted on the development part's *first-sight* scores
+(benchmarks/data/triage_first_sight.json, written by scripts/triage_first_sight.py):
+how triage scored those failures before it was tuned on them. The tuned development
+part is classified almost perfectly, so a fit on it would promise unseen failures too
+much. The held-out part is only measured.
 
     .venv/bin/python benchmarks/calibrate_triage.py [--records FILE]
 
-It also prints a leave-one-set-out check of the fit: for each set of the first-sight
-rows, the knobs fitted on the other sets, and that set's first-sight ECE under them
-(what the next unseen set can expect). `--records FILE`: the captured records in a
-pickle, as scripts/triage_loso.py keeps them (read when the file exists).
+It also prints a leave-one-set-out check: for each set of the first-sight rows, the
+knobs fitted on the other sets (and on the sets measured before it only), that set's
+first-sight ECE under them, for the softmax confidence used until the sixth round and
+for the levels, next to the ECE sampling alone gives on a set of its size (a perfectly
+calibrated model's, simulated) and a bootstrap of the set's own. `--records FILE`: the
+captured records in a pickle, as scripts/triage_loso.py keeps them (read when the file
+exists).
 """
 
 from __future__ import annotations
@@ -24,12 +32,19 @@ import math
 import pickle
 from pathlib import Path
 
+import numpy as np
+
+from cuvil_debug.triage.categories import CATEGORIES
 from cuvil_debug.triage.classify import (
+    CONF_LEVELS,
+    CONF_SPLIT,
     MIN_SCORE,
+    OTHER_MASS,
     SHRINK,
     TEMPERATURE,
     calibrated,
     classify,
+    stated,
 )
 from cuvil_debug.triage.corpus import collect_corpora, load_labels
 
@@ -48,37 +63,99 @@ FOLDERS = [
     FAILURES / "zoo5",
     FAILURES / "zoo6",
     FAILURES / "zoo7",
+    FAILURES / "zoo8",
 ]
 # sets held out whole at their one unseen measurement (every label says "heldout")
 # and tuned on since: development data now
-TUNED_WHOLE = {"zoo7"}
-T_GRID = [0.5 + 0.1 * i for i in range(46)]
-S_GRID = [0.01 * i for i in range(51)]
+TUNED_WHOLE = {"zoo7", "zoo8"}
+T_GRID = [round(0.5 + 0.1 * i, 1) for i in range(46)]
+S_GRID = [round(0.01 * i, 2) for i in range(51)]
+PRIOR = 2.0  # rows of the overall accuracy each level is shrunk towards
 BINS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 1.01)]
+CATS = [c for c in CATEGORIES if c != "unknown"]
 
 
-def predict(scores: dict, t: float, s: float) -> tuple[str, float, dict]:
-    """(category or unknown, its confidence, the calibrated probabilities)."""
-    probs = calibrated(scores, t, s)
+def predict(scores: dict, how: tuple | None = None) -> tuple[str, float]:
+    """(category or unknown, its stated confidence): with the knobs in use, or `how`:
+    ("levels", split, (low, high)) or ("softmax", temperature, shrink), the confidence
+    used until the sixth round."""
     best = max(scores, key=scores.get)
     if scores[best] < MIN_SCORE:
-        return "unknown", 0.0, probs
-    return best, probs[best], probs
+        return "unknown", 0.0
+    if how and how[0] == "softmax":
+        return best, calibrated(scores, how[1], how[2])[best]
+    split, levels = how[1:] if how else (None, None)
+    return best, stated(scores, best, split, levels)[best]
 
 
-def nll(rows, t: float, s: float) -> float:
-    return -sum(math.log(max(calibrated(sc, t, s)[y], 1e-9)) for sc, y in rows) / len(
-        rows
-    )
+def _matrix(rows) -> tuple[np.ndarray, np.ndarray]:
+    scores = np.array([[sc.get(c, 0.0) for c in CATS] for sc, _ in rows])
+    label = np.array([CATS.index(y) if y in CATS else -1 for _, y in rows])
+    return scores, label
 
 
-def reliability(rows, t: float, s: float) -> tuple[list[str], float, float]:
+def fit_softmax(rows) -> tuple[float, float]:
+    """(temperature, shrink) of least NLL of the label over the grid."""
+    scores, label = _matrix(rows)
+    voted = scores > 0
+    silent = np.maximum((~voted).sum(1), 1)
+    best = None
+    for t in T_GRID:
+        e = np.where(voted, np.exp(scores / t), 0.0)
+        z = e.sum(1) + OTHER_MASS
+        mine = scores[np.arange(len(rows)), label]
+        e_y = e[np.arange(len(rows)), label]
+        p = np.where(mine > 0, e_y / z, OTHER_MASS / z / silent)
+        for s in S_GRID:
+            nll = -np.log(np.maximum((1 - s) * p + s / len(CATS), 1e-9)).mean()
+            if best is None or nll < best[0] - 1e-12:
+                best = (nll, t, s)
+    return best[1], best[2]
+
+
+def fit_levels(rows) -> tuple[str, float, tuple[float, float]]:
+    """(split, (low, high)): the one split of the top score, among the scores seen, of
+    least log-loss of "the answer is right"; each side's accuracy shrunk towards the
+    overall one by PRIOR rows. Rows with no answer (`unknown`) are left out."""
+    answered = [
+        (max(sc.values()), max(sc, key=sc.get) == y)
+        for sc, y in rows
+        if max(sc.values()) >= MIN_SCORE
+    ]
+    overall = sum(ok for _, ok in answered) / len(answered)
+    best = None
+    for split in sorted({top for top, _ in answered})[1:]:
+        levels, loss = [], 0.0
+        for side in (
+            [a for a in answered if a[0] < split],
+            [a for a in answered if a[0] >= split],
+        ):
+            right = sum(ok for _, ok in side)
+            level = (right + PRIOR * overall) / (len(side) + PRIOR)
+            levels.append(level)
+            loss -= right * math.log(level) + (len(side) - right) * math.log(1 - level)
+        if best is None or loss < best[0] - 1e-9:
+            best = (loss, split, (round(levels[0], 2), round(levels[1], 2)))
+    return "levels", best[1], best[2]
+
+
+def ece_of(preds) -> float:
+    """Expected calibration error of (confidence, right) pairs over BINS."""
+    total = 0.0
+    for lo, hi in BINS:
+        b = [(c, ok) for c, ok in preds if lo <= c < hi]
+        if b:
+            conf, acc = sum(c for c, _ in b) / len(b), sum(ok for _, ok in b) / len(b)
+            total += abs(conf - acc) * len(b)
+    return total / len(preds)
+
+
+def reliability(rows, how=None) -> tuple[list[str], float, float]:
     preds = []
     for scores, label in rows:
-        got, conf, _ = predict(scores, t, s)
+        got, conf = predict(scores, how)
         preds.append((conf, got == label))
     out = ["| confidence | n | mean confidence | accuracy |", "|---|---|---|---|"]
-    ece = 0.0
     for lo, hi in BINS:
         b = [(c, ok) for c, ok in preds if lo <= c < hi]
         if b:
@@ -86,34 +163,52 @@ def reliability(rows, t: float, s: float) -> tuple[list[str], float, float]:
             out.append(
                 f"| {lo:.2f}–{min(hi, 1):.2f} | {len(b)} | {conf:.2f} | {acc:.2f} |"
             )
-            ece += abs(conf - acc) * len(b)
     accuracy = sum(ok for _, ok in preds) / len(preds)
-    return out, ece / len(preds), accuracy
+    return out, ece_of(preds), accuracy
 
 
-def fit(rows) -> tuple[float, float]:
-    """(temperature, shrink) of least NLL over the grid."""
-    return min(((t, s) for t in T_GRID for s in S_GRID), key=lambda ts: nll(rows, *ts))
-
-
-def leave_one_set_out(rows: list[dict]) -> list[str]:
-    """Each set's first-sight ECE with the knobs fitted on the other sets."""
-    out = [
-        "| left out | n | first-sight top-1 | fit on the rest (T, shrink) | ECE | "
-        "ECE with the fit on all |",
-        "|---|---|---|---|---|---|",
+def noise(rows, how=None, draws: int = 2000) -> tuple[float, float, float]:
+    """(ECE a perfectly calibrated model shows on a set of this size, mean; the 5-95%
+    range of a bootstrap of the set's own ECE). Sampling alone, seed 0."""
+    rng = np.random.default_rng(0)
+    preds = [predict(sc, how) for sc, _ in rows]
+    conf = np.array([c for _, c in preds])
+    right = [got == y for (got, _), (_, y) in zip(preds, rows, strict=True)]
+    perfect = [
+        ece_of(list(zip(conf, rng.random(len(conf)) < conf, strict=True)))
+        for _ in range(draws)
     ]
-    every = [(r["scores"], r["label"]) for r in rows]
-    t_all, s_all = fit(every)
-    for name in sorted({r["set"] for r in rows}, key=lambda n: (len(n), n)):
-        rest = [(r["scores"], r["label"]) for r in rows if r["set"] != name]
-        mine = [(r["scores"], r["label"]) for r in rows if r["set"] == name]
-        t, s = fit(rest)
-        _, ece, acc = reliability(mine, t, s)
-        _, ece_all, _ = reliability(mine, t_all, s_all)
+    boot = []
+    for _ in range(draws):
+        pick = rng.integers(0, len(rows), len(rows))
+        boot.append(ece_of([(conf[i], right[i]) for i in pick]))
+    return float(np.mean(perfect)), *map(float, np.percentile(boot, [5, 95]))
+
+
+def leave_one_set_out(rows: list[dict], order: list[str]) -> list[str]:
+    """Each set's first-sight ECE with the knobs fitted on the other sets, and on the
+    sets measured before it (`order`: the measurement order)."""
+    out = [
+        "| left out | n | first-sight top-1 | softmax fit on the rest: ECE | "
+        "levels fitted on the rest | ECE | levels fitted on the sets before it: ECE | "
+        "a perfect model's ECE at this n | bootstrap 5–95% |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    pairs = [(r["scores"], r["label"]) for r in rows]
+    for k, name in enumerate(order):
+        mine = [p for p, r in zip(pairs, rows, strict=True) if r["set"] == name]
+        rest = [p for p, r in zip(pairs, rows, strict=True) if r["set"] != name]
+        past = [p for p, r in zip(pairs, rows, strict=True) if r["set"] in order[:k]]
+        _, ece_soft, acc = reliability(mine, ("softmax", *fit_softmax(rest)))
+        levels = fit_levels(rest)
+        _, ece, _ = reliability(mine, levels)
+        ece_past = reliability(mine, fit_levels(past))[1] if k >= 3 else None
+        perfect, lo, hi = noise(mine, levels)
+        past_txt = f"{ece_past:.3f}" if ece_past is not None else "—"
         out.append(
-            f"| {name} | {len(mine)} | {acc:.1%} | {t:.1f}, {s:.2f} | {ece:.3f} | "
-            f"{ece_all:.3f} |"
+            f"| {name} | {len(mine)} | {acc:.1%} | {ece_soft:.3f} | "
+            f"{levels[1]:g}: {levels[2][0]:.2f} / {levels[2][1]:.2f} | {ece:.3f} | "
+            f"{past_txt} | {perfect:.3f} | {lo:.3f}–{hi:.3f} |"
         )
     return out
 
@@ -149,18 +244,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", help="pickle of captured records (read if present)")
     args = ap.parse_args()
-    rows = json.loads(FIRST_SIGHT.read_text())["rows"]
+    data = json.loads(FIRST_SIGHT.read_text())
+    rows, order = data["rows"], list(data["commits"])  # in measurement order
     first = [(r["scores"], r["label"]) for r in rows]
-    t, s = fit(first)
+    t, s = fit_softmax(first)
+    _, split, levels = fit_levels(first)
     print(
-        f"fitted on {len(first)} first-sight failures: temperature {t:.2f}, "
-        f"shrink {s:.2f}; in use: {TEMPERATURE:.2f}, {SHRINK:.2f}\n"
+        f"fitted on {len(first)} first-sight failures: levels {levels[0]:.2f} below "
+        f"a top score of {split:g}, {levels[1]:.2f} from it (in use: "
+        f"{CONF_LEVELS[0]:.2f} / {CONF_LEVELS[1]:.2f} split at {CONF_SPLIT:g}); "
+        f"the alternatives' softmax: temperature {t:.2f}, shrink {s:.2f} (in use: "
+        f"{TEMPERATURE:.2f}, {SHRINK:.2f})\n"
     )
-    print("\n".join(leave_one_set_out(rows)) + "\n")
+    print("\n".join(leave_one_set_out(rows, order)) + "\n")
     parts = {"first sight (the fit)": first, **current_rows(args.records)}
-    for name, rows in parts.items():
-        table, ece, acc = reliability(rows, TEMPERATURE, SHRINK)
-        print(f"**{name}**: {len(rows)} failures, top-1 {acc:.1%}, ECE {ece:.3f}\n")
+    for name, part in parts.items():
+        table, ece, acc = reliability(part)
+        print(f"**{name}**: {len(part)} failures, top-1 {acc:.1%}, ECE {ece:.3f}\n")
         print("\n".join(table) + "\n")
 
 

@@ -8,10 +8,13 @@ collector, then classified by the classifier as it was at the commit given (chec
 into a temporary git worktree, run in a subprocess); the pattern scores and the label go
 to benchmarks/data/triage_first_sight.json.
 
-    .venv/bin/python scripts/triage_first_sight.py [--records FILE]
+    .venv/bin/python scripts/triage_first_sight.py [--records FILE] [--only SET]
 
 `--records FILE`: the captured records in a pickle, as scripts/triage_loso.py keeps
 them (read when the file exists, else captured and written), instead of capturing.
+`--only SET` (repeatable): record only these sets' rows and keep the other sets' rows
+already in the file (how a set that just became development data joins the rows
+without re-scoring the older ones on fresh captures).
 """
 
 from __future__ import annotations
@@ -37,10 +40,11 @@ FIRST_SIGHT = {
     "zoo5": "dca5546",  # measured once as held-out at a9d8ea9; tuned on after dca5546
     "zoo6": "803d19c",  # measured once as held-out at 803d19c; tuned on after it
     "zoo7": "f67a116",  # measured once as held-out at f67a116; tuned on after 73628ae
+    "zoo8": "995b921",  # measured once as held-out at 995b921 (56e4b60); tuned on after
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
-WHOLE = {"zoo7"}
+WHOLE = {"zoo7", "zoo8"}
 CLASSIFY = """
 import json, pickle, sys
 sys.path.insert(0, sys.argv[1])
@@ -57,9 +61,15 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", help="pickle of captured records (read or written)")
-    folders = [FAILURES / name for name in FIRST_SIGHT]
-    records = _records(folders, ap.parse_args().records)
+    ap.add_argument("--only", action="append", choices=sorted(FIRST_SIGHT))
+    args = ap.parse_args()
+    folders = [FAILURES / name for name in args.only or FIRST_SIGHT]
+    records = _records(folders, args.records)
     rows = []
+    if args.only and OUT.exists():  # keep the other sets' rows as recorded
+        rows = [
+            r for r in json.loads(OUT.read_text())["rows"] if r["set"] not in args.only
+        ]
     for folder in folders:
         labels = load_labels(folder)
         dev = {

@@ -43,3 +43,33 @@ def _base(node: ast.AST) -> str | None:
     while isinstance(f, ast.Attribute):
         f = f.value
     return f.id if isinstance(f, ast.Name) and f is not node.func else None
+
+
+# torch functions whose first argument is a sequence of tensors (not a tensor)
+_TENSOR_SEQ_FUNCS = {
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
+    "row_stack",
+}
+
+
+def tensor_seq_param(fn: ast.FunctionDef, name: str) -> set[str]:
+    """{"param-seq"} when `fn` hands its parameter `name` to `torch.cat(name)` and
+    the like: the code takes it for a sequence of tensors, whatever its annotation
+    says (so a Proxy there stands for a container argument)."""
+    for node in ast.walk(fn):
+        if (
+            _attr(node) in _TENSOR_SEQ_FUNCS
+            and _base(node) == "torch"
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == name
+        ):
+            return {"param-seq"}
+    return set()

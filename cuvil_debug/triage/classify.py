@@ -25,13 +25,20 @@ from .patterns import PATTERNS
 from .rootcause import Candidate, DefUseGraph, flow_facts, rank_roots
 from .source import _header, index_file, names_in
 
-__all__ = ["Diagnosis", "classify", "probabilities", "TEMPERATURE"]
+__all__ = ["Diagnosis", "classify", "probabilities", "stated", "TEMPERATURE"]
 
 
-TEMPERATURE = 1.9  # softmax temperature, fitted by benchmarks/calibrate_triage.py
+TEMPERATURE = 1.8  # softmax temperature, fitted by benchmarks/calibrate_triage.py
 
 
-SHRINK = 0.10  # uniform share of the confidence, fitted with TEMPERATURE
+SHRINK = 0.09  # uniform share of the confidence, fitted with TEMPERATURE
+
+
+# The stated confidence of the answer: how often first-sight answers with as much
+# evidence were right (benchmarks/calibrate_triage.py fits both on the first-sight
+# rows): a top score below CONF_SPLIT gets the first level, at or above it the second.
+CONF_SPLIT = 2.0
+CONF_LEVELS = (0.15, 0.82)
 
 
 UNKNOWN = "unknown"
@@ -69,10 +76,10 @@ def classify(record: dict) -> Diagnosis:
     graph.add_stack(code_stack(chain, user) or code_stack(_drafted(record), user))
     start, paths = _locate(record, chain, user, graph, signals)
     scores, evidence = _score(signals)
-    probs = calibrated(scores)
     # ties go to the category with the more specific evidence (the pattern with more
     # conditions, torch's structured fields over message words), not to table order
     ranked = sorted(scores, key=lambda c: (scores[c], evidence[c]), reverse=True)
+    probs = stated(scores, ranked[0])
     category = ranked[0] if scores[ranked[0]] >= MIN_SCORE else UNKNOWN
     if category == UNKNOWN:  # nothing strong: say so, with the guesses and evidence
         guess = _guess(signals, scores, ranked)
@@ -152,6 +159,9 @@ def _hops(graph: DefUseGraph, path: list) -> int:
 UNREACHED_PARAM = 2.0  # an unfed parameter the failing value does not come from
 
 
+OWN_FORWARD = 1.0  # a parameter of the captured model's forward() the value came from
+
+
 DECORATOR = 2.0  # a decorator of the failing function, when torch.fx broke on it
 
 
@@ -161,7 +171,11 @@ def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signal
     extra = {}
     if category in _PARAM_CATEGORIES:  # the fix is in forward()'s signature
         cls = (record.get("model") or {}).get("class")
-        unfed = graph.forward_params(cls)[len(record.get("inputs", [])) :]
+        own = graph.forward_params(cls)
+        for k in own:  # the captured model's parameters over other forward()s'
+            if k in paths:
+                extra[k] = OWN_FORWARD
+        unfed = own[len(record.get("inputs", [])) :]
         # a wrapper's **kwargs Proxy (a decorator's, a library's) is forward()'s own
         kwargs_broke = {"msg:proxy-setitem", "msg:proxy-iter"} & set(signals)
         for k in unfed:
@@ -269,6 +283,27 @@ def calibrated(
     probs = _softmax(scores, temperature)
     k = len(CATEGORIES) - 1  # every category but unknown
     return {c: (1 - shrink) * p + shrink / k for c, p in probs.items()}
+
+
+def stated(
+    scores: dict[str, float],
+    best: str | None = None,
+    split: float | None = None,
+    levels: tuple[float, float] | None = None,
+) -> dict[str, float]:
+    """The probabilities triage states: its answer `best` (a top score) gets the level
+    of its evidence bucket, the other categories share the rest as `calibrated` weighs
+    them; with no answer (top below MIN_SCORE) `calibrated` as it is."""
+    split = CONF_SPLIT if split is None else split
+    low, high = CONF_LEVELS if levels is None else levels
+    probs = calibrated(scores)
+    best = best or max(scores, key=scores.get)
+    if scores[best] < MIN_SCORE:
+        return probs
+    conf = high if scores[best] >= split else low
+    rest = sum(p for c, p in probs.items() if c != best) or 1.0
+    scale = (1 - conf) / rest
+    return {c: conf if c == best else p * scale for c, p in probs.items()}
 
 
 def _softmax(scores: dict[str, float], temperature: float | None = None) -> dict:

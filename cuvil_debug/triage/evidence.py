@@ -4,6 +4,7 @@ forward() signature, and which frames are code (the user's or a model library's)
 
 from __future__ import annotations
 
+import linecache
 import re
 from pathlib import Path
 
@@ -133,7 +134,24 @@ def _guard_kind(exc: dict) -> set[str]:
     tensor (`if t.any():`, `assert valid.all()`), not of a size comparison."""
     funcs = {f["func"] for f in exc["frames"] if f["file"].endswith("sym_node.py")}
     tensor_bool = "guard_bool" in funcs and "bool_" not in funcs
-    return {"guard:tensor-bool"} if tensor_bool else set()
+    return {"guard:tensor-bool"} if tensor_bool or _proxy_truth(exc) else set()
+
+
+_TRUTH_OF_VALUES = re.compile(r"\b(?:_is_all_true|_is_any_true|all|any)\(")
+
+
+def _proxy_truth(exc: dict) -> bool:
+    """The same under fx: Proxy.__bool__ called by torch's own Python (not the
+    tracer's) on a line that reduces tensor values to a truth
+    (`if not torch._is_all_true(valid):` in torch.distributions' validation)."""
+    frames = exc["frames"]
+    for caller, f in zip(frames, frames[1:], strict=False):
+        if f["func"] == "__bool__" and f["file"].endswith("/torch/fx/proxy.py"):
+            path = caller["file"]
+            if "/torch/" in path and "/torch/fx/" not in path:
+                line = linecache.getline(path, caller["line"])
+                return bool(_TRUTH_OF_VALUES.search(line))
+    return False
 
 
 def _io_signals(record: dict) -> set[str]:

@@ -96,6 +96,9 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         # export lifted a tensor made while tracing into its constants: module state
         # assigned a traced value (`self.w.data = ...`)
         (r"found a fake tensor in the exported program constant", "fake-constant"),
+        # dynamo running a node on fake tensors raised (its graph-break type, on the
+        # message's first line): the fake kernel refused what eager ran
+        (r"^RuntimeError when making fake tensor call", "fake-call-failed"),
         # Cuvil refusing to slice because a dim became symbolic: slicing it lowers for
         # static sizes (zeros/ones of a symbolic size are an unsupported op instead)
         (r"unsupported op 'slicing a dim of symbolic size", "cuvil-symbolic-slice"),

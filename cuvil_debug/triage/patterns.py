@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .linefacts import LINE_FACTS, line_facts
 from .patternrow import Pattern, _from, _p
-from .patterns_recent import _ZOO5, _ZOO6, _ZOO7
+from .patterns_recent import _ZOO5, _ZOO6, _ZOO7, _ZOO8
 
 __all__ = [
     "LINE_FACTS",
@@ -136,11 +136,11 @@ _FAILURES = [
     _p("unsupported-io-type", "io:non-tensor-input", 3.0),
     # the tools, not the model
     _p("capture-limitation", "raise:lib eager:ok", 3.0),
-    _p(
+    _p(  # (not when torch's frames say a tensor's truth was asked: guard:tensor-bool)
         "capture-limitation",
         "raise:lib eager:ok msg:proxy-control-flow",
         3.0,
-        "flow:param-flag flow:param-optional",
+        "flow:param-flag flow:param-optional guard:tensor-bool",
     ),
     _p("compiler-internal-error", "raise:cuvil eager:ok", 5.0),
     _p("compiler-internal-error", "exc:VerifyError", 6.0),
@@ -348,6 +348,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo5", _ZOO5),
     *_from("zoo6", _ZOO6),
     *_from("zoo7", _ZOO7),
+    *_from("zoo8", _ZOO8),
 ]
 
 

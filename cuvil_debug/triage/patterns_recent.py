@@ -94,3 +94,20 @@ _ZOO7 = [
         "inplace-mutation", "ast:state-write fe:export eager:ok", 4.0, "exc:Unsupported"
     ),
 ]
+
+# ---- rules written from samples/failures/zoo8/ (mambapy, torchani, nnAudio, ...)
+_ZOO8 = [
+    # dynamo's fake-tensor run of an op raised while eager runs the same op (a uint8
+    # `where` condition eager only warns about): the capture is stricter than eager;
+    # under a try/except the model relied on that error (ast:in-try's row)
+    _p("capture-limitation", "msg:fake-call-failed eager:ok", 4.0, "ast:in-try"),
+    # fx cannot take len() of / iterate a value the code hands to torch.cat/stack as
+    # a sequence of tensors, while an example input is a container: the container
+    # argument traced as one Proxy (not iteration over a tensor)
+    _p(
+        "non-tensor-argument",
+        "msg:proxy-iter operand:param-seq io:container-input",
+        4.0,
+        "fe:export",
+    ),
+]

@@ -12,6 +12,7 @@ import ast
 import math
 from dataclasses import dataclass
 
+from .astbits import tensor_seq_param
 from .linefacts import line_facts, state_write
 from .patterns import ROOT_FACTS
 from .source import FileIndex, Func, Stmt, _header, bound_args, names_in
@@ -107,9 +108,9 @@ class DefUseGraph:
             yield from ((k, "attr") for k in self._attr_defs(var, fn))
 
     def _param_node(self, fn: Func, param: ast.arg):
-        facts = {"param"} | (
-            {"forward-param"} | param_kinds(param) if fn.name == "forward" else set()
-        )
+        facts = {"param"} | tensor_seq_param(fn.node, param.arg)
+        if fn.name == "forward":
+            facts |= {"forward-param"} | param_kinds(param)
         # one node per parameter: on a one-line signature `x` must not get the facts
         # of `mask=None` beside it
         key = (fn.file, param.lineno, param.arg)

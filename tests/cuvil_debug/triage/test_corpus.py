@@ -289,17 +289,18 @@ def test_zoo7_heldout_set_does_not_regress():
 # there). Measured once, unseen, at 995b921 (after the zoo7 round's value facts): top-1
 # 36/41, root line in the top 3 39/41; one of the misses was a Cuvil bug fixed that day
 # (marked `fixed`), so 36/40 and 39/40 on the 40 that still fail (docs/TRIAGE.md).
-# Held out: no rule may be written from it; the floor keeps the first sight with one
-# sample of slack ------------------------------------------------------------------
+# Development data since the sixth round of issue 16 (general facts written from its
+# misses, pinned by test_zoo8_mechanisms.py): 39/40 and 40/40; the floor allows one
+# sample of slack on each ------------------------------------------------------------
 ZOO8 = CORPUS / "zoo8"
 ZOO8_LABELS = load_labels(ZOO8)
 
 
 @pytest.mark.slow
-def test_zoo8_heldout_set_does_not_regress():
+def test_zoo8_development_part_is_triaged_to_its_labels():
     packages = ("mambapy", "torchani", "nnAudio", "torchcrf", "pfrl")
     top1, root3, ece = _library_set_scores(ZOO8, ZOO8_LABELS, packages)
-    assert top1 >= 0.87 and root3 >= 0.95, (top1, root3, ece)
+    assert top1 >= 0.95 and root3 >= 0.95, (top1, root3, ece)
 
 
 # ---- fixed: samples that were Cuvil's own bugs (compiler-internal-error) and compile
