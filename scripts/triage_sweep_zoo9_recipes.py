@@ -29,7 +29,8 @@ def _r(case, fam, module, cls, kw, inputs, extra=None) -> tuple:
 
 # ------------------------------------------------------------------ ncps
 NC = "ncps.torch"
-WIRING = "from ncps.wirings import AutoNCP, FullyConnected"
+AUTO = "from ncps.wirings import AutoNCP"
+FULL = "from ncps.wirings import FullyConnected"
 SEQ = _x("2, 8, 4", "x", BS)  # (batch, length, features)
 SEQ_T = _x("8, 2, 4", "x", "{0: SEQ, 1: BATCH}")  # sequence-major
 STEP = _x("2, 4", "x")  # one time step
@@ -50,7 +51,9 @@ NET = "transform_net_create_fn=lambda i, o: ResidualNet(i, o, hidden_features=8,
 RESNET = "from nflows.nn.nets import ResidualNet"
 # ------------------------------------------------------------------ deepctr-torch
 DC = "deepctr_torch.models"
-FEATS = "from deepctr_torch.inputs import SparseFeat, DenseFeat, VarLenSparseFeat"
+FEATS = "from deepctr_torch.inputs import SparseFeat, DenseFeat"  # what FC names
+SPARSE = "from deepctr_torch.inputs import SparseFeat"  # SFC
+VARLEN = "from deepctr_torch.inputs import SparseFeat, VarLenSparseFeat"  # HIST
 FC = "[SparseFeat('s1', 10, 4), SparseFeat('s2', 10, 4), DenseFeat('d1', 1), DenseFeat('d2', 1)]"
 SFC = "[SparseFeat('s1', 10, 4), SparseFeat('s2', 10, 4), SparseFeat('s3', 10, 4)]"
 CTR = f"{FC}, {FC}, dnn_hidden_units=(8,), device='cpu'"
@@ -83,14 +86,14 @@ RECIPES = [
     _r("ncps_cfc_no_gate_backbone", "ncps-cfc", NC, "CfC", "input_size=4, units=8, mode='no_gate', backbone_units=8, backbone_layers=2", [SEQ]),
     _r("ncps_cfc_seq_major", "ncps-cfc", NC, "CfC", "input_size=4, units=8, batch_first=False", [SEQ_T]),
     _r("ncps_cfc_timespans", "ncps-cfc", NC, "CfC", "input_size=4, units=8", [SEQ1, ("hx = None", NONE), TS]),
-    _r("ncps_cfc_wired", "ncps-cfc", NC, "CfC", "input_size=4, units=AutoNCP(12, 2)", [SEQ], [WIRING]),
+    _r("ncps_cfc_wired", "ncps-cfc", NC, "CfC", "input_size=4, units=AutoNCP(12, 2)", [SEQ], [AUTO]),
     _r("ncps_cfc_unbatched", "ncps-cfc", NC, "CfC", "input_size=4, units=8", [_x("8, 4", "x", "{0: SEQ}")]),
     _r("ncps_ltc", "ncps-ltc", NC, "LTC", "input_size=4, units=8", [SEQ]),
-    _r("ncps_ltc_wired_mixed", "ncps-ltc", NC, "LTC", "input_size=4, units=AutoNCP(12, 2), mixed_memory=True, return_sequences=False", [SEQ], [WIRING]),
+    _r("ncps_ltc_wired_mixed", "ncps-ltc", NC, "LTC", "input_size=4, units=AutoNCP(12, 2), mixed_memory=True, return_sequences=False", [SEQ], [AUTO]),
     _r("ncps_ltc_timespans", "ncps-ltc", NC, "LTC", "input_size=4, units=8", [SEQ1, ("hx = None", NONE), TS]),
     _r("ncps_cfc_cell", "ncps-cells", NC, "CfCCell", "input_size=4, hidden_size=8, backbone_units=8, backbone_layers=1", [STEP, HX, ("ts = 1.0", NONE)]),
-    _r("ncps_ltc_cell", "ncps-cells", NC, "LTCCell", "wiring=FullyConnected(8), in_features=4", [STEP, HX], [WIRING]),
-    _r("ncps_wired_cfc_cell", "ncps-cells", NC, "WiredCfCCell", "input_size=4, wiring=AutoNCP(12, 2)", [STEP, _x("2, 12", "hx"), _x("2, 1", "timespans")], [WIRING]),
+    _r("ncps_ltc_cell", "ncps-cells", NC, "LTCCell", "wiring=FullyConnected(8), in_features=4", [STEP, HX], [FULL]),
+    _r("ncps_wired_cfc_cell", "ncps-cells", NC, "WiredCfCCell", "input_size=4, wiring=AutoNCP(12, 2)", [STEP, _x("2, 12", "hx"), _x("2, 1", "timespans")], [AUTO]),
     _r("ncps_lstm_cell", "ncps-cells", "ncps.torch.lstm", "LSTMCell", "input_size=4, hidden_size=8", [STEP, ("states = (torch.zeros(2, 8), torch.zeros(2, 8))", "({0: BATCH}, {0: BATCH})")]),
     # ------------------------------------------------------------------ entmax
     _r("entmax_sparsemax", "entmax-activations", "entmax", "Sparsemax", "dim=-1", [SCORES]),
@@ -126,14 +129,14 @@ RECIPES = [
     _r("ctr_dcn", "ctr-models", DC, "DCN", f"{CTR}, cross_num=2", [CTR_X], [FEATS]),
     _r("ctr_xdeepfm", "ctr-models", DC, "xDeepFM", f"{CTR}, cin_layer_size=(4, 4)", [CTR_X], [FEATS]),
     _r("ctr_autoint", "ctr-models", DC, "AutoInt", f"{CTR}, att_layer_num=1, att_head_num=2", [CTR_X], [FEATS]),
-    _r("ctr_afm", "ctr-models", DC, "AFM", f"{SFC}, {SFC}, attention_factor=4, device='cpu'", [SPARSE_X], [FEATS]),
-    _r("ctr_pnn", "ctr-models", DC, "PNN", f"{SFC}, dnn_hidden_units=(8,), use_outter=True, device='cpu'", [SPARSE_X], [FEATS]),
-    _r("ctr_ccpm", "ctr-models", DC, "CCPM", f"{SFC}, {SFC}, conv_kernel_width=(2, 2), conv_filters=(2, 2), dnn_hidden_units=(8,), device='cpu'", [SPARSE_X], [FEATS]),
+    _r("ctr_afm", "ctr-models", DC, "AFM", f"{SFC}, {SFC}, attention_factor=4, device='cpu'", [SPARSE_X], [SPARSE]),
+    _r("ctr_pnn", "ctr-models", DC, "PNN", f"{SFC}, dnn_hidden_units=(8,), use_outter=True, device='cpu'", [SPARSE_X], [SPARSE]),
+    _r("ctr_ccpm", "ctr-models", DC, "CCPM", f"{SFC}, {SFC}, conv_kernel_width=(2, 2), conv_filters=(2, 2), dnn_hidden_units=(8,), device='cpu'", [SPARSE_X], [SPARSE]),
     _r("ctr_fibinet", "ctr-models", DC, "FiBiNET", f"{CTR}, reduction_ratio=1", [CTR_X], [FEATS]),
     _r("ctr_difm", "ctr-models", DC, "DIFM", f"{CTR}, att_head_num=2", [CTR_X], [FEATS]),
     _r("ctr_mlr", "ctr-models", DC, "MLR", f"{FC}, region_num=2, device='cpu'", [CTR_X], [FEATS]),
-    _r("ctr_din", "ctr-sequence", DC, "DIN", f"{HIST}, ['item_id'], dnn_hidden_units=(8,), att_hidden_size=(8,), device='cpu'", [HIST_X], [FEATS]),
-    _r("ctr_dien", "ctr-sequence", DC, "DIEN", f"{HIST}, ['item_id'], gru_type='AUGRU', dnn_hidden_units=(8,), att_hidden_units=(8,), device='cpu'", [HIST_X], [FEATS]),
+    _r("ctr_din", "ctr-sequence", DC, "DIN", f"{HIST}, ['item_id'], dnn_hidden_units=(8,), att_hidden_size=(8,), device='cpu'", [HIST_X], [VARLEN]),
+    _r("ctr_dien", "ctr-sequence", DC, "DIEN", f"{HIST}, ['item_id'], gru_type='AUGRU', dnn_hidden_units=(8,), att_hidden_units=(8,), device='cpu'", [HIST_X], [VARLEN]),
     _r("ctr_mmoe", "ctr-multitask", DC, "MMOE", f"{FC}, num_experts=2, expert_dnn_hidden_units=(8,), gate_dnn_hidden_units=(4,), tower_dnn_hidden_units=(4,)", [CTR_X], [FEATS]),
     _r("ctr_ple", "ctr-multitask", DC, "PLE", f"{FC}, shared_expert_num=1, specific_expert_num=1, num_levels=1, expert_dnn_hidden_units=(8,), gate_dnn_hidden_units=(4,), tower_dnn_hidden_units=(4,)", [CTR_X], [FEATS]),
     # ------------------------------------------------------------------ pytorch-metric-learning
