@@ -155,21 +155,34 @@ def build_state(graph: Graph, dt=torch.float32, data=None) -> tuple[dict, dict]:
 
 
 def evaluate(
-    graph: Graph, inputs: list[torch.Tensor], dt=torch.float32, state=None, wiggle=None
+    graph: Graph,
+    inputs: list[torch.Tensor],
+    dt=torch.float32,
+    state=None,
+    wiggle=None,
+    round_to=None,
 ) -> list[Any]:
     """Every node's value computed eagerly (inputs are used as given: clone them
     first if a node writes in place). With `dt` float64 every float input, parameter
     and float dtype argument is float64: the reference of the judge. `wiggle`
     (tensor -> tensor), where given, replaces each node's new tensor results (not
-    views of or writes into a value it read): the judge's perturbed references."""
+    views of or writes into a value it read): the judge's perturbed references.
+    `round_to` (one dtype or None per node) rounds a node's float result to that
+    dtype and back: the judge's reference rounded where the program is 16-bit."""
     tensors, modules = state if state is not None else build_state(graph, dt)
     env = Env([promote(x, dt) for x in inputs], [], tensors, dt)
-    for node in graph.nodes:
+    for k, node in enumerate(graph.nodes):
         args = decode(node.args, env)
         kwargs = {k: decode(v, env) for k, v in node.kwargs.items()}
         out = call_node(node, args, kwargs, env, modules)
+        if round_to is not None and round_to[k] is not None:
+            out = _wiggled(out, args, lambda t, d=round_to[k]: _rounded(t, d))
         env.nodes.append(out if wiggle is None else _wiggled(out, args, wiggle))
     return env.nodes
+
+
+def _rounded(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    return t.to(dtype).to(t.dtype) if t.is_floating_point() else t
 
 
 def _wiggled(out: Any, args: Any, wiggle) -> Any:

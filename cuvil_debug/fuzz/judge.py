@@ -25,6 +25,10 @@ and element:
   the usual float32 tolerance (``RTOL`` 1e-4, ``ATOL`` 1e-5; float16 and bfloat16 outputs use
   torch.testing's relative tolerances for them, 1e-3 and 1.6e-2: a 16-bit op that Cuvil
   computes in several steps may round once more than eager);
+* **a second truth for 16-bit programs**: an output that fails against the reference
+  passes if it passes the same rule against the reference rounded at every node eager
+  computes in float16/bfloat16 (the exact 16-bit program: fuzz 7051698, where eager's
+  own bfloat16 kernel was 8 ulps off and Cuvil exact);
 * **an integer or bool value** (argmax, comparisons, casts) must equal eager's unless
   eager's own value is unstable there: it differs in the reference or a perturbed run.
 
@@ -163,8 +167,11 @@ def judge(
     ref: list[Any] | None,
     perturbed: list[list[Any]],
     perturbed_ref: list[list[Any]] = (),
+    ref16: list[Any] | None = None,
 ) -> Verdict:
-    """The verdict on Cuvil's outputs `outs` (see the module docstring)."""
+    """The verdict on Cuvil's outputs `outs` (see the module docstring). `ref16`, the
+    reference rounded at every node eager computes in 16 bits, is a second truth: an
+    output wrong against `ref` is right when it passes against `ref16`."""
     if len(outs) != len(eager):
         return Verdict(False, f"{len(outs)} outputs where eager gives {len(eager)}")
     worst = 0.0
@@ -173,6 +180,9 @@ def judge(
         ps = [p[i] for p in perturbed if len(p) > i]
         qs = [q[i] for q in perturbed_ref if len(q) > i]
         why, ratio = _one(c, e, r, ps, qs)
+        if why and ref16 is not None and len(ref16) > i:
+            why16, ratio16 = _one(c, e, ref16[i], ps, [])
+            why, ratio = (why16, ratio16) if not why16 else (why, ratio)
         if why:
             return Verdict(False, f"output {i}: {why}", i, ratio)
         worst = max(worst, ratio)
