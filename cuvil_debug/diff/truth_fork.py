@@ -46,12 +46,15 @@ from typing import Any
 import torch
 import torch.fx
 
+from cuvil.errors import CuvilError
+
 from .judge import Truth
 from .truth import CALLS, Span, Twin, _widened, double_copy, twin_note
 
 __all__ = ["ForkedTwin", "TruthLost", "start", "enabled", "spare_cpu", "twin_of"]
 
 ENV = "CUVIL_DIFF_TRUTH"  # "inline": no child; "fork": a child even beside threads
+MODES = ("", "auto", "inline", "fork")  # "" and "auto": fork when a CPU is spare
 _NARROW = (torch.float32, torch.float16, torch.bfloat16)
 _KINDS = {"p": torch.bfloat16, "i": torch.bfloat16, "a": torch.float64}
 _ALIGN = 64
@@ -72,7 +75,12 @@ class TruthLost(Exception):
 
 def enabled() -> bool:
     """Whether the diff forks a child for the truth (see the module docstring)."""
-    mode = os.environ.get(ENV, "")
+    mode = os.environ.get(ENV, "").strip()
+    if mode not in MODES:
+        raise CuvilError(
+            f"{ENV}={mode!r} is not a truth mode",
+            hint=f"use one of {', '.join(repr(m) for m in MODES if m)} or leave it unset",
+        )
     if mode == "inline" or not hasattr(os, "fork"):
         return False
     if mode == "fork":

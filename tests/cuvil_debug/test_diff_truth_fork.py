@@ -173,3 +173,17 @@ def test_a_span_does_not_change_the_float64_value_other_spans_start_from():
     kept = twin._alone[add].clone()
     assert twin.isolated(relu, frozenset({add, relu})) is not None
     assert torch.equal(twin._alone[add], kept)
+
+
+def test_an_unknown_truth_mode_is_a_user_error_naming_the_variable(monkeypatch, capsys):
+    from cuvil_debug.cli import main
+
+    monkeypatch.setenv(truth_fork.ENV, "forked")
+    with pytest.raises(CuvilError, match="CUVIL_DIFF_TRUTH='forked'"):
+        truth_fork.enabled()
+    assert main(["diff", str(SAMPLES / "mlp.py")]) == 2
+    err = capsys.readouterr().err
+    assert "CUVIL_DIFF_TRUTH='forked' is not a truth mode" in err
+    assert "'inline'" in err and "Traceback" not in err
+    monkeypatch.setenv(truth_fork.ENV, "auto")
+    truth_fork.enabled()  # the default's name is accepted
