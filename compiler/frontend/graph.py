@@ -228,7 +228,7 @@ class GraphLowering:
 
     def bind_output(self, node: torch.fx.Node) -> None:
         leaves, spec = tree_flatten(
-            torch.fx.node.map_arg(node.args[0], lambda n: self.env[n])
+            _mutable(torch.fx.node.map_arg(node.args[0], lambda n: self.env[n]))
         )
         self.cx.module.output_spec = spec
         outputs = []
@@ -367,3 +367,16 @@ def _written_dtype(x: Any) -> DType | None:
         return x.type.dtype
     data = x.data if isinstance(x, LazyTensor) else x
     return cuvil_dtype(data.dtype) if isinstance(data, torch.Tensor) else None
+
+
+def _mutable(out):
+    """`out` with fx's immutable lists and dicts (what `map_arg` makes of the output
+    node's argument) turned back into the plain ones the model returns, so the caller
+    gets a `list` / `dict` it can change, as eager gives it."""
+    if isinstance(out, list):
+        return [_mutable(v) for v in out]
+    if isinstance(out, dict):
+        return {k: _mutable(v) for k, v in out.items()}
+    if type(out) is tuple:
+        return tuple(_mutable(v) for v in out)
+    return out

@@ -189,3 +189,22 @@ def test_a_supported_module_can_be_the_whole_model(frontend):
         bn.running_mean.uniform_(-1, 1)
     module = check_lowering(bn, (randn(2, 3, 4, 4),), frontend)
     assert [op.name for op in module.main.ops].count("cuvil.batch_norm") == 1
+
+
+class ListAndDict(nn.Module):
+    def forward(self, x):
+        return [x + 1, (x * 2,)], {"a": x - 1}
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_lists_and_dicts_come_back_as_the_plain_ones_eager_returns(frontend):
+    import cuvil
+
+    x = randn(3)
+    out = cuvil.compile(ListAndDict(), inputs=[x], options={"frontend": frontend})(x)
+    want = ListAndDict()(x)
+    assert type(out[0]) is list and type(out[0][1]) is tuple and type(out[1]) is dict
+    out[0].append(None)  # fx's immutable_list refused this
+    out[1]["b"] = None
+    torch.testing.assert_close(out[0][0], want[0][0])
+    torch.testing.assert_close(out[1]["a"], want[1]["a"])
