@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -26,7 +28,13 @@ __all__ = ["from_fx", "CuvilTracer", "trace"]
 
 
 class CuvilTracer(torch.fx.Tracer):
-    """Records stack traces; treats exactly the modules Cuvil lowers as leaves."""
+    """Records stack traces; treats exactly the modules Cuvil lowers as leaves.
+
+    Each node's stack trace is recorded with Python's traceback module: torch's own
+    (``CapturedTraceback.summary``) imports torch._inductor and torch._dynamo on first
+    use, a second or more of a first compile's start. The trace keeps the frames from
+    the first ``forward`` on, minus torch's own, which is what the locations are read
+    from (the innermost user frame, ``provenance.user_frame``), as torch's does."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -34,6 +42,29 @@ class CuvilTracer(torch.fx.Tracer):
 
     def is_leaf_module(self, m: torch.nn.Module, qualname: str) -> bool:
         return is_leaf(m)
+
+    def create_node(self, *args, **kwargs) -> torch.fx.Node:
+        self.record_stack_traces = False
+        try:
+            node = super().create_node(*args, **kwargs)
+        finally:
+            self.record_stack_traces = True
+        if not node.stack_trace:
+            node.stack_trace = _user_stack()
+        return node
+
+
+_TORCH_DIR = str(Path(torch.__file__).resolve().parent)
+
+
+def _user_stack() -> str | None:
+    frames = traceback.extract_stack()[:-2]
+    first = next((i for i, f in enumerate(frames) if f.name == "forward"), None)
+    if first is None:
+        return None
+    kept = [f for f in frames[first:] if not f.filename.startswith(_TORCH_DIR)]
+    text = "".join(traceback.StackSummary.from_list(kept).format()).strip()
+    return text or None
 
 
 def trace(model: torch.nn.Module, concrete_args: dict[str, Any] | None = None):

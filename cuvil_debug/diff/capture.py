@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import linecache
 import operator
-import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import torch
 import torch.fx
 
 from cuvil.errors import FrontendError
-from cuvil.frontend.fx import CuvilTracer
-from cuvil.frontend.modules import is_leaf
+from cuvil.frontend.fx import trace
 from cuvil.frontend.provenance import display_path, node_loc
 from cuvil.frontend.registry import target_name
 
@@ -93,47 +90,6 @@ def capture(
             f"torch.fx could not trace {type(model).__name__}: {type(e).__name__}: {e}"
         ) from e
     return _captured(model, inputs, gm, tuple(inputs))
-
-
-class _Tracer(CuvilTracer):
-    """Cuvil's tracer (the same graph, nodes and leaves as ``cuvil.frontend.fx.trace``)
-    recording each node's stack trace with Python's traceback module: torch's own
-    (``CapturedTraceback.summary``) imports torch._dynamo on first use, a second of
-    a diff's start. The trace keeps the frames from the first ``forward`` on, minus
-    torch's own, which is what the locations are read from (the innermost user frame,
-    ``cuvil.frontend.provenance.user_frame``)."""
-
-    def create_node(self, *args, **kwargs) -> torch.fx.Node:
-        self.record_stack_traces = False
-        try:
-            node = super().create_node(*args, **kwargs)
-        finally:
-            self.record_stack_traces = True
-        if not node.stack_trace:
-            node.stack_trace = _user_stack()
-        return node
-
-
-_TORCH_DIR = str(Path(torch.__file__).resolve().parent)
-
-
-def _user_stack() -> str | None:
-    frames = traceback.extract_stack()[:-2]
-    first = next((i for i, f in enumerate(frames) if f.name == "forward"), None)
-    if first is None:
-        return None
-    kept = [f for f in frames[first:] if not f.filename.startswith(_TORCH_DIR)]
-    text = "".join(traceback.StackSummary.from_list(kept).format()).strip()
-    return text or None
-
-
-def trace(model: torch.nn.Module) -> torch.fx.GraphModule:
-    """``cuvil.frontend.fx.trace`` with `_Tracer` (a graph equal node for node)."""
-    if is_leaf(model):  # the tracer never calls the root as a leaf: give it a parent
-        model = torch.nn.Sequential(model)
-    tracer = _Tracer()
-    graph = tracer.trace(model)
-    return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
 
 
 def _captured(model, inputs, gm, args, exported=None) -> Capture:
