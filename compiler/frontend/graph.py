@@ -40,7 +40,7 @@ from . import (  # noqa: F401  (registers the rules)
 )
 from .context import LazyTensor, LoweringContext, cuvil_dtype
 from .decompose import decompose
-from .inplace import check_rebind, fallback_rule, is_inplace, same_tensor
+from .inplace import FROZEN, check_rebind, fallback_rule, is_inplace, same_tensor
 from .lower_factory import lowers_factory
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
@@ -217,7 +217,7 @@ class GraphLowering:
             raise UnsupportedOpError(
                 f"in-place '{target_name(node.target)}' on {why}",
                 node=node.name,
-                hint=_STATE_HINT if "buffer" in why else _INPLACE_HINT,
+                hint=_HINTS.get(why, _STATE_HINT if "buffer" in why else _INPLACE_HINT),
             )
         dtype = _written_dtype(self.env.get(first))
         if dtype is not None and dtype != result.type.dtype:
@@ -329,6 +329,14 @@ _STATE_HINT = (
     "a compiled model keeps no state; a model that updates its buffers (batch_norm "
     "statistics) is in training mode: call model.eval() before compiling"
 )
+
+
+_HINTS = {
+    FROZEN: "torch.fx ran the factory call while tracing (its arguments are all "
+    "constants), so every call would share one tensor: capture with frontend='export' "
+    "(the default), or make the tensor from an input (x.new_zeros(...)), or use the "
+    "out-of-place form",
+}
 
 
 def _strict_reason(old: Any) -> str | None:

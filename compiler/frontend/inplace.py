@@ -37,12 +37,16 @@ __all__ = [
     "check_rebind",
     "same_tensor",
     "writes_inputs",
+    "FROZEN",
 ]
 
 STORAGE = "cuvil_storage"  # node.meta key: the address of the node's storage object
 # node.meta keys: the id of the node's tensor (equal for an in-place op's result and its
 # input); an export placeholder that is a parameter or buffer
 TENSOR, STATE = "cuvil_tensor", "cuvil_state"
+# a tensor forward() makes from constants alone (torch.zeros(3)): torch.fx runs that
+# call while tracing and stores its result as one constant every call shares
+FROZEN = "a tensor the fx trace froze into a constant"
 LAYOUT = "cuvil_layout"  # node.meta key: (strides, storage offset) of the eager tensor
 _INPLACE_FUNCS = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 
@@ -240,6 +244,8 @@ def check_rebind(node: torch.fx.Node, mutated: torch.fx.Node) -> str | None:
     for other in node.graph.nodes:
         if other.meta.get(STORAGE) != key or order[other] >= here:
             continue
+        if other.op == "get_attr" and str(other.target).startswith("_tensor_constant"):
+            return FROZEN  # fx's: a tensor forward() made from constants
         if other.op == "get_attr" or other.meta.get(STATE):
             return "a parameter or buffer"
         if other.op == "placeholder":

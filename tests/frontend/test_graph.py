@@ -208,3 +208,30 @@ def test_lists_and_dicts_come_back_as_the_plain_ones_eager_returns(frontend):
     out[1]["b"] = None
     torch.testing.assert_close(out[0][0], want[0][0])
     torch.testing.assert_close(out[1]["a"], want[1]["a"])
+
+
+class AddsIntoZeros(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p = nn.Parameter(torch.randn(3))
+
+    def forward(self, x):
+        z = torch.zeros(3)
+        z.add_(self.p)
+        return x + z
+
+
+def test_an_in_place_write_into_a_tensor_fx_froze_says_so_and_export_compiles_it():
+    """torch.fx runs `torch.zeros(3)` while tracing and keeps its result as a constant
+    every call shares: the refusal names that (not a parameter or buffer and
+    model.eval()), and the default frontend compiles the model."""
+    import cuvil
+
+    x = randn(2, 3)
+    with pytest.raises(UnsupportedOpError, match="froze into a constant") as err:
+        lower(AddsIntoZeros(), (x,), frontend="fx")
+    assert "frontend='export'" in err.value.hint and "eval()" not in err.value.hint
+    model = AddsIntoZeros().eval()
+    with torch.no_grad():
+        got = cuvil.compile(model, inputs=[x], options={"frontend": "export"})(x)
+        torch.testing.assert_close(got, model(x))
