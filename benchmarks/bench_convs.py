@@ -1,0 +1,193 @@
+"""ResNet-18's convolutions one by one: Cuvil's direct kernel against the FMA peak and ORT.
+
+    python benchmarks/bench_convs.py [--rounds 15] [--no-ort] [--shapes layer1,layer2]
+
+Each distinct convolution of ResNet-18 at batch 1 (224x224, NHWC inside Cuvil) is
+compiled as a lone kernel with the plan a model's build would pick (codegen/conv_plan.py
+``default_conv_plan``: the host's measured table if there is one, else the cache model;
+``CUVIL_PLANS=0`` forces the model), bias added, no epilogue. ORT runs the same
+convolution as a one-node ONNX graph (NCHW in and out; its NCHWc transform adds a
+reorder of input and output that a whole model does not pay per layer, so ORT's lone
+figures are a little low). The FMA peak (24 independent zmm FMA chains) is measured in
+every round. Everything interleaved (peak, then per shape Cuvil, ORT), one thread,
+thread CPU time per call over ~2 ms samples; min and median over the rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_gemm import fma_peak_gflops  # noqa: E402
+
+from cuvil.codegen.conv_plan import default_conv_plan, pack_conv_weight  # noqa: E402
+from cuvil.codegen.im2col import ConvShape  # noqa: E402
+from cuvil.runtime.gemm_jit import compile_conv  # noqa: E402
+
+BUDGET_S = 0.002
+
+# (name, C, H, O, kernel, stride, padding, count in the model)
+RESNET18 = [
+    ("stem 7x7 s2", 3, 224, 64, 7, 2, 3, 1),
+    ("layer1 3x3", 64, 56, 64, 3, 1, 1, 4),
+    ("layer2.0 3x3 s2", 64, 56, 128, 3, 2, 1, 1),
+    ("layer2 3x3", 128, 28, 128, 3, 1, 1, 3),
+    ("layer2 1x1 s2", 64, 56, 128, 1, 2, 0, 1),
+    ("layer3.0 3x3 s2", 128, 28, 256, 3, 2, 1, 1),
+    ("layer3 3x3", 256, 14, 256, 3, 1, 1, 3),
+    ("layer3 1x1 s2", 128, 28, 256, 1, 2, 0, 1),
+    ("layer4.0 3x3 s2", 256, 14, 512, 3, 2, 1, 1),
+    ("layer4 3x3", 512, 7, 512, 3, 1, 1, 3),
+    ("layer4 1x1 s2", 256, 14, 512, 1, 2, 0, 1),
+]
+
+
+def shape_of(c, h, o, k, s, p) -> ConvShape:
+    oh = (h + 2 * p - k) // s + 1
+    return ConvShape(1, 1, c, o, (h, h), (oh, oh), (k, k), (s, s), (p, p), (1, 1))
+
+
+def cuvil_call(cs: ConvShape, x, w, bias):
+    plan = default_conv_plan(cs)
+    kernel = compile_conv(plan, bias=True)
+    xn = x.permute(0, 2, 3, 1).contiguous()
+    packed, out = pack_conv_weight(w, plan), torch.empty(cs.n, *cs.outs, cs.og)
+
+    def call():
+        kernel(out, xn, packed, bias)
+
+    def result():
+        call()
+        return out.permute(0, 3, 1, 2)
+
+    return plan, call, result
+
+
+def ort_call(x, w, bias, s, p):
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    node = helper.make_node(
+        "Conv", ["x", "w", "b"], ["y"], strides=[s, s], pads=[p] * 4
+    )
+    graph = helper.make_graph(
+        [node],
+        "conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [
+            numpy_helper.from_array(w.numpy(), "w"),
+            numpy_helper.from_array(bias.numpy(), "b"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = opts.inter_op_num_threads = 1
+    sess = ort.InferenceSession(
+        model.SerializeToString(), opts, providers=["CPUExecutionProvider"]
+    )
+    feed = {"x": x.numpy()}
+    return lambda: sess.run(None, feed)
+
+
+def timed(fn, reps: int) -> float:
+    t0 = time.thread_time()
+    for _ in range(reps):
+        fn()
+    return (time.thread_time() - t0) / reps
+
+
+def reps_for(fn) -> int:
+    fn()
+    t0 = time.thread_time()
+    fn()
+    return max(1, int(BUDGET_S / max(time.thread_time() - t0, 1e-6)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--no-ort", action="store_true")
+    parser.add_argument("--shapes", default="", help="names containing these words")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    words = [w for w in args.shapes.split(",") if w]
+    rows = [r for r in RESNET18 if not words or any(w in r[0] for w in words)]
+    gen = torch.Generator().manual_seed(0)
+    jobs = []
+    for name, c, h, o, k, s, p, count in rows:
+        cs = shape_of(c, h, o, k, s, p)
+        x = torch.randn(1, c, h, h, generator=gen)
+        w = torch.randn(o, c, k, k, generator=gen) / (c * k * k) ** 0.5
+        bias = torch.randn(o, generator=gen)
+        plan, call, result = cuvil_call(cs, x, w, bias)
+        ref = torch.nn.functional.conv2d(x, w, bias, stride=s, padding=p)
+        err = ((result() - ref).abs().max() / ref.abs().max()).item()
+        calls = [call] if args.no_ort else [call, ort_call(x, w, bias, s, p)]
+        flops = 2 * cs.spatial_out * o * cs.k
+        jobs.append((name, count, plan, flops, calls, [reps_for(f) for f in calls], err))
+    peaks, times = [], [[[] for _ in j[4]] for j in jobs]
+    for _ in range(args.rounds):
+        peaks.append(fma_peak_gflops())
+        for job, ts in zip(jobs, times, strict=True):
+            for fn, reps, t in zip(job[4], job[5], ts, strict=True):
+                t.append(timed(fn, reps))
+    peak = statistics.median(peaks)
+    load = os.getloadavg()
+    print(
+        f"FMA peak median {peak:.0f} GFLOP/s (min {min(peaks):.0f}, max "
+        f"{max(peaks):.0f}); load average {load[0]:.1f} {load[1]:.1f}; "
+        f"{args.rounds} rounds"
+    )
+    print(
+        "| conv | x | plan | cuvil ms min/med | GFLOP/s (med) | % peak min/med "
+        "| ort ms min/med | ort % peak (med) | c/ort (med) | rel. err |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    tot = [0.0, 0.0, 0.0]
+    for (name, count, plan, flops, _, _, err), ts in zip(jobs, times, strict=True):
+        c_min, c_med = min(ts[0]), statistics.median(ts[0])
+        form = "bordered" if plan.padded else "in place"
+        pf = " pf" if plan.prefetch else ""
+        line = (
+            f"| {name} | {count} | {plan.mr}x{plan.nr} {form}{pf} | "
+            f"{c_min * 1e3:.3f}/{c_med * 1e3:.3f} | {flops / c_med / 1e9:.0f} | "
+            f"{flops / c_min / 1e9 / peak:.0%}/{flops / c_med / 1e9 / peak:.0%} |"
+        )
+        tot[0] += count * c_med
+        tot[2] += count * flops
+        if len(ts) > 1:
+            o_min, o_med = min(ts[1]), statistics.median(ts[1])
+            tot[1] += count * o_med
+            line += (
+                f" {o_min * 1e3:.3f}/{o_med * 1e3:.3f} | "
+                f"{flops / o_med / 1e9 / peak:.0%} | {c_med / o_med:.2f} |"
+            )
+        else:
+            line += " — | — | — |"
+        print(line + f" {err:.1e} |")
+    summary = (
+        f"all convs (medians, weighted by count): cuvil {tot[0] * 1e3:.2f} ms = "
+        f"{tot[2] / tot[0] / 1e9 / peak:.0%} of peak"
+    )
+    if tot[1]:
+        summary += (
+            f"; ort {tot[1] * 1e3:.2f} ms = {tot[2] / tot[1] / 1e9 / peak:.0%}; "
+            f"c/ort {tot[0] / tot[1]:.2f}"
+        )
+    print(summary)
+
+
+if __name__ == "__main__":
+    main()
