@@ -165,6 +165,14 @@ def test_drawn_shapes_and_tiles_match_torch(plan, bias):
     assert_close(out, ref, plan.cs.k)
 
 
+def test_thirteen_row_tiles_in_place():
+    """The in-place tile height ResNet-18's layer4 gets (13 rows x 2 vectors: 3 tiles
+    and a 10-row edge over 49 positions), with a channel edge and a residual."""
+    cs = conv_shape(1, 24, 40, (7, 7), (3, 3), (1, 1), (1, 1), (1, 1))
+    out, ref = run(ConvPlan(cs, 13, 32, 49, False, prefetch=1024), residual="post")
+    assert_close(out, ref, cs.k)
+
+
 def test_items_can_be_run_in_any_split():
     """What the thread pool does: items in separate calls, in any order."""
     cs = conv_shape(2, 8, 40, (9, 7), (3, 3), (2, 1), (1, 1), (1, 1))
