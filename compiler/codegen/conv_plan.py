@@ -49,6 +49,7 @@ class ConvPlan:
     unroll: int = 4
     prefetch: int = 0  # bytes ahead in the weight stream (0: none)
     kc: int = 0  # reduction elements per k-block (0: all); see k_split
+    ahead: bool = False  # in place: also the next panel's weights, over these tiles
     vw: int = 16  # float lanes per vector
 
     def __post_init__(self) -> None:
@@ -153,7 +154,10 @@ def model_conv_plan(cs: ConvShape, host: HostInfo | None = None) -> ConvPlan:
       the tallest tile the registers hold (6 x 64);
     - weights larger than half of L2 stream from L3 on every call at batch 1
       (ResNet's layer3/4): half as wide, twice as tall tiles (each weight vector serves
-      twice the rows) and the weight stream prefetched 2/3 of an L1 ahead;
+      twice the rows) and the weight stream prefetched 2/3 of an L1 ahead; with
+      few tiles per panel (8 at most: layer4's 49 positions, 4 tiles) also the next
+      panel, spread over this one's tiles (``ahead``: else the first tile of each
+      panel waits on L3 while the others run from L2);
     - the bordered form (one pointer per tile, runs of kw*C) for inputs with fewer
       channels than a vector (the stem: runs of 21 instead of 3) and for convolutions
       without padding (no copy then: x is read as it is); else in place."""
@@ -171,7 +175,8 @@ def model_conv_plan(cs: ConvShape, host: HostInfo | None = None) -> ConvPlan:
         mr = row_aligned(tall, cs.outs[1])
     else:
         mr = inplace_rows(tall, m)
-    return ConvPlan(cs, mr, vw * nvec, m, padded, prefetch=prefetch, vw=vw)
+    ahead = bool(prefetch) and not padded and -(-m // mr) <= 8
+    return ConvPlan(cs, mr, vw * nvec, m, padded, prefetch=prefetch, ahead=ahead, vw=vw)
 
 
 def inplace_rows(tall: int, m: int) -> int:
@@ -224,11 +229,16 @@ def conv_candidates(cs: ConvShape, host: HostInfo | None = None) -> list[ConvPla
         for mr in dict.fromkeys((tall, max(1, tall - 2 if nvec > 1 else tall // 2))):
             for prefetch in (0, pf):
                 kw = {"nr": nvec * vw, "prefetch": prefetch}
-                out.append(
-                    dataclasses.replace(
-                        base, mr=min(mr, cs.spatial_out), padded=False, **kw
+                for ahead in (False, True) if prefetch else (False,):
+                    out.append(
+                        dataclasses.replace(
+                            base,
+                            mr=min(mr, cs.spatial_out),
+                            padded=False,
+                            ahead=ahead,
+                            **kw,
+                        )
                     )
-                )
                 if cs.dilation[1] == 1:
                     mr_b = row_aligned(mr, cs.outs[1])
                     out.append(dataclasses.replace(base, mr=mr_b, padded=True, **kw))
@@ -244,7 +254,7 @@ def conv_key(cs: ConvShape) -> str:
 
 def conv_params(plan: ConvPlan) -> dict:
     """The fields a measured plan records (the shape and the thread split aside)."""
-    fields = ("mr", "nr", "padded", "order", "unroll", "prefetch", "kc", "vw")
+    fields = ("mr", "nr", "padded", "order", "unroll", "prefetch", "kc", "ahead", "vw")
     return {f: getattr(plan, f) for f in fields}
 
 

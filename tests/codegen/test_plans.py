@@ -74,14 +74,19 @@ def test_plans_follow_the_host_caches():
 def test_in_place_tiles_leave_no_one_row_edge():
     """ResNet-18's layer4 (7x7 = 49 positions, weights streamed from L3): 12-row tiles
     left a 1-row edge that streamed a whole weight panel for one row; the model takes
-    13 (3 x 13 + 10). 196 positions (layer3) keep 12 (16 x 12 + 4)."""
+    13 (3 x 13 + 10) and prefetches the next panel over them. 196 positions (layer3)
+    keep 12 (16 x 12 + 4) and no next-panel prefetch."""
     host = HostInfo("x", frozenset({"avx512f", "fma"}), 48 << 10, 2 << 20, 64 << 20)
 
     def shape(c, hw):
         return ConvShape(1, 1, c, c, (hw, hw), (hw, hw), (3, 3), (1, 1), (1, 1), (1, 1))
 
-    assert model_conv_plan(shape(512, 7), host).mr == 13
-    assert model_conv_plan(shape(256, 14), host).mr == 12
+    layer4, layer3 = (
+        model_conv_plan(shape(512, 7), host),
+        model_conv_plan(shape(256, 14), host),
+    )
+    assert (layer4.mr, layer4.ahead) == (13, True)  # 4 tiles: the next panel too
+    assert (layer3.mr, layer3.ahead) == (12, False)  # 17 tiles
     assert inplace_rows(14, 49) == 13 and inplace_rows(14, 13) == 13
     assert inplace_rows(6, 49) == 6 and inplace_rows(24, 25) == 13
 
