@@ -73,7 +73,6 @@ def cuvil_call(cs: ConvShape, x, w, bias):
 
 
 def ort_call(x, w, bias, s, p):
-    import onnx
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 
@@ -136,7 +135,9 @@ def main() -> None:
         err = ((result() - ref).abs().max() / ref.abs().max()).item()
         calls = [call] if args.no_ort else [call, ort_call(x, w, bias, s, p)]
         flops = 2 * cs.spatial_out * o * cs.k
-        jobs.append((name, count, plan, flops, calls, [reps_for(f) for f in calls], err))
+        jobs.append(
+            (name, count, plan, flops, calls, [reps_for(f) for f in calls], err)
+        )
     peaks, times = [], [[[] for _ in j[4]] for j in jobs]
     for _ in range(args.rounds):
         peaks.append(fma_peak_gflops())
@@ -159,7 +160,7 @@ def main() -> None:
     for (name, count, plan, flops, _, _, err), ts in zip(jobs, times, strict=True):
         c_min, c_med = min(ts[0]), statistics.median(ts[0])
         form = "bordered" if plan.padded else "in place"
-        pf = " pf" if plan.prefetch else ""
+        pf = (" pf" if plan.prefetch else "") + (" ahead" if plan.ahead else "")
         line = (
             f"| {name} | {count} | {plan.mr}x{plan.nr} {form}{pf} | "
             f"{c_min * 1e3:.3f}/{c_med * 1e3:.3f} | {flops / c_med / 1e9:.0f} | "
