@@ -1,6 +1,7 @@
 """ResNet-18's convolutions one by one: Cuvil's direct kernel against the FMA peak and ORT.
 
     python benchmarks/bench_convs.py [--rounds 15] [--no-ort] [--shapes layer1,layer2]
+        [--before]
 
 Each distinct convolution of ResNet-18 at batch 1 (224x224, NHWC inside Cuvil) is
 compiled as a lone kernel with the plan a model's build would pick (codegen/conv_plan.py
@@ -10,12 +11,19 @@ convolution as a one-node ONNX graph (NCHW in and out; its NCHWc transform adds 
 reorder of input and output that a whole model does not pay per layer, so ORT's lone
 figures are a little low). The FMA peak (24 independent zmm FMA chains) is measured in
 every round. Everything interleaved (peak, then per shape Cuvil, ORT), one thread,
-thread CPU time per call over ~2 ms samples; min and median over the rounds.
+thread CPU time per call over ~2 ms samples; min and median over the rounds; the
+order of the contenders reverses every other round (on this shared machine the one that
+runs right after another model's call reads a colder L3).
+
+``--before``: also the plan the model picked before issue 19's layer4 work (in place:
+12-row tiles at most, whatever the edge, and no next-panel prefetch), for the shapes
+where it differs, interleaved with the rest.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import statistics
 import sys
@@ -29,7 +37,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_gemm import fma_peak_gflops  # noqa: E402
 
-from cuvil.codegen.conv_plan import default_conv_plan, pack_conv_weight  # noqa: E402
+from cuvil.codegen.conv_plan import (  # noqa: E402
+    ConvPlan,
+    default_conv_plan,
+    pack_conv_weight,
+    tile_rows,
+)
+from cuvil.codegen.host import host_info  # noqa: E402
 from cuvil.codegen.im2col import ConvShape  # noqa: E402
 from cuvil.runtime.gemm_jit import compile_conv  # noqa: E402
 
@@ -56,8 +70,30 @@ def shape_of(c, h, o, k, s, p) -> ConvShape:
     return ConvShape(1, 1, c, o, (h, h), (oh, oh), (k, k), (s, s), (p, p), (1, 1))
 
 
-def cuvil_call(cs: ConvShape, x, w, bias):
-    plan = default_conv_plan(cs)
+def before_plan(plan: ConvPlan) -> ConvPlan:
+    """The model's plan before the edge rule and the next-panel prefetch."""
+    if plan.padded:
+        return plan
+    tall = tile_rows(plan.nr // plan.vw, host_info().vector_registers)
+    mr = min(tall, 12, plan.cs.spatial_out)
+    return dataclasses.replace(plan, mr=mr, ahead=False)
+
+
+def cells(times: list[float], flops: int, peak: float) -> str:
+    lo, md = min(times), statistics.median(times)
+    return (
+        f"{lo * 1e3:.3f}/{md * 1e3:.3f}, "
+        f"{flops / lo / 1e9 / peak:.0%}/{flops / md / 1e9 / peak:.0%}"
+    )
+
+
+def describe(plan: ConvPlan) -> str:
+    form = "bordered" if plan.padded else "in place"
+    pf = (" pf" if plan.prefetch else "") + (" ahead" if plan.ahead else "")
+    return f"{plan.mr}x{plan.nr} {form}{pf}"
+
+
+def cuvil_call(cs: ConvShape, x, w, bias, plan: ConvPlan):
     kernel = compile_conv(plan, bias=True)
     xn = x.permute(0, 2, 3, 1).contiguous()
     packed, out = pack_conv_weight(w, plan), torch.empty(cs.n, *cs.outs, cs.og)
@@ -119,6 +155,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--no-ort", action="store_true")
     parser.add_argument("--shapes", default="", help="names containing these words")
+    parser.add_argument("--before", action="store_true", help="and the old plans")
     args = parser.parse_args()
     torch.set_num_threads(1)
     words = [w for w in args.shapes.split(",") if w]
@@ -130,19 +167,34 @@ def main() -> None:
         x = torch.randn(1, c, h, h, generator=gen)
         w = torch.randn(o, c, k, k, generator=gen) / (c * k * k) ** 0.5
         bias = torch.randn(o, generator=gen)
-        plan, call, result = cuvil_call(cs, x, w, bias)
+        plan = default_conv_plan(cs)
+        plan, call, result = cuvil_call(cs, x, w, bias, plan)
         ref = torch.nn.functional.conv2d(x, w, bias, stride=s, padding=p)
         err = ((result() - ref).abs().max() / ref.abs().max()).item()
-        calls = [call] if args.no_ort else [call, ort_call(x, w, bias, s, p)]
+        calls = {"cuvil": call}
+        if not args.no_ort:
+            calls["ort"] = ort_call(x, w, bias, s, p)
+        old = before_plan(plan)
+        if args.before and old != plan:
+            calls["before"] = cuvil_call(cs, x, w, bias, old)[1]
         flops = 2 * cs.spatial_out * o * cs.k
         jobs.append(
-            (name, count, plan, flops, calls, [reps_for(f) for f in calls], err)
+            (
+                name,
+                count,
+                plan,
+                flops,
+                calls,
+                [reps_for(f) for f in calls.values()],
+                err,
+            )
         )
-    peaks, times = [], [[[] for _ in j[4]] for j in jobs]
-    for _ in range(args.rounds):
+    peaks, times = [], [{k: [] for k in j[4]} for j in jobs]
+    for r in range(args.rounds):
         peaks.append(fma_peak_gflops())
         for job, ts in zip(jobs, times, strict=True):
-            for fn, reps, t in zip(job[4], job[5], ts, strict=True):
+            runs = list(zip(job[4].values(), job[5], ts.values(), strict=True))
+            for fn, reps, t in runs if r % 2 else runs[::-1]:
                 t.append(timed(fn, reps))
     peak = statistics.median(peaks)
     load = os.getloadavg()
@@ -153,39 +205,54 @@ def main() -> None:
     )
     print(
         "| conv | x | plan | cuvil ms min/med | GFLOP/s (med) | % peak min/med "
+        "| before: plan, ms min/med, % peak min/med "
         "| ort ms min/med | ort % peak (med) | c/ort (med) | rel. err |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    tot = [0.0, 0.0, 0.0]
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    tot = {"cuvil": 0.0, "ort": 0.0, "before": 0.0}
+    flops_all = 0
     for (name, count, plan, flops, _, _, err), ts in zip(jobs, times, strict=True):
-        c_min, c_med = min(ts[0]), statistics.median(ts[0])
-        form = "bordered" if plan.padded else "in place"
-        pf = (" pf" if plan.prefetch else "") + (" ahead" if plan.ahead else "")
+        flops_all += count * flops
+        med = {k: statistics.median(t) for k, t in ts.items()}
+        for k in tot:
+            tot[k] += count * med.get(k, med["cuvil"] if k == "before" else 0.0)
+
         line = (
-            f"| {name} | {count} | {plan.mr}x{plan.nr} {form}{pf} | "
-            f"{c_min * 1e3:.3f}/{c_med * 1e3:.3f} | {flops / c_med / 1e9:.0f} | "
-            f"{flops / c_min / 1e9 / peak:.0%}/{flops / c_med / 1e9 / peak:.0%} |"
+            f"| {name} | {count} | {describe(plan)} | "
+            f"{min(ts['cuvil']) * 1e3:.3f}/{med['cuvil'] * 1e3:.3f} | "
+            f"{flops / med['cuvil'] / 1e9:.0f} | "
+            f"{flops / min(ts['cuvil']) / 1e9 / peak:.0%}/"
+            f"{flops / med['cuvil'] / 1e9 / peak:.0%} | "
         )
-        tot[0] += count * c_med
-        tot[2] += count * flops
-        if len(ts) > 1:
-            o_min, o_med = min(ts[1]), statistics.median(ts[1])
-            tot[1] += count * o_med
+        old = before_plan(plan)
+        line += (
+            f"{describe(old)}, {cells(ts['before'], flops, peak)} | "
+            if "before" in ts
+            else "same | "
+        )
+        if "ort" in ts:
             line += (
-                f" {o_min * 1e3:.3f}/{o_med * 1e3:.3f} | "
-                f"{flops / o_med / 1e9 / peak:.0%} | {c_med / o_med:.2f} |"
+                f"{min(ts['ort']) * 1e3:.3f}/{med['ort'] * 1e3:.3f} | "
+                f"{flops / med['ort'] / 1e9 / peak:.0%} | "
+                f"{med['cuvil'] / med['ort']:.2f} |"
             )
         else:
-            line += " — | — | — |"
+            line += "— | — | — |"
         print(line + f" {err:.1e} |")
     summary = (
-        f"all convs (medians, weighted by count): cuvil {tot[0] * 1e3:.2f} ms = "
-        f"{tot[2] / tot[0] / 1e9 / peak:.0%} of peak"
+        f"all convs (medians, weighted by count): cuvil {tot['cuvil'] * 1e3:.2f} ms "
+        f"= {flops_all / tot['cuvil'] / 1e9 / peak:.0%} of peak"
     )
-    if tot[1]:
+    if args.before:
         summary += (
-            f"; ort {tot[1] * 1e3:.2f} ms = {tot[2] / tot[1] / 1e9 / peak:.0%}; "
-            f"c/ort {tot[0] / tot[1]:.2f}"
+            f"; before {tot['before'] * 1e3:.2f} ms = "
+            f"{flops_all / tot['before'] / 1e9 / peak:.0%}"
+        )
+    if tot["ort"]:
+        summary += (
+            f"; ort {tot['ort'] * 1e3:.2f} ms = "
+            f"{flops_all / tot['ort'] / 1e9 / peak:.0%}; "
+            f"c/ort {tot['cuvil'] / tot['ort']:.2f}"
         )
     print(summary)
 
