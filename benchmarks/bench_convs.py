@@ -1,7 +1,7 @@
 """ResNet-18's convolutions one by one: Cuvil's direct kernel against the FMA peak and ORT.
 
     python benchmarks/bench_convs.py [--rounds 15] [--no-ort] [--shapes layer1,layer2]
-        [--before]
+        [--before] [--model]
 
 Each distinct convolution of ResNet-18 at batch 1 (224x224, NHWC inside Cuvil) is
 compiled as a lone kernel with the plan a model's build would pick (codegen/conv_plan.py
@@ -18,6 +18,11 @@ runs right after another model's call reads a colder L3).
 ``--before``: also the plan the model picked before issue 19's layer4 work (in place:
 12-row tiles at most, whatever the edge, and no next-panel prefetch), for the shapes
 where it differs, interleaved with the rest.
+
+``--model``: then the whole ResNet-18 b1 (cold compiles), with the current plans, with
+the ``--before`` ones if asked, and ORT, interleaved the same way (two calls per
+sample): median, min and IQR per call, % of the peak by contraction FLOPs, c/ort, and
+the per-round ratio after/before.
 """
 
 from __future__ import annotations
@@ -150,12 +155,71 @@ def reps_for(fn) -> int:
     return max(1, int(BUDGET_S / max(time.thread_time() - t0, 1e-6)))
 
 
+def whole_model(rounds: int, before: bool, peak: float) -> None:
+    from bench_models import contraction_flops, onnx_runtime
+    from real_models import build
+
+    import cuvil
+    from cuvil.codegen import conv_plan
+
+    model, inputs = build("resnet18_b1")
+    opts = {"num_threads": 1}
+    cuvil.compile(model, list(inputs), options=opts)  # torch's first trace
+    contenders, cpu = {}, {}
+    current = conv_plan.model_conv_plan
+    for name in ("before", "cuvil") if before else ("cuvil",):
+        if name == "before":
+            conv_plan.model_conv_plan = lambda cs, host=None: before_plan(
+                current(cs, host)
+            )
+        t0 = time.process_time()
+        contenders[name] = cuvil.compile(model, list(inputs), options=opts)
+        cpu[name] = time.process_time() - t0
+        conv_plan.model_conv_plan = current
+    contenders["ort"] = onnx_runtime(model, inputs, 1)
+    flops = contraction_flops(contenders["cuvil"].module)
+    ts = {k: [] for k in contenders}
+    with torch.no_grad():
+        for f in contenders.values():
+            f(*inputs)
+        for r in range(rounds):
+            runs = list(contenders.items())
+            for k, f in runs if r % 2 else runs[::-1]:
+                t0 = time.thread_time()
+                f(*inputs)
+                f(*inputs)
+                ts[k].append((time.thread_time() - t0) / 2)
+    load = os.getloadavg()
+    print(f"ResNet-18 b1, {rounds} rounds, load average {load[0]:.1f} {load[1]:.1f}")
+    print(
+        "| contender | median ms | min ms | IQR/median | % peak med/min | compile s |"
+    )
+    print("|---|---|---|---|---|---|")
+    for k, t in ts.items():
+        md, q = statistics.median(t), statistics.quantiles(t, n=4)
+        print(
+            f"| {k} | {md * 1e3:.2f} | {min(t) * 1e3:.2f} | {(q[2] - q[0]) / md:.0%} | "
+            f"{flops / md / 1e9 / peak:.0%}/{flops / min(t) / 1e9 / peak:.0%} | "
+            f"{cpu.get(k, 0):.2f} |"
+        )
+    med = {k: statistics.median(t) for k, t in ts.items()}
+    line = f"c/ort {med['cuvil'] / med['ort']:.3f}"
+    if before:
+        pairs = [a / b for a, b in zip(ts["cuvil"], ts["before"], strict=True)]
+        line += (
+            f"; before/ort {med['before'] / med['ort']:.3f}; per-round cuvil/before "
+            f"median {statistics.median(pairs):.3f}"
+        )
+    print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--no-ort", action="store_true")
     parser.add_argument("--shapes", default="", help="names containing these words")
     parser.add_argument("--before", action="store_true", help="and the old plans")
+    parser.add_argument("--model", action="store_true", help="and ResNet-18 whole")
     args = parser.parse_args()
     torch.set_num_threads(1)
     words = [w for w in args.shapes.split(",") if w]
@@ -255,6 +319,8 @@ def main() -> None:
             f"c/ort {tot['cuvil'] / tot['ort']:.2f}"
         )
     print(summary)
+    if args.model:
+        whole_model(args.rounds * 3, args.before, peak)
 
 
 if __name__ == "__main__":
