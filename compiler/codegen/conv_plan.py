@@ -184,7 +184,7 @@ def inplace_rows(tall: int, m: int) -> int:
     rows at most (x86 has 16; taller tiles spill a row pointer per broadcast), unless
     that leaves an edge tile of 1-2 rows: it streams the whole weight panel again for
     them (ResNet-18's layer4, 49 positions: 4 x 12 + 1). Then the height up to `tall`
-    (14 at most) with the longest edge (49: 3 x 13 + 10, measured 15-20% faster)."""
+    (14 at most) with the longest edge (49: 3 x 13 + 10; docs/CONV.md)."""
     mr = min(tall, 12, m)
     if 0 < m % mr <= 2 and tall > mr:
         return max(range(min(tall, 14, m), mr, -1), key=lambda h: (m % h or h, h))
