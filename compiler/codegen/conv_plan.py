@@ -155,9 +155,10 @@ def model_conv_plan(cs: ConvShape, host: HostInfo | None = None) -> ConvPlan:
     - weights larger than half of L2 stream from L3 on every call at batch 1
       (ResNet's layer3/4): half as wide, twice as tall tiles (each weight vector serves
       twice the rows) and the weight stream prefetched 2/3 of an L1 ahead; with
-      few tiles per panel (8 at most: layer4's 49 positions, 4 tiles) also the next
+      at most 32 tiles per panel (ResNet-18's layer4: 4, layer3: 17) also the next
       panel, spread over this one's tiles (``ahead``: else the first tile of each
-      panel waits on L3 while the others run from L2);
+      panel waits on L3 while the others run from L2; with more tiles that burst is
+      a small share and the extra prefetch per step is not worth it);
     - the bordered form (one pointer per tile, runs of kw*C) for inputs with fewer
       channels than a vector (the stem: runs of 21 instead of 3) and for convolutions
       without padding (no copy then: x is read as it is); else in place."""
@@ -175,7 +176,7 @@ def model_conv_plan(cs: ConvShape, host: HostInfo | None = None) -> ConvPlan:
         mr = row_aligned(tall, cs.outs[1])
     else:
         mr = inplace_rows(tall, m)
-    ahead = bool(prefetch) and not padded and -(-m // mr) <= 8
+    ahead = bool(prefetch) and not padded and -(-m // mr) <= 32
     return ConvPlan(cs, mr, vw * nvec, m, padded, prefetch=prefetch, ahead=ahead, vw=vw)
 
 

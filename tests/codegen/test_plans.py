@@ -75,7 +75,7 @@ def test_in_place_tiles_leave_no_one_row_edge():
     """ResNet-18's layer4 (7x7 = 49 positions, weights streamed from L3): 12-row tiles
     left a 1-row edge that streamed a whole weight panel for one row; the model takes
     13 (3 x 13 + 10) and prefetches the next panel over them. 196 positions (layer3)
-    keep 12 (16 x 12 + 4) and no next-panel prefetch."""
+    keep 12 (16 x 12 + 4), with the next panel's prefetch; 784 positions have none."""
     host = HostInfo("x", frozenset({"avx512f", "fma"}), 48 << 10, 2 << 20, 64 << 20)
 
     def shape(c, hw):
@@ -86,7 +86,9 @@ def test_in_place_tiles_leave_no_one_row_edge():
         model_conv_plan(shape(256, 14), host),
     )
     assert (layer4.mr, layer4.ahead) == (13, True)  # 4 tiles: the next panel too
-    assert (layer3.mr, layer3.ahead) == (12, False)  # 17 tiles
+    assert (layer3.mr, layer3.ahead) == (12, True)  # 17 tiles
+    wide = model_conv_plan(shape(256, 28), host)  # 66 tiles: the stream prefetch only
+    assert wide.prefetch and not wide.ahead
     assert inplace_rows(14, 49) == 13 and inplace_rows(14, 13) == 13
     assert inplace_rows(6, 49) == 6 and inplace_rows(24, 25) == 13
 
