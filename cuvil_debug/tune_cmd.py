@@ -76,6 +76,7 @@ def run_tune(args: argparse.Namespace) -> int:
 def _plan(plan) -> str:
     prefetch = f" prefetch {plan.prefetch // 1024}K" if plan.prefetch else ""
     extra = " bordered" if getattr(plan, "padded", False) else ""
+    extra += " ahead" if getattr(plan, "ahead", False) else ""
     return f"{plan.mr}x{plan.nr}{prefetch}{extra}"
 
 

@@ -144,6 +144,7 @@ class _ConvEmitter(InplaceTaps, BorderedTaps, SimdBuilder):
         self.first, self.count = fn.args[6:]
         self.zeros = None if plan.padded else self._zero_row(f"{fn.name}.zeros")
         self.res_masks: dict[int, ir.Value] = {}
+        self.ahead = None  # the next panel's prefetch (prefetch_next)
 
     def residual_masks(self, pan: _Panel) -> None:
         """lanes -> the residual's load mask for this tile's stores: those lanes if the
@@ -274,14 +275,20 @@ class _ConvEmitter(InplaceTaps, BorderedTaps, SimdBuilder):
         mr = self.plan.mr
         full, rem = divmod(rows, mr)
 
+        spread = self.plan.ahead and kr.last is True and self.plan.order == "m"
+        tiles = full + (1 if rem else 0)
+
         def tile(t, _):
+            self.ahead = (t, tiles) if spread else None
             self.tile(n, self.add(p0, self.mul(t, mr)), mr, pan, kr, self.plan.unroll)
             return []
 
         self.loop(full, [], tile)
         if rem:  # once per item: its k loop rolled (a quarter of the code, same speed)
             unroll = 1 if full else self.plan.unroll
+            self.ahead = (self.i64(full), tiles) if spread else None
             self.tile(n, self.add(p0, full * mr), rem, pan, kr, unroll)
+        self.ahead = None
 
     # ---- one register tile ----------------------------------------------------------
     def tile(self, n, pos0, rows: int, pan: _Panel, kr: _KRange, unroll: int) -> None:
@@ -294,6 +301,9 @@ class _ConvEmitter(InplaceTaps, BorderedTaps, SimdBuilder):
         place = self.place(n, pos0, pan)
         accs = self.initial(place, rows, pan, kr)
         b_panel = self.mul(pan.j, self.cs.k * self.plan.nr)
+        if self.ahead is not None:  # (b_panel, this tile's share's start, tiles)
+            t, tiles = self.ahead
+            self.ahead = (b_panel, self.mul(t, self.cs.k * self.plan.nr), tiles)
         accs = self.inplace_taps(n, cells, b_panel, pan, accs, kr, unroll)
         self.finish(place, rows, pan, accs, kr)
 
@@ -336,6 +346,8 @@ class _ConvEmitter(InplaceTaps, BorderedTaps, SimdBuilder):
             self.load_vec(self.w, self.add(w_off, self.width * v), self.width)
             for v in range(pan.nvec)
         ]
+        if self.ahead is not None:
+            self.prefetch_next(w_off)
         if self.plan.prefetch:
             self.prefetch(
                 self.add(w_off, self.plan.prefetch // 4), pan.nvec * self.width
@@ -352,13 +364,28 @@ class _ConvEmitter(InplaceTaps, BorderedTaps, SimdBuilder):
                 out.append(b.call(fma, [a_vec, bvecs[v], accs[r * pan.nvec + v]]))
         return out
 
+    def prefetch_next(self, w_off) -> None:
+        """``plan.ahead``: tile t of the panel's T, at reduction step s, asks for the
+        line (t*K + s) * nr / T' floats into the next panel (T' the largest power of
+        two <= T: a shift; tiles past T' reach into the panel after). The next panel
+        arrives in L2 over all of this panel's tiles, instead of in a burst from L3
+        while its own first tile waits on it (ResNet-18's layer4 at batch 1)."""
+        b_panel, share, tiles = self.ahead
+        b = self.b
+        step = self.add(share, b.sub(w_off, b_panel))  # (t*K + s) * nr
+        shift = tiles.bit_length() - 1  # / the largest power of two <= T: a shift
+        into = b.lshr(step, self.i64(shift)) if shift else step
+        at = self.add(b_panel, self.cs.k * self.plan.nr, into)
+        self.prefetch(at, self.width)
+
     def prefetch(self, offset, floats: int) -> None:
         """Ask for the weight lines at `offset` (floats) into L2 (one per 64 bytes)."""
         i32 = ir.IntType(32)
         pf = self.intrinsic("llvm.prefetch.p0", ir.VoidType(), [PTR, i32, i32, i32])
         for line in range(0, floats, 16):
+            at = self.add(offset, line)  # may lie past the weights: no inbounds
             args = [
-                self.gep(self.w, self.add(offset, line)),
+                self.b.gep(self.w, [at], source_etype=F32),
                 *(ir.Constant(i32, v) for v in (0, 2, 1)),
             ]
             self.b.call(pf, args)

@@ -49,6 +49,7 @@ class ConvPlan:
     unroll: int = 4
     prefetch: int = 0  # bytes ahead in the weight stream (0: none)
     kc: int = 0  # reduction elements per k-block (0: all); see k_split
+    ahead: bool = False  # in place: also the next panel's weights, over these tiles
     vw: int = 16  # float lanes per vector
 
     def __post_init__(self) -> None:
@@ -153,7 +154,11 @@ def model_conv_plan(cs: ConvShape, host: HostInfo | None = None) -> ConvPlan:
       the tallest tile the registers hold (6 x 64);
     - weights larger than half of L2 stream from L3 on every call at batch 1
       (ResNet's layer3/4): half as wide, twice as tall tiles (each weight vector serves
-      twice the rows) and the weight stream prefetched 2/3 of an L1 ahead;
+      twice the rows) and the weight stream prefetched 2/3 of an L1 ahead; with
+      at most 32 tiles per panel (ResNet-18's layer4: 4, layer3: 17) also the next
+      panel, spread over this one's tiles (``ahead``: else the first tile of each
+      panel waits on L3 while the others run from L2; with more tiles that burst is
+      a small share and the extra prefetch per step is not worth it);
     - the bordered form (one pointer per tile, runs of kw*C) for inputs with fewer
       channels than a vector (the stem: runs of 21 instead of 3) and for convolutions
       without padding (no copy then: x is read as it is); else in place."""
@@ -169,9 +174,22 @@ def model_conv_plan(cs: ConvShape, host: HostInfo | None = None) -> ConvPlan:
     tall = tile_rows(nvec, regs)
     if padded:
         mr = row_aligned(tall, cs.outs[1])
-    else:  # a general register per row: 12 rows at most (x86 has 16)
-        mr = min(tall, 12, m)
-    return ConvPlan(cs, mr, vw * nvec, m, padded, prefetch=prefetch, vw=vw)
+    else:
+        mr = inplace_rows(tall, m)
+    ahead = bool(prefetch) and not padded and -(-m // mr) <= 32
+    return ConvPlan(cs, mr, vw * nvec, m, padded, prefetch=prefetch, ahead=ahead, vw=vw)
+
+
+def inplace_rows(tall: int, m: int) -> int:
+    """The in-place tile height for `m` positions: a general register per row, so 12
+    rows at most (x86 has 16; taller tiles spill a row pointer per broadcast), unless
+    that leaves an edge tile of 1-2 rows: it streams the whole weight panel again for
+    them (ResNet-18's layer4, 49 positions: 4 x 12 + 1). Then the height up to `tall`
+    (14 at most) with the longest edge (49: 3 x 13 + 10; docs/CONV.md)."""
+    mr = min(tall, 12, m)
+    if 0 < m % mr <= 2 and tall > mr:
+        return max(range(min(tall, 14, m), mr, -1), key=lambda h: (m % h or h, h))
+    return mr
 
 
 def row_aligned(tall: int, ow: int) -> int:
@@ -212,11 +230,16 @@ def conv_candidates(cs: ConvShape, host: HostInfo | None = None) -> list[ConvPla
         for mr in dict.fromkeys((tall, max(1, tall - 2 if nvec > 1 else tall // 2))):
             for prefetch in (0, pf):
                 kw = {"nr": nvec * vw, "prefetch": prefetch}
-                out.append(
-                    dataclasses.replace(
-                        base, mr=min(mr, cs.spatial_out), padded=False, **kw
+                for ahead in (False, True) if prefetch else (False,):
+                    out.append(
+                        dataclasses.replace(
+                            base,
+                            mr=min(mr, cs.spatial_out),
+                            padded=False,
+                            ahead=ahead,
+                            **kw,
+                        )
                     )
-                )
                 if cs.dilation[1] == 1:
                     mr_b = row_aligned(mr, cs.outs[1])
                     out.append(dataclasses.replace(base, mr=mr_b, padded=True, **kw))
@@ -232,7 +255,7 @@ def conv_key(cs: ConvShape) -> str:
 
 def conv_params(plan: ConvPlan) -> dict:
     """The fields a measured plan records (the shape and the thread split aside)."""
-    fields = ("mr", "nr", "padded", "order", "unroll", "prefetch", "kc", "vw")
+    fields = ("mr", "nr", "padded", "order", "unroll", "prefetch", "kc", "ahead", "vw")
     return {f: getattr(plan, f) for f in fields}
 
 

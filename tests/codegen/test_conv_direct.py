@@ -155,6 +155,7 @@ def plans(draw) -> ConvPlan:
         unroll=draw(st.integers(1, 4)),
         prefetch=draw(st.sampled_from([0, 1024])),
         kc=kc,
+        ahead=draw(st.booleans()),
     )
 
 
@@ -163,6 +164,16 @@ def plans(draw) -> ConvPlan:
 def test_drawn_shapes_and_tiles_match_torch(plan, bias):
     out, ref = run(plan, bias=bias)
     assert_close(out, ref, plan.cs.k)
+
+
+def test_thirteen_row_tiles_in_place():
+    """The in-place tile height ResNet-18's layer4 gets (13 rows x 2 vectors: 3 tiles
+    and a 10-row edge over 49 positions), with a channel edge, a residual and the
+    next panel's prefetch (``ahead``: it reads past the weights at the last panel)."""
+    cs = conv_shape(1, 24, 40, (7, 7), (3, 3), (1, 1), (1, 1), (1, 1))
+    plan = ConvPlan(cs, 13, 32, 49, False, prefetch=1024, ahead=True)
+    out, ref = run(plan, residual="post")
+    assert_close(out, ref, cs.k)
 
 
 def test_items_can_be_run_in_any_split():

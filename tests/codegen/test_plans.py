@@ -11,7 +11,12 @@ from torch import nn
 
 import cuvil
 from cuvil.codegen import tuned
-from cuvil.codegen.conv_plan import conv_key, model_conv_plan, plan_conv
+from cuvil.codegen.conv_plan import (
+    conv_key,
+    inplace_rows,
+    model_conv_plan,
+    plan_conv,
+)
 from cuvil.codegen.gemm_plan import gemm_key, model_gemm_plan, plan_gemm
 from cuvil.codegen.host import DEFAULTS, HostInfo, cache_sizes, host_info
 from cuvil.codegen.im2col import ConvShape
@@ -64,6 +69,28 @@ def test_plans_follow_the_host_caches():
     assert model_conv_plan(layer3, small).prefetch > 0
     assert model_conv_plan(layer3, avx2).vw == 8
     assert host_info().signature.startswith(host_info().cpu)
+
+
+def test_in_place_tiles_leave_no_one_row_edge():
+    """ResNet-18's layer4 (7x7 = 49 positions, weights streamed from L3): 12-row tiles
+    left a 1-row edge that streamed a whole weight panel for one row; the model takes
+    13 (3 x 13 + 10) and prefetches the next panel over them. 196 positions (layer3)
+    keep 12 (16 x 12 + 4), with the next panel's prefetch; 784 positions have none."""
+    host = HostInfo("x", frozenset({"avx512f", "fma"}), 48 << 10, 2 << 20, 64 << 20)
+
+    def shape(c, hw):
+        return ConvShape(1, 1, c, c, (hw, hw), (hw, hw), (3, 3), (1, 1), (1, 1), (1, 1))
+
+    layer4, layer3 = (
+        model_conv_plan(shape(512, 7), host),
+        model_conv_plan(shape(256, 14), host),
+    )
+    assert (layer4.mr, layer4.ahead) == (13, True)  # 4 tiles: the next panel too
+    assert (layer3.mr, layer3.ahead) == (12, True)  # 17 tiles
+    wide = model_conv_plan(shape(256, 28), host)  # 66 tiles: the stream prefetch only
+    assert wide.prefetch and not wide.ahead
+    assert inplace_rows(14, 49) == 13 and inplace_rows(14, 13) == 13
+    assert inplace_rows(6, 49) == 6 and inplace_rows(24, 25) == 13
 
 
 def test_measured_plans_are_read_back(table):
