@@ -281,8 +281,10 @@ def _leaky_relu(cx: LoweringContext, x, negative_slope=0.01, inplace=False):
 
 @lowers(torch.clamp, torch.clip, "clamp", "clip", "clamp_", aten.clamp, aten.clip)
 def _clamp(cx: LoweringContext, x, min=None, max=None):
-    if is_tensor(min) or is_tensor(max):
-        v = cx.value(x)
+    if is_tensor(min) or is_tensor(max):  # in the type of all three (fuzz 7080064:
+        # a 0-d float32 bound of a bfloat16 x with a float32 max is not rounded)
+        bounds = [b for b in (min, max) if b is not None]
+        v = cx.cast(cx.value(x), result_dtype(x, *bounds))
         v = v if min is None else emit_bin(cx, "cuvil.maximum", v, min)
         return v if max is None else emit_bin(cx, "cuvil.minimum", v, max)
     bounds = [b for b in (min, max) if b is not None]

@@ -340,6 +340,14 @@ HALF_SCALARS = [
     case("f16-div-number", lambda x: x / 3.3, _BF.half()),
     case("bf16-mul-0d-f32", lambda x, s: x * s, _BF, torch.tensor(1.1)),
     case("bf16-div-0d-i64", lambda x, s: x / s, _BF, torch.tensor(257)),
+    # clamp.Tensor promotes x, min and max together (fuzz 7080064): no bf16 rounding
+    case(
+        "bf16-clamp-f32-bounds",
+        lambda x, lo, hi: x.clamp(lo, hi),
+        _F32.to(torch.bfloat16),
+        _F32[0, 2],
+        _F32 + 1,
+    ),
     case("mean-f32-to-bf16", lambda x: torch.mean(x, 1, dtype=torch.bfloat16), _F32),
     case("mean-f32-to-f16-keepdim", lambda x: x.mean(1, True, dtype=torch.half), _F32),
 ]
