@@ -40,9 +40,35 @@ def _binary(name: str, floating: bool = False):
                 if not is_tensor(b)
                 else emit_bin(cx, "cuvil.mul", b, alpha)
             )
+        if name == "cuvil.mul" and not is_tensor(a) and is_tensor(b):
+            a, b = b, a  # 2 * x runs as x.__rmul__(2): the number is the 2nd operand
+        wide = _opmath_scalar(cx, name, a, b) if name == "cuvil.mul" else None
+        if wide is not None:
+            return wide
         return emit_bin(cx, name, a, b, floating)
 
     return rule
+
+
+def _opmath_scalar(cx: LoweringContext, name: str, a, b, floating: bool = False):
+    """torch's CPU mul and div (true, floor, trunc) of a 16-bit float tensor by a
+    one-element second operand of another type (a Python number, a 0-d float32
+    tensor) compute in float32 with that operand unrounded, then round once: bf16 9984
+    // 10000.0 is 0, not 9984 // bf16(10000.0) = 1 (fuzz 7054465). None elsewhere."""
+    dtype = result_dtype(a, b)
+    if floating and not dtype.is_float:
+        return None
+    if dtype not in (DType.f16, DType.bf16) or not is_tensor(a):
+        return None
+    if is_tensor(b):
+        vb = cx.value(b)
+        if math.prod(vb.type.shape) != 1 or vb.type.dtype is dtype:
+            return None
+        wide_b = cx.cast(vb, DType.f32)
+    else:
+        wide_b = cx.scalar(float(b), DType.f32)
+    wide_a = cx.cast(cx.cast(cx.value(a), dtype), DType.f32)
+    return cx.cast(cx.op(name, wide_a, wide_b), dtype)
 
 
 def is_tensor(x: Any) -> bool:
@@ -104,9 +130,12 @@ for _name, _targets in {
 )
 def _div(cx: LoweringContext, a, b, *, rounding_mode=None):
     if rounding_mode is None:
-        return emit_bin(cx, "cuvil.div", a, b, floating=True)
+        wide = _opmath_scalar(cx, "cuvil.div", a, b, floating=True)
+        return wide if wide is not None else emit_bin(cx, "cuvil.div", a, b, True)
     if rounding_mode in ("floor", "trunc"):  # torch's semantics: ir/ops/mathx.py
-        return emit_bin(cx, f"cuvil.{rounding_mode}_divide", a, b)
+        name = f"cuvil.{rounding_mode}_divide"
+        wide = _opmath_scalar(cx, name, a, b)
+        return wide if wide is not None else emit_bin(cx, name, a, b)
     raise UnsupportedOpError(
         f"torch.div(rounding_mode={rounding_mode!r})",
         node=cx.node_name,
@@ -252,8 +281,10 @@ def _leaky_relu(cx: LoweringContext, x, negative_slope=0.01, inplace=False):
 
 @lowers(torch.clamp, torch.clip, "clamp", "clip", "clamp_", aten.clamp, aten.clip)
 def _clamp(cx: LoweringContext, x, min=None, max=None):
-    if is_tensor(min) or is_tensor(max):
-        v = cx.value(x)
+    if is_tensor(min) or is_tensor(max):  # in the type of all three (fuzz 7080064:
+        # a 0-d float32 bound of a bfloat16 x with a float32 max is not rounded)
+        bounds = [b for b in (min, max) if b is not None]
+        v = cx.cast(cx.value(x), result_dtype(x, *bounds))
         v = v if min is None else emit_bin(cx, "cuvil.maximum", v, min)
         return v if max is None else emit_bin(cx, "cuvil.minimum", v, max)
     bounds = [b for b in (min, max) if b is not None]

@@ -70,13 +70,35 @@ def _mm(cx: LoweringContext, a, b) -> Value:
 
 @lowers(torch.addmm, "addmm", aten.addmm)
 def _addmm(cx: LoweringContext, bias, a, b, *, beta=1, alpha=1) -> Value:
-    out = _contract(cx, a, b)
-    if alpha != 1:
-        out = cx.op("cuvil.mul", out, cx.scalar(float(alpha), out.type.dtype))
+    """beta * bias + alpha * (a @ b) as torch's CPU addmm: beta 0 ignores the bias
+    (its NaN and inf too, as documented); alpha 0 ignores the product of float32 and
+    float64 matrices (BLAS gemm does not read them: fuzz 7054551) but not of 16-bit
+    ones, whose kernel multiplies it (an inf there gives NaN in eager)."""
     bias_v = cx.value(bias)
-    if beta != 1:
-        bias_v = cx.op("cuvil.mul", bias_v, cx.scalar(float(beta), bias_v.type.dtype))
-    return cx.op("cuvil.add", out, bias_v)
+    dtype = bias_v.type.dtype
+    if alpha == 0 and dtype in (DType.f32, DType.f64):
+        shape = (cx.value(a).type.shape[0], cx.value(b).type.shape[-1])
+        if beta == 0:
+            return cx.emit(ops.ExpandOp, _ones(cx, 0.0, dtype), shape=shape)
+        scaled = _scaled(cx, bias_v, beta)
+        lead = (1,) * (2 - scaled.type.rank)
+        return _broadcast(cx, reshape(cx, scaled, lead + scaled.type.shape), shape)
+    out = _scaled(cx, _contract(cx, a, b), alpha)
+    return out if beta == 0 else cx.op("cuvil.add", out, _scaled(cx, bias_v, beta))
+
+
+def _scaled(cx: LoweringContext, v: Value, factor) -> Value:
+    if factor == 1:
+        return v
+    return cx.op("cuvil.mul", v, cx.scalar(float(factor), v.type.dtype))
+
+
+def _ones(cx: LoweringContext, value: float, dtype: DType) -> Value:
+    return reshape(cx, cx.scalar(value, dtype), (1, 1))
+
+
+def _broadcast(cx: LoweringContext, v: Value, shape: tuple) -> Value:
+    return v if v.type.shape == shape else cx.emit(ops.ExpandOp, v, shape=shape)
 
 
 @lowers(F.linear, aten.linear)

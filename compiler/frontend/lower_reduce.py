@@ -36,6 +36,14 @@ def _reduce(name: str, int_to: DType | None = None):
     def rule(cx: LoweringContext, x, dim=None, keepdim=False, *, dtype=None, **kw):
         refuse_extra(cx, name, kw)
         v = cx.value(x)
+        if name == "cuvil.mean" and dtype is not None and _half_mean(v, dtype):
+            # torch's CPU mean to a 16-bit dtype sums the input cast to float32,
+            # divides and rounds once (not the input rounded to 16 bits: fuzz 7055155)
+            dims = norm_dims(v.type.rank, dim)
+            wide = cx.cast(v, DType.f32)
+            return to_dtype(
+                cx, cx.emit(cls, wide, dims=dims, keepdim=bool(keepdim)), dtype
+            )
         if dtype is not None:
             v = to_dtype(cx, v, dtype)
         elif int_to is not None and not v.type.dtype.is_float:
@@ -48,6 +56,10 @@ def _reduce(name: str, int_to: DType | None = None):
         return cx.emit(cls, v, dims=dims, keepdim=bool(keepdim))
 
     return rule
+
+
+def _half_mean(v, dtype: torch.dtype) -> bool:
+    return dtype in (torch.float16, torch.bfloat16) and v.type.dtype.torch != dtype
 
 
 lowers(torch.sum, "sum", aten.sum)(_reduce("cuvil.sum", int_to=DType.i64))

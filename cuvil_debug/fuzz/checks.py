@@ -17,6 +17,13 @@
   scalar loop), which a compiler does not see for an intermediate value; nor
   ``scaled_dot_product_attention`` over 16 keys or more on a NaN (its flash kernel's
   answer depends on which vector chunk holds the NaN);
+* an op reading the sign of a zero (``atan2``, ``signbit``, ``copysign``'s sign,
+  ``reciprocal``, ``rsqrt``, a divisor, ``pow``'s base) is not drawn on a zero whose
+  sign eager leaves open: one computed by ``softshrink`` (-0.0 from a small negative
+  input in torch's scalar loop, +0.0 in its vectorized loop, and the tensor's size
+  picks the loop: fuzz 7053361, 7054497, 7054886) or by an elementwise max/min
+  (``maximum``, ``fmax``, ``clamp`` with tensor bounds, ...) of zeros of both signs
+  (the same split), or by any op reading such a value;
 * a float product whose partial products may overflow (the answer then depends on the
   order of multiplication) is not drawn;
 * an in-place write does not hit a tensor another value shares memory with (how such a
@@ -47,6 +54,8 @@ __all__ = [
     "inplace",
     "order_dependent",
     "paths_disagree",
+    "zero_sign_read",
+    "opens_zero_sign",
 ]
 
 MAX_NUMEL = 4096
@@ -208,6 +217,67 @@ def nan_sign(node: Node, env: Env) -> bool:
     return (
         isinstance(x, torch.Tensor) and x.is_floating_point() and bool(x.isnan().any())
     )
+
+
+# families whose zeros' signs torch's scalar and vectorized loops give differently
+# (measured on float32/64/16 and bfloat16 at 1 to 130 elements): softshrink of a
+# small negative input; the elementwise max/min of a -0.0 and a +0.0, also as clamp
+# with tensor bounds and torch.max/min(a, b) (not with number bounds, not a reduction)
+ZERO_SIGN_OPEN = {"softshrink", "binary[cuvil.maximum]", "binary[cuvil.minimum]"}
+ZERO_SIGN_OPEN |= {"binary[cuvil.fmax]", "binary[cuvil.fmin]"}
+_OPEN_WITH_TENSORS = {"_clamp", "_clamp_min", "_clamp_max"}
+_OPEN_WITH_TENSORS |= {"minmax[cuvil.amax]", "minmax[cuvil.amin]"}
+# families reading the sign of a zero, and which of their arguments they read it in
+_SIGN_READERS = {
+    "binary[cuvil.atan2]": (0, 1),
+    "unary[cuvil.signbit]": (0,),
+    "binary[cuvil.copysign]": (1,),
+    "unary[cuvil.reciprocal]": (0,),
+    "unary[cuvil.rsqrt]": (0,),
+    "_div": (1,),
+    "_floordiv": (1,),
+    "_pow": (0,),
+}
+
+
+def _open_refs(arg: Any, open_: set[int]) -> bool:
+    if isinstance(arg, list | tuple):
+        return any(_open_refs(a, open_) for a in arg)
+    if isinstance(arg, dict):
+        return arg.get("v") in open_ or _open_refs(arg.get("tuple", []), open_)
+    return False
+
+
+def _has_zero(x: Any) -> bool:
+    if isinstance(x, tuple | list):
+        return any(map(_has_zero, x))
+    return (
+        isinstance(x, torch.Tensor) and x.is_floating_point() and bool((x == 0).any())
+    )
+
+
+def zero_sign_read(node: Node, env: Env, open_: set[int]) -> bool:
+    """An op reading the sign of a zero (atan2, signbit, 1/x, ...) on a value holding
+    a zero whose sign eager leaves open (`open_`: the indices of such values)."""
+    which = _SIGN_READERS.get(node.family, ())
+    return any(
+        i < len(node.args)
+        and _open_refs(node.args[i], open_)
+        and _has_zero(decode(node.args[i], env))
+        for i in which
+    )
+
+
+def opens_zero_sign(node: Node, value: Any, open_: set[int]) -> bool:
+    """Whether `node`'s value holds zeros of an open sign: a ZERO_SIGN_OPEN op's, or
+    any op's reading such a value (the sign may pass through: -x, x * 2, x[0])."""
+    if not _has_zero(value):
+        return False
+    reads = _open_refs([node.args, list(node.kwargs.values())], open_)
+    if node.family in _OPEN_WITH_TENSORS:  # a second tensor: an elementwise max/min
+        rest = [*node.args[1:], *node.kwargs.values()]
+        reads |= any(isinstance(a, dict) and {"x", "v", "p"} & a.keys() for a in rest)
+    return node.family in ZERO_SIGN_OPEN or reads
 
 
 def paths_disagree(node: Node, env: Env) -> bool:

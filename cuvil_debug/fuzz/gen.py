@@ -65,6 +65,7 @@ class Generator:
         self.graph = Graph(seed, [], {}, [], [])
         self.env = Env([], [], {})  # the graph's values so far (inputs, nodes, state)
         self.modules: dict[str, torch.nn.Module] = {}
+        self.open_zero: set[int] = set()  # values holding zeros of an open sign
         self.max_ops = max_ops
         self.table = {
             family: kept
@@ -200,6 +201,8 @@ class Generator:
             return None
         if checks.nan_sign(node, env) or checks.paths_disagree(node, env):
             return None
+        if checks.zero_sign_read(node, env, self.open_zero):
+            return None
         if checks.meta_differs(node, env, first, form):
             return None
         return first, env, modules
@@ -211,6 +214,11 @@ class Generator:
         g.inputs += pool.new_inputs
         g.state.update(pool.new_state)
         g.nodes.append(node)
+        if checks.opens_zero_sign(node, value, self.open_zero):
+            self.open_zero.add(len(g.nodes) - 1)
+            target = node.args[0] if node.args else None
+            if checks.inplace(form) and isinstance(target, dict) and "v" in target:
+                self.open_zero.add(target["v"])  # the written value holds them now
         if checks.inplace(form):  # writes may reach other values: recompute them all
             _, self.env, self.modules = _run(g, 1)
             return
@@ -245,6 +253,8 @@ class Generator:
                 node = Node("getattr", "getattr", [{"v": j}, fields[i]], {}, "_getattr")
             else:
                 node = Node("getitem", "getitem", [{"v": j}, i], {}, "_getitem_tensors")
+            if checks.opens_zero_sign(node, value[i], self.open_zero):
+                self.open_zero.add(len(self.graph.nodes))
             self.graph.nodes.append(node)
             self.values.append(value[i])
 

@@ -24,6 +24,7 @@ from torch import nn
 
 from cuvil.errors import UnsupportedOpError
 from cuvil.frontend import lower
+from cuvil.ir.interpreter import interpret
 
 
 def case(id: str, fn, *inputs):
@@ -321,6 +322,44 @@ def test_activation_modules_match_eager(frontend):
 @pytest.mark.parametrize("frontend", FRONTENDS)
 def test_inplace_updates_of_intermediates_match_eager(frontend):
     check_lowering(InplaceArithmetic(), (randn(3, 4),), frontend)
+
+
+# torch's CPU mul/div of a 16-bit tensor by a one-element operand of another type runs in
+# float32 with that operand unrounded (fuzz 7054465: bf16 9984 // 10000.0 is 0, not 1);
+# mean to a 16-bit dtype sums the float32 cast (fuzz 7055155). Exact against eager.
+_BF = torch.tensor([9984.0, -9984.0, 1.0, 255.0, -7.0, 3.0], dtype=torch.bfloat16)
+_F32 = torch.tensor(
+    [[-0.39, -1.568, 0.2389, -0.1012, 1.2792], [-0.4552, -1.2389, 1.106, 0.185, 0.759]]
+)
+HALF_SCALARS = [
+    case("bf16-floordiv-number", lambda x: x // 10000.0, _BF),
+    case("bf16-div-trunc", lambda x: torch.div(x, 1.1, rounding_mode="trunc"), _BF),
+    case("bf16-div-floor", lambda x: torch.div(x, 3.3, rounding_mode="floor"), _BF),
+    case("bf16-mul-number", lambda x: x * 1.1, _BF),
+    case("bf16-rmul-number", lambda x: 1.1 * x, _BF),
+    case("f16-div-number", lambda x: x / 3.3, _BF.half()),
+    case("bf16-mul-0d-f32", lambda x, s: x * s, _BF, torch.tensor(1.1)),
+    case("bf16-div-0d-i64", lambda x, s: x / s, _BF, torch.tensor(257)),
+    # clamp.Tensor promotes x, min and max together (fuzz 7080064): no bf16 rounding
+    case(
+        "bf16-clamp-f32-bounds",
+        lambda x, lo, hi: x.clamp(lo, hi),
+        _F32.to(torch.bfloat16),
+        _F32[0, 2],
+        _F32 + 1,
+    ),
+    case("mean-f32-to-bf16", lambda x: torch.mean(x, 1, dtype=torch.bfloat16), _F32),
+    case("mean-f32-to-f16-keepdim", lambda x: x.mean(1, True, dtype=torch.half), _F32),
+]
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+@pytest.mark.parametrize("fn, inputs", HALF_SCALARS)
+def test_half_ops_with_other_typed_scalars_match_eager_exactly(fn, inputs, frontend):
+    module = check_lowering(fn, inputs, frontend)
+    want = wrap(fn, len(inputs))(*inputs)
+    got = interpret(module, inputs)[0]
+    assert torch.equal(got, want), (got, want)
 
 
 @pytest.mark.parametrize("frontend", FRONTENDS)

@@ -70,6 +70,28 @@ MATMUL = [
         randn(3, 4),
         randn(4, 5),
     ),
+    # alpha 0: BLAS does not read the float32 product (its inf); beta 0: nor the bias
+    case(
+        "addmm-alpha-zero-inf",
+        lambda b, x, y: torch.addmm(b, x, y.exp() * 1e38, alpha=-0.0),
+        randn(5),
+        randn(3, 4),
+        randn(4, 5),
+    ),
+    case(
+        "addmm-both-zero",
+        lambda b, x, y: torch.addmm(b / 0, x, y / 0, beta=0, alpha=0.0),
+        randn(3, 1),
+        randn(3, 4),
+        randn(4, 5),
+    ),
+    case(
+        "addmm-beta-zero-nan",
+        lambda b, x, y: torch.addmm(b / 0, x, y, beta=0.0),
+        randn(3, 5),
+        randn(3, 4),
+        randn(4, 5),
+    ),
     case("matmul-k-size1", lambda a, b: a @ b, randn(3, 1), randn(1, 4)),
     case("matmul-size0-batch", lambda a, b: a @ b, randn(0, 3, 4), randn(4, 2)),
 ]

@@ -287,3 +287,41 @@ def test_sdpa_over_16_keys_on_a_nan_is_not_drawn():
     assert not checks.paths_disagree(node, Env(inputs=[q, k], nodes=[], state={}))
     short = bad[:, :, :15]
     assert not checks.paths_disagree(node, Env(inputs=[q, short], nodes=[], state={}))
+
+
+def test_a_zero_of_open_sign_is_not_read_for_its_sign():
+    """Fuzz 7053361, 7054497, 7054886: softshrink of a small negative input is -0.0 in
+    torch's scalar loop and +0.0 in its vectorized one (the size picks the loop), so
+    atan2, signbit, 1/x, ... of it have no single eager answer and are not drawn on it,
+    nor on a value computed from it; elsewhere they are."""
+    small = torch.full((64,), -0.1)  # 64: a whole vector loop on any x86 width
+    shrink = torch.nn.functional.softshrink
+    assert not shrink(small).signbit().all() and shrink(small[:1]).signbit().all()
+    node = Node("F.softshrink", "function", [{"x": 0}], family="softshrink")
+    zeros = shrink(small)
+    assert checks.opens_zero_sign(node, zeros, set())
+    assert not checks.opens_zero_sign(node, shrink(torch.full((3,), 2.0)), set())
+    neg = Node("torch.neg", "function", [{"v": 0}], family="unary[cuvil.neg]")
+    assert checks.opens_zero_sign(neg, -zeros, {0})
+    assert not checks.opens_zero_sign(neg, -zeros, set())
+    clamp = Node("torch.clamp", "function", [{"x": 0}, {"x": 1}], family="_clamp")
+    assert checks.opens_zero_sign(clamp, zeros, set())  # tensor bounds: a max/min
+    clamp.args = [{"x": 0}, 0.0]
+    assert not checks.opens_zero_sign(clamp, zeros, set())
+    env = Env(inputs=[torch.ones(3)], nodes=[zeros, -zeros], state={})
+    readers = [
+        Node(
+            "torch.atan2",
+            "function",
+            [{"x": 0}, {"v": 1}],
+            family="binary[cuvil.atan2]",
+        ),
+        Node("torch.signbit", "function", [{"v": 0}], family="unary[cuvil.signbit]"),
+        Node("operator.truediv", "operator", [1.0, {"v": 0}], family="_div"),
+        Node("torch.rsqrt", "function", [{"v": 1}], family="unary[cuvil.rsqrt]"),
+    ]
+    for reader in readers:
+        assert checks.zero_sign_read(reader, env, {0, 1})
+        assert not checks.zero_sign_read(reader, env, set())
+    numerator = Node("operator.truediv", "operator", [{"v": 0}, 2.0], family="_div")
+    assert not checks.zero_sign_read(numerator, env, {0, 1})  # the sign passes on
