@@ -38,7 +38,7 @@ SHRINK = 0.09  # uniform share of the confidence, fitted with TEMPERATURE
 # evidence were right (benchmarks/calibrate_triage.py fits both on the first-sight
 # rows): a top score below CONF_SPLIT gets the first level, at or above it the second.
 CONF_SPLIT = 2.0
-CONF_LEVELS = (0.15, 0.82)
+CONF_LEVELS = (0.13, 0.82)
 
 
 UNKNOWN = "unknown"
