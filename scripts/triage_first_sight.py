@@ -41,10 +41,11 @@ FIRST_SIGHT = {
     "zoo6": "803d19c",  # measured once as held-out at 803d19c; tuned on after it
     "zoo7": "f67a116",  # measured once as held-out at f67a116; tuned on after 73628ae
     "zoo8": "995b921",  # measured once as held-out at 995b921 (56e4b60); tuned on after
+    "zoo9": "4d3cf0e",  # measured once as held-out at 4d3cf0e (0ffff33); tuned on after
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
-WHOLE = {"zoo7", "zoo8"}
+WHOLE = {"zoo7", "zoo8", "zoo9"}
 CLASSIFY = """
 import json, pickle, sys
 sys.path.insert(0, sys.argv[1])

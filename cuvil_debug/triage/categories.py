@@ -70,7 +70,9 @@ _ROWS = [
         "`round()`/`divmod()` or `torch.broadcast_shapes` on it, handing "
         "`x.shape[:-1]` to code that walks it); under export a"
         " guard that violates or specialises a Dim (Constraints violated), also inside"
-        " a dependency.",
+        " a dependency. Also a data-dependent-size op inside a `torch.no_grad()` region"
+        " strict export records, when Cuvil refuses the region. The rank (`x.dim()`,"
+        " `x.ndim`) is no size: capture-limitation.",
     ),
     (
         "non-torch-call",
@@ -80,8 +82,11 @@ _ROWS = [
         "numpy / math / random / scipy applied to a tensor's values, or numpy work "
         "inside forward() that strict export or dynamo traces as tensors (e.g. "
         "`np.any(space.low != 0)`), where the torch op or a value computed once in "
-        "__init__ is the fix. numpy/math on a size read from `x.shape` under fx is "
-        "dynamic-shape.",
+        "__init__ is the fix; also a numpy value handed to a torch op in forward() "
+        "(an `np.int64` index or slice bound, an `np.array` built from configuration "
+        "such as column ranges: fx cannot record it, dynamo traces it as a tensor and "
+        "loses its value), where plain Python ints are the fix. numpy/math on a size "
+        "read from `x.shape` under fx is dynamic-shape.",
     ),
     (
         "inplace-mutation",
@@ -91,7 +96,9 @@ _ROWS = [
         "an in-place write the capture refuses or cannot record: an in-place op or "
         "item assignment on a traced tensor (`x[i] = v`, `x.add_(1)`, `out=`), on an "
         "input or a view, or module state changed inside forward() (`self.w.data = "
-        "...`, `param.data *= mask`, `self.buf += x`, `self.cache = h`).",
+        "...`, `param.data *= mask`, `self.buf += x`, `self.cache = h`); also when "
+        "the capture records the in-place op and Cuvil is what refuses it "
+        "(`m.fill_diagonal_(v)` under strict export: not unsupported-op).",
     ),
     (
         "unsupported-python-construct",
@@ -131,8 +138,10 @@ _ROWS = [
         "an op Cuvil cannot lower yet",
         "rewrite with supported ops (docs/OPS.md) or add a lowering to cuvil.frontend",
         "an op whose output size is known that Cuvil has no lowering for (complex FFT,"
-        " 3-d convolution, an einsum whose decomposition needs static shapes...). An "
-        "op whose output size depends on data is dynamic-shape.",
+        " 3-d convolution, an einsum whose decomposition needs static shapes, zeros /"
+        " ones of a symbolic size, a leaf module Cuvil does not list). An op whose "
+        "output size depends on data is dynamic-shape; an in-place op Cuvil refuses "
+        "is inplace-mutation.",
     ),
     (
         "non-tensor-argument",
@@ -167,7 +176,9 @@ _ROWS = [
         "module; the model line named is where capture broke",
         "valid code (the model runs eagerly) that the tracer or exporter cannot "
         "capture, and no category above says why: fx branching on or building lists "
-        "from a tensor's rank or metadata (`x.ndim`, `x.dim()`, `x.device`, "
+        "from a tensor's rank or metadata, also through a name or helper (`is_batched"
+        " = x.dim() == 3` then `if not is_batched:`, `range(1, x.ndimension())`, "
+        "`[1] * x.dim()`; `x.ndim`, `x.device`, "
         "`x.requires_grad`, `x.is_floating_point()`; also when a flag or Optional is "
         "tested after it), a module built inside forward(), dynamo refusing a call "
         "under strict export (a function marked as skipped, a list method, a guard a "
@@ -181,7 +192,8 @@ _ROWS = [
         "this is a Cuvil bug, not a model problem: please report it with this model",
         "a bug in Cuvil: torch captured the model (it runs eagerly) but Cuvil's "
         "lowering crashes or emits IR that does not verify (e.g. a symbolic dim Cuvil "
-        "mishandles).",
+        "mishandles) on input it claims to support. A clear refusal of an op or "
+        "module Cuvil does not claim is unsupported-op.",
     ),
     (
         "unknown",

@@ -38,7 +38,7 @@ SHRINK = 0.09  # uniform share of the confidence, fitted with TEMPERATURE
 # evidence were right (benchmarks/calibrate_triage.py fits both on the first-sight
 # rows): a top score below CONF_SPLIT gets the first level, at or above it the second.
 CONF_SPLIT = 2.0
-CONF_LEVELS = (0.15, 0.82)
+CONF_LEVELS = (0.13, 0.82)
 
 
 UNKNOWN = "unknown"
@@ -116,7 +116,7 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
         start = graph.key(start)
         paths = graph.walk_back(start)
         signals |= {f"ast:{f}" for f in _facts_at(start)} | _context_signals(start)
-    cls = (record.get("model") or {}).get("class")
+    cls = _forward_class(record, graph)
     tensors = graph.tensor_params(cls, record.get("inputs") or [])
     signals |= {f"flow:{f}" for f in flow_facts(graph, paths, tensors)}
     # the value's direct defs; a parameter passes its argument on unchanged, so the
@@ -130,6 +130,23 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     operand = graph.walk_uses(start, sized)
     signals |= {f"operand:{f}" for f in flow_facts(graph, operand, tensors)}
     return start, paths
+
+
+def _forward_class(record: dict, graph: DefUseGraph) -> str | None:
+    """The class that defines the captured model's forward(): the model's own, or a
+    base class's it inherits (a library's shared `forward` taking Optional inputs),
+    so the parameters the user fed are known as fed there too."""
+    model = record.get("model") or {}
+    fwd = model.get("forward") or {}
+    for fn in graph.funcs:
+        lines = {fn.node.lineno, *(d.lineno for d in fn.node.decorator_list)}
+        if (
+            fn.name == "forward"
+            and fn.file == fwd.get("file")
+            and fwd.get("line") in lines
+        ):
+            return fn.cls
+    return model.get("class")
 
 
 def _operand_names(key) -> set[str]:
@@ -170,8 +187,7 @@ def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signal
         return []
     extra = {}
     if category in _PARAM_CATEGORIES:  # the fix is in forward()'s signature
-        cls = (record.get("model") or {}).get("class")
-        own = graph.forward_params(cls)
+        own = graph.forward_params(_forward_class(record, graph))
         for k in own:  # the captured model's parameters over other forward()s'
             if k in paths:
                 extra[k] = OWN_FORWARD

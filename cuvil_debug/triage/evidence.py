@@ -288,6 +288,12 @@ def _op_signals(chain: list[dict]) -> set[str]:
     last = t.rsplit(".", 1)[-1]
     if not t.startswith(_TORCH_TARGETS) and last[:1].isupper() and "torch" not in t:
         return {"op:user-object"}
+    # ATen names an in-place op with a trailing `_` (`aten.fill_diagonal_.default`):
+    # the capture recorded an in-place write Cuvil does not lower
+    parts = t.split(".")
+    name = parts[-2] if len(parts) > 2 else parts[-1]
+    if name.endswith("_") and not name.startswith("_"):
+        return {"op:torch", "op:inplace"}
     return {"op:torch"}
 
 

@@ -64,7 +64,7 @@ _DTYPE = {
 }
 
 
-_SHAPE = {"shape", "size", "dim", "numel", "ndim"}
+_SHAPE = {"shape", "size", "numel"}  # not the rank (`dim`, `ndim`): metadata
 
 
 _RESHAPE = {

@@ -82,6 +82,9 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"unrecognized type \w+\(\w+\) at output",
             "unsupported-arg-type",
         ),
+        # ... the type fx names is numpy's: a numpy value (an np.int64 index, an array
+        # numpy built from configuration) handed to a traced op as an argument
+        (r"argument of type: <class 'numpy\.", "numpy-arg"),
         (r"'Proxy' object does not support item assignment", "proxy-setitem"),
         # torch.fx patches forward's code object; a *args/**kwargs wrapper breaks it
         (r"co_varnames is too small|code object .* too small", "fx-code-patch"),

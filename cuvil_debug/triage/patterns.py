@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .linefacts import LINE_FACTS, line_facts
 from .patternrow import Pattern, _from, _p
-from .patterns_recent import _ZOO5, _ZOO6, _ZOO7, _ZOO8
+from .patterns_recent import _ZOO5, _ZOO6, _ZOO7, _ZOO8, _ZOO9
 
 __all__ = [
     "LINE_FACTS",
@@ -349,6 +349,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo6", _ZOO6),
     *_from("zoo7", _ZOO7),
     *_from("zoo8", _ZOO8),
+    *_from("zoo9", _ZOO9),
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .patternrow import _p
 
-__all__ = ["_ZOO5", "_ZOO6", "_ZOO7"]
+__all__ = ["_ZOO5", "_ZOO6", "_ZOO7", "_ZOO8", "_ZOO9"]
 
 
 # ---- rules written from samples/failures/zoo5/ (segment-anything, esm, whisper...)
@@ -47,7 +47,14 @@ _ZOO6 = [
     # forward() writes module state (`self.w.data = ...`) and export finds the traced
     # value among its constants, or dynamo made a grad-mode region of it
     _p("inplace-mutation", "msg:fake-constant search:state-write", 6.0),
-    _p("inplace-mutation", "op:grad-mode-region search:state-write", 6.0),
+    # (not when torch's own exception in the chain names what the region could not
+    # do: a nonzero's data-dependent size, zoo9)
+    _p(
+        "inplace-mutation",
+        "op:grad-mode-region search:state-write",
+        6.0,
+        "exc:DynamicOutputShapeException",
+    ),
 ]
 
 
@@ -110,4 +117,31 @@ _ZOO8 = [
         4.0,
         "fe:export",
     ),
+]
+
+# ---- rules written from samples/failures/zoo9/ (ncps, entmax, nflows, deepctr, pml)
+# Each is a mechanism: the operand of the failing construct, or torch's / Cuvil's
+# structured signal (issue 16, seventh round; test_zoo9_mechanisms.py)
+_ZOO9 = [
+    # fx branching on a value computed from the rank (`is_batched = x.dim() == 3` ...
+    # `if not is_batched:`): metadata, not a size and not the tensor's values
+    _p(
+        "capture-limitation",
+        "msg:proxy-control-flow operand:rank-read eager:ok",
+        6.0,
+        "operand:shape-read operand:item operand:reduction ast:meta-test",
+    ),
+    # fx using the rank as a number (`range(1, x.ndimension())`, `[0] * x.dim()`)
+    _p(
+        "capture-limitation",
+        "msg:proxy-as-value ast:rank-read eager:ok",
+        5.0,
+        "ast:shape-iterate ast:shape-attr ast:item",
+    ),
+    # Cuvil refusing an ATen in-place op the capture recorded (`x.fill_diagonal_()`
+    # under strict export): the in-place form is what is refused
+    _p("inplace-mutation", "op:inplace", 5.0),
+    # fx refusing a numpy value as a node argument (`x[:, idx[0]:idx[1]]` with
+    # `idx = np.array(...)`): numpy work in forward() reached a traced op
+    _p("non-torch-call", "msg:numpy-arg", 5.0),
 ]

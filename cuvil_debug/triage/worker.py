@@ -9,6 +9,7 @@ then and fd 1 goes where fd 2 goes (the output file the parent reads).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -28,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     limit_memory(opts.max_memory)
     for job in jobs:
         channel.send({"event": "start", "index": job["index"], "out": _out_size()})
-        record = _collect(job["collect"], opts.max_memory)
+        with _global_state_kept():
+            record = _collect(job["collect"], opts.max_memory)
         channel.send(
             {
                 "event": "result",
@@ -58,6 +60,22 @@ def _collect(args: dict, max_memory: int | None) -> dict:
     ):
         record.update(status="error", message=_oom(max_memory))
     return record
+
+
+@contextlib.contextmanager
+def _global_state_kept():
+    """Restores process-wide switches a model may flip at import or in forward(), so
+    the next model captured in this process starts as it would alone:
+    torch.distributions' argument validation (`set_default_validate_args`) decides
+    whether a distribution's constructor checks its arguments, which changes how a
+    capture fails."""
+    from torch.distributions import Distribution
+
+    validate = Distribution._validate_args
+    try:
+        yield
+    finally:
+        Distribution.set_default_validate_args(validate)
 
 
 def _ended(args: dict, message: str, status: str = "crash") -> dict:

@@ -307,17 +307,19 @@ def test_zoo8_development_part_is_triaged_to_its_labels():
 # pytorch-metric-learning capture failures, swept and labelled by someone who never ran
 # triage on them (README there). Measured once, unseen, at 4d3cf0e (after the sixth
 # round: zoo8's facts and the two-level confidence): top-1 31/38, root line in the top
-# 3 33/38, ECE 0.021 (docs/TRIAGE.md). Held out: no rule is written from it; the floor
-# is its first sight minus one sample on each ---------------------------------------
+# 3 33/38, ECE 0.021 (docs/TRIAGE.md). Development data since the seventh round of
+# issue 16 (general mechanisms written from its misses, pinned by
+# test_zoo9_mechanisms.py): 37/38 and 34/38; the floor allows one sample of slack on
+# each -------------------------------------------------------------------------------
 ZOO9 = CORPUS / "zoo9"
 ZOO9_LABELS = load_labels(ZOO9)
 
 
 @pytest.mark.slow
-def test_zoo9_heldout_set_does_not_regress():
+def test_zoo9_development_part_is_triaged_to_its_labels():
     packages = ("ncps", "entmax", "nflows", "deepctr_torch", "pytorch_metric_learning")
     top1, root3, ece = _library_set_scores(ZOO9, ZOO9_LABELS, packages)
-    assert top1 >= 30 / 38 and root3 >= 32 / 38, (top1, root3, ece)
+    assert top1 >= 36 / 38 and root3 >= 33 / 38, (top1, root3, ece)
 
 
 # ---- fixed: samples that were Cuvil's own bugs (compiler-internal-error) and compile

@@ -19,3 +19,49 @@ def test_hang_and_crash_are_reported_and_others_still_triaged(data_dir):
     assert ok["status"] == "ok"
     assert crash["status"] == "crash" and "exit code 139" in crash["message"]
     assert shape["status"] == "failed"  # results come back in job order
+
+
+FLIP_VALIDATION = """
+import torch
+from torch.distributions import Distribution
+
+
+def Model():
+    Distribution.set_default_validate_args(False)  # process-wide switch
+    return torch.nn.Identity()
+
+
+def example_inputs():
+    return (torch.ones(2),)
+"""
+
+READ_VALIDATION = """
+import torch
+from torch.distributions import Distribution
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        raise RuntimeError(f"validate_args={Distribution._validate_args}")
+
+
+def Model():
+    return M()
+
+
+def example_inputs():
+    return (torch.ones(2),)
+"""
+
+
+def test_a_model_flipping_distribution_validation_does_not_leak_to_the_next(tmp_path):
+    # torch.distributions' argument validation is global: a model captured earlier in
+    # the same worker that switches it off changed how later models fail (zoo8's pfrl
+    # samples failed differently when captured after another set's samples)
+    (tmp_path / "flip.py").write_text(FLIP_VALIDATION)
+    (tmp_path / "read.py").write_text(READ_VALIDATION)
+    jobs = [Job(i, str(tmp_path / n)) for i, n in enumerate(["flip.py", "read.py"])]
+    flip, read = run_jobs(jobs, workers=1, timeout=600)  # one worker: one process
+    assert flip["status"] == "ok", flip
+    assert read["status"] == "failed"
+    assert "validate_args=True" in str(read["error"]), read["error"]
