@@ -1,4 +1,4 @@
-"""Helpers shared by the zoo corpus tests (test_zoo7_corpus.py to test_zoo9_corpus.py):
+"""Helpers shared by the zoo corpus tests (test_zoo7_corpus.py to test_zoo10_corpus.py):
 the triage category names, read without importing triage, and the lines of a label's
 root file."""
 
