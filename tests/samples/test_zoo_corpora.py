@@ -99,6 +99,23 @@ SETS = [
             "pml_triplet_fx_check_shapes.py",
         ),
     ),
+    ZooSet(
+        "zoo10",
+        {
+            "pyro": "pyro",
+            "kym": "kymatio",
+            "opacus": "opacus",
+            "brev": "brevitas",
+            "aura": "auraloss",
+        },
+        (
+            "pyro_arnn_fx_list_size_reshape.py",
+            "kym_1d_fx_is_contiguous_check.py",
+            "opacus_dpgru_fx_len_h0.py",
+            "brev_linear_fx_isinstance_scale_tensor.py",
+            "aura_random_resolution_fx_size_branch.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
@@ -177,6 +194,7 @@ def test_labels_match_the_sweep_rows(zoo):
         mode = "dynamic" if lab["dynamic"] else lab["frontend"]
         assert lab["case"].endswith(f"/{mode}"), name
         assert row["family"] == lab["family"], name
+        assert row["signature"] == lab["signature"], name
 
 
 RECAPTURED = [(s.name, n) for s in SETS for n in s.recaptured]
