@@ -179,17 +179,48 @@ def _probe(x: Any) -> Any:
 
 
 def result_dtype(*xs: Any) -> DType:
-    """The dtype torch's type promotion gives for an op over `xs` (tensors and numbers)."""
-    acc = _probe(xs[0])
-    for x in xs[1:]:
-        p = _probe(x)
-        dtype = torch.result_type(acc, p)
-        tensors = [q for q in (acc, p) if isinstance(q, torch.Tensor)]
-        if tensors:
-            dims = max(q.dim() for q in tensors)
-            acc = torch.empty((1,) * dims, dtype=dtype)
-        else:
-            acc = torch.tensor(acc).to(dtype).item()
-    if isinstance(acc, torch.Tensor):
-        return cuvil_dtype(acc.dtype)
-    return _scalar_dtype(acc)
+    """The dtype torch's type promotion gives for an op over `xs` (tensors and numbers).
+
+    As torch: tensors with dimensions first, then 0-d tensors, then numbers; a lower
+    group counts only where its category (bool < integer < float) is higher, so the
+    groups are folded apart and combined, not pairwise in argument order (an int64 x
+    clamped by a 0-d float64 and a float32 tensor is float32, not float64)."""
+    probes = [_probe(x) for x in xs]
+    dims = [p for p in probes if isinstance(p, torch.Tensor) and p.dim()]
+    zeros = [p for p in probes if isinstance(p, torch.Tensor) and not p.dim()]
+    numbers = [p for p in probes if not isinstance(p, torch.Tensor)]
+    lower: Any = max(numbers, key=_category) if numbers else None
+    if zeros:
+        zero = torch.empty((), dtype=_promoted(zeros))
+        lower = (
+            zero
+            if lower is None
+            else torch.empty((), dtype=torch.result_type(zero, lower))
+        )
+    if dims:
+        higher = torch.empty((1,), dtype=_promoted(dims))
+        dtype = higher.dtype if lower is None else torch.result_type(higher, lower)
+        return cuvil_dtype(dtype)
+    if isinstance(lower, torch.Tensor):
+        return cuvil_dtype(lower.dtype)
+    return _scalar_dtype(lower)
+
+
+def _promoted(tensors: list[torch.Tensor]) -> torch.dtype:
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = torch.promote_types(dtype, t.dtype)
+    return dtype
+
+
+def _category(x: Any) -> int:
+    """A number's place in torch's categories: bool, integer, float, complex."""
+    return (
+        0
+        if isinstance(x, bool)
+        else 1
+        if isinstance(x, int)
+        else 3
+        if isinstance(x, complex)
+        else 2
+    )

@@ -515,3 +515,19 @@ def test_unknown_rounding_mode_is_unsupported(frontend):
 def test_bitwise_ops_on_integers_lower(frontend):
     fn = wrap(lambda x, y: ((x & y) | 3, x ^ y, ~x), 2)
     check_lowering(fn, (randint(3) - 5, randint(3)), frontend)
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_promotion_over_three_operands_folds_tensors_0d_tensors_and_numbers_apart(
+    frontend,
+):
+    """torch promotes dimensioned tensors, 0-d tensors and numbers as groups: an int64 x
+    clamped by a 0-d float64 min and a float32 max is float32 (pairwise in argument
+    order it was float64, and the frontend stopped with an internal error)."""
+    x = torch.arange(-6, 6).reshape(3, 4)
+    lo = torch.tensor(-2.5, dtype=torch.float64)
+    hi = torch.full((4,), 3.25)
+    check_lowering(lambda x, lo, hi: torch.clamp(x, lo, hi), (x, lo, hi), frontend)
+    check_lowering(
+        lambda x, lo, hi: torch.addcmul(x, lo, hi, value=2), (x, lo, hi), frontend
+    )
