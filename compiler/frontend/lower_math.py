@@ -34,6 +34,14 @@ def _binary(name: str, floating: bool = False):
             alpha = args[0]
         if not is_tensor(alpha) and alpha != 1 and result_dtype(a, b) is DType.i1:
             alpha = bool(alpha)  # torch reads alpha as a bool when the result is one
+        if alpha != 1 and is_tensor(a) and is_tensor(b) and _half_alpha(a, b, alpha):
+            # torch: a + alpha * b of 16-bit floats in float, alpha in the 16-bit
+            # type, rounded once
+            dtype = result_dtype(a, b)
+            wide = [cx.cast(cx.value(t), DType.f32) for t in (a, b)]
+            alpha = float(torch.tensor(alpha, dtype=dtype.torch))
+            scaled = cx.op("cuvil.mul", wide[1], cx.scalar(alpha, DType.f32))
+            return cx.cast(cx.op(name, wide[0], scaled), dtype)
         if alpha != 1:
             b = (
                 operator.mul(b, alpha)
@@ -71,6 +79,10 @@ def _opmath_scalar(cx: LoweringContext, name: str, a, b, floating: bool = False)
     return cx.cast(cx.op(name, wide_a, wide_b), dtype)
 
 
+def _half_alpha(a, b, alpha) -> bool:
+    return isinstance(alpha, int | float) and result_dtype(a, b) in _HALF
+
+
 def is_tensor(x: Any) -> bool:
     return isinstance(x, Value | LazyTensor | torch.Tensor)
 
@@ -78,6 +90,9 @@ def is_tensor(x: Any) -> bool:
 def emit_bin(cx: LoweringContext, name: str, a, b, floating: bool = False) -> Value:
     _, (va, vb) = cx.promote(a, b, floating=floating)
     return cx.op(name, va, vb)
+
+
+_HALF = (DType.f16, DType.bf16)
 
 
 def _compare(name: str):
