@@ -296,10 +296,12 @@ def _leaky_relu(cx: LoweringContext, x, negative_slope=0.01, inplace=False):
 
 @lowers(torch.clamp, torch.clip, "clamp", "clip", "clamp_", aten.clamp, aten.clip)
 def _clamp(cx: LoweringContext, x, min=None, max=None):
-    if is_tensor(min) or is_tensor(max):  # in the type of all three (fuzz 7080064:
-        # a 0-d float32 bound of a bfloat16 x with a float32 max is not rounded)
-        bounds = [b for b in (min, max) if b is not None]
-        v = cx.cast(cx.value(x), result_dtype(x, *bounds))
+    if is_tensor(min) or is_tensor(max):
+        # in the type torch.clamp promotes all three to, n-ary (fuzz 7080064: a 0-d
+        # float32 min of a bfloat16 x with a float32 max is not rounded; an int64 x
+        # with two 0-d float bounds is not typed by the first bound alone)
+        probes = [_probe(cx, t) for t in (x, min, max)]
+        v = cx.cast(cx.value(x), cuvil_dtype(torch.clamp(*probes).dtype))
         v = v if min is None else emit_bin(cx, "cuvil.maximum", v, min)
         return v if max is None else emit_bin(cx, "cuvil.minimum", v, max)
     bounds = [b for b in (min, max) if b is not None]
@@ -310,6 +312,14 @@ def _clamp(cx: LoweringContext, x, min=None, max=None):
     if min is not None and max is not None and min > max:
         min = max  # torch: min(max(x, min), max) is max everywhere (NaN stays NaN)
     return cx.emit(ops.ClampOp, v, min=min, max=max)
+
+
+def _probe(cx: LoweringContext, t):
+    """A one-element stand-in of `t` (a tensor of its rank and dtype, or the number)."""
+    if not is_tensor(t):
+        return t
+    v = cx.value(t)
+    return torch.empty((1,) * v.type.rank, dtype=v.type.dtype.torch)
 
 
 @lowers(torch.clamp_min, "clamp_min", aten.clamp_min)
