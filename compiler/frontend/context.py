@@ -193,3 +193,9 @@ def result_dtype(*xs: Any) -> DType:
     if isinstance(acc, torch.Tensor):
         return cuvil_dtype(acc.dtype)
     return _scalar_dtype(acc)
+
+
+def dtype_of(fn: Any, *xs: Any) -> DType:
+    """The dtype torch's `fn` gives over `xs` (tensors, numbers, None), from stand-ins:
+    its own n-ary promotion, where result_dtype folds pairwise (clamp's three)."""
+    return cuvil_dtype(fn(*(_probe(x) for x in xs)).dtype)

@@ -17,6 +17,7 @@ from .context import (
     LazyTensor,
     LoweringContext,
     cuvil_dtype,
+    dtype_of,
     refuse_extra,
     result_dtype,
 )
@@ -34,14 +35,16 @@ def _binary(name: str, floating: bool = False):
             alpha = args[0]
         if not is_tensor(alpha) and alpha != 1 and result_dtype(a, b) is DType.i1:
             alpha = bool(alpha)  # torch reads alpha as a bool when the result is one
-        if alpha != 1 and is_tensor(a) and is_tensor(b) and _half_alpha(a, b, alpha):
-            # torch: a + alpha * b of 16-bit floats in float, alpha in the 16-bit
-            # type, rounded once
-            dtype = result_dtype(a, b)
-            wide = [cx.cast(cx.value(t), DType.f32) for t in (a, b)]
-            alpha = float(torch.tensor(alpha, dtype=dtype.torch))
-            scaled = cx.op("cuvil.mul", wide[1], cx.scalar(alpha, DType.f32))
-            return cx.cast(cx.op(name, wide[0], scaled), dtype)
+        half = result_dtype(a, b) if is_tensor(a) and is_tensor(b) else None
+        if alpha != 1 and half in (DType.f16, DType.bf16) and not is_tensor(alpha):
+            # torch: a + alpha * b in float, alpha in the 16-bit type, rounded once
+            alpha = float(torch.tensor(alpha, dtype=half.torch))
+            wb = cx.op(
+                "cuvil.mul",
+                cx.cast(cx.value(b), DType.f32),
+                cx.scalar(alpha, DType.f32),
+            )
+            return cx.cast(cx.op(name, cx.cast(cx.value(a), DType.f32), wb), half)
         if alpha != 1:
             b = (
                 operator.mul(b, alpha)
@@ -79,10 +82,6 @@ def _opmath_scalar(cx: LoweringContext, name: str, a, b, floating: bool = False)
     return cx.cast(cx.op(name, wide_a, wide_b), dtype)
 
 
-def _half_alpha(a, b, alpha) -> bool:
-    return isinstance(alpha, int | float) and result_dtype(a, b) in _HALF
-
-
 def is_tensor(x: Any) -> bool:
     return isinstance(x, Value | LazyTensor | torch.Tensor)
 
@@ -90,9 +89,6 @@ def is_tensor(x: Any) -> bool:
 def emit_bin(cx: LoweringContext, name: str, a, b, floating: bool = False) -> Value:
     _, (va, vb) = cx.promote(a, b, floating=floating)
     return cx.op(name, va, vb)
-
-
-_HALF = (DType.f16, DType.bf16)
 
 
 def _compare(name: str):
@@ -297,11 +293,8 @@ def _leaky_relu(cx: LoweringContext, x, negative_slope=0.01, inplace=False):
 @lowers(torch.clamp, torch.clip, "clamp", "clip", "clamp_", aten.clamp, aten.clip)
 def _clamp(cx: LoweringContext, x, min=None, max=None):
     if is_tensor(min) or is_tensor(max):
-        # in the type torch.clamp promotes all three to, n-ary (fuzz 7080064: a 0-d
-        # float32 min of a bfloat16 x with a float32 max is not rounded; an int64 x
-        # with two 0-d float bounds is not typed by the first bound alone)
-        probes = [_probe(cx, t) for t in (x, min, max)]
-        v = cx.cast(cx.value(x), cuvil_dtype(torch.clamp(*probes).dtype))
+        # torch.clamp's n-ary promotion of the three (fuzz 7080064; not pairwise)
+        v = cx.cast(cx.value(x), dtype_of(torch.clamp, x, min, max))
         v = v if min is None else emit_bin(cx, "cuvil.maximum", v, min)
         return v if max is None else emit_bin(cx, "cuvil.minimum", v, max)
     bounds = [b for b in (min, max) if b is not None]
@@ -312,14 +305,6 @@ def _clamp(cx: LoweringContext, x, min=None, max=None):
     if min is not None and max is not None and min > max:
         min = max  # torch: min(max(x, min), max) is max everywhere (NaN stays NaN)
     return cx.emit(ops.ClampOp, v, min=min, max=max)
-
-
-def _probe(cx: LoweringContext, t):
-    """A one-element stand-in of `t` (a tensor of its rank and dtype, or the number)."""
-    if not is_tensor(t):
-        return t
-    v = cx.value(t)
-    return torch.empty((1,) * v.type.rank, dtype=v.type.dtype.torch)
 
 
 @lowers(torch.clamp_min, "clamp_min", aten.clamp_min)
