@@ -198,6 +198,19 @@ def _sum(k: Kernel, base, count: int, dtype: DType, center=None) -> ir.Value:
     return k.b.load(acc)
 
 
+def _float_range(k: Kernel, sq: ir.Value, dtype: DType) -> ir.Value:
+    """The squared deviations' sum `sq` (double), or inf where it is past float's range
+    and `dtype` is not double: torch's kernel accumulates them in float, so a group
+    holding values past ~1.8e19 has var inf, rstd 0 and its output is the bias (fuzz
+    7055279: a more accurate group_norm made a later product overflow where eager's
+    did not)."""
+    if dtype is DType.f64:
+        return sq
+    wide = k.b.fpext(k.b.fptrunc(sq, F32), F64)
+    past = k.b.fcmp_ordered("==", wide, ir.Constant(F64, float("inf")))
+    return k.b.select(past, wide, sq)
+
+
 def emit_group_norm(k: Kernel, op: Operation) -> None:
     t = k.in_type(0)
     dtype, b = t.dtype, k.b
@@ -212,7 +225,7 @@ def emit_group_norm(k: Kernel, op: Operation) -> None:
     with for_range(b, n * g, name="ng") as ng:
         base = b.mul(ng, i64(count))
         mean = b.fmul(_sum(k, base, count, dtype), inv)
-        var = b.fmul(_sum(k, base, count, dtype, center=mean), inv)
+        var = b.fmul(_float_range(k, _sum(k, base, count, dtype, mean), dtype), inv)
         eps = ir.Constant(F64, op.attrs["eps"])
         rstd = b.fdiv(ir.Constant(F64, 1.0), b.call(sqrt, [b.fadd(var, eps)]))
         mean_r, rstd_r = _as(b, mean, llvm_type(dtype)), _as(b, rstd, llvm_type(dtype))

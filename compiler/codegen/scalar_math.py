@@ -235,13 +235,12 @@ def _logaddexp(base2: bool):
     def emit(b, x, y):
         m = _intr(b, "llvm.maxnum", x, y)
         d = b.fneg(_intr(b, "llvm.fabs", b.fsub(x, y)))
-        if base2:
-            tail = b.fmul(
-                _libm(b, "log1p", _intr(b, "llvm.exp2", d)), _c(x, 1 / math.log(2))
-            )
+        if base2:  # torch's kernel compiles m + log1p(..) * (1/ln 2) to one fma:
+            # logaddexp2(-1, -1) is -1.06e-08 there, not 0 (fuzz 7059369)
+            tail = _libm(b, "log1p", _intr(b, "llvm.exp2", d))
+            out = _intr(b, "llvm.fma", tail, _c(x, 1 / math.log(2)), m)
         else:
-            tail = _libm(b, "log1p", _libm(b, "exp", d))
-        out = b.fadd(m, tail)
+            out = b.fadd(m, _libm(b, "log1p", _libm(b, "exp", d)))
         same_inf = b.and_(
             b.fcmp_ordered("==", x, y),
             b.fcmp_ordered("==", _intr(b, "llvm.fabs", x), _c(x, math.inf)),

@@ -45,10 +45,11 @@ def _sdpa(
     root = cx.scalar(math.sqrt(scale) if scale >= 0 else math.nan, q.type.dtype)
     q, k = cx.op("cuvil.mul", q, root), cx.op("cuvil.mul", k, root)
     scores = cx.emit(ops.MatmulOp, q, transpose(cx, k, -2, -1))
+    # is_causal without a mask is the flash kernel's too (fuzz 7057063)
+    flash = _flash_form(q, k, v) and attn_mask is None
     if is_causal:
         lq, lk = scores.type.shape[-2], scores.type.shape[-1]
         attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
-    flash = _flash_form(q, k, v) and attn_mask is None
     if attn_mask is not None:
         scores = _apply_mask(cx, scores, attn_mask)
     return cx.emit(ops.MatmulOp, _safe_softmax(cx, scores, flash), v)

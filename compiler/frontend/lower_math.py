@@ -17,6 +17,7 @@ from .context import (
     LazyTensor,
     LoweringContext,
     cuvil_dtype,
+    dtype_of,
     refuse_extra,
     result_dtype,
 )
@@ -34,6 +35,16 @@ def _binary(name: str, floating: bool = False):
             alpha = args[0]
         if not is_tensor(alpha) and alpha != 1 and result_dtype(a, b) is DType.i1:
             alpha = bool(alpha)  # torch reads alpha as a bool when the result is one
+        half = result_dtype(a, b) if is_tensor(a) and is_tensor(b) else None
+        if alpha != 1 and half in (DType.f16, DType.bf16) and not is_tensor(alpha):
+            # torch: a + alpha * b in float, alpha in the 16-bit type, rounded once
+            alpha = float(torch.tensor(alpha, dtype=half.torch))
+            wb = cx.op(
+                "cuvil.mul",
+                cx.cast(cx.value(b), DType.f32),
+                cx.scalar(alpha, DType.f32),
+            )
+            return cx.cast(cx.op(name, cx.cast(cx.value(a), DType.f32), wb), half)
         if alpha != 1:
             b = (
                 operator.mul(b, alpha)
@@ -281,10 +292,9 @@ def _leaky_relu(cx: LoweringContext, x, negative_slope=0.01, inplace=False):
 
 @lowers(torch.clamp, torch.clip, "clamp", "clip", "clamp_", aten.clamp, aten.clip)
 def _clamp(cx: LoweringContext, x, min=None, max=None):
-    if is_tensor(min) or is_tensor(max):  # in the type of all three (fuzz 7080064:
-        # a 0-d float32 bound of a bfloat16 x with a float32 max is not rounded)
-        bounds = [b for b in (min, max) if b is not None]
-        v = cx.cast(cx.value(x), result_dtype(x, *bounds))
+    if is_tensor(min) or is_tensor(max):
+        # torch.clamp's n-ary promotion of the three (fuzz 7080064; not pairwise)
+        v = cx.cast(cx.value(x), dtype_of(torch.clamp, x, min, max))
         v = v if min is None else emit_bin(cx, "cuvil.maximum", v, min)
         return v if max is None else emit_bin(cx, "cuvil.minimum", v, max)
     bounds = [b for b in (min, max) if b is not None]

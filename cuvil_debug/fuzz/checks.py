@@ -283,11 +283,14 @@ def opens_zero_sign(node: Node, value: Any, open_: set[int]) -> bool:
 def paths_disagree(node: Node, env: Env) -> bool:
     """An op whose value torch's vectorized and scalar loops disagree on, at an input
     that holds such a value: gelu(+inf) of float32/float16/bfloat16 (NaN vectorized,
-    inf in the scalar loop; fuzz 7000951, 7022496). Float64 is inf on both."""
+    inf in the scalar loop; fuzz 7000951, 7022496; float64 is inf on both); the flash
+    SDPA and native_layer_norm's mean below, where the lane holding it decides."""
     name = node.call.rsplit(".", 1)[-1].lower() if node.kind != "aten" else ""
     name = node.call.split(".")[1] if node.kind == "aten" else name
     if "scaled_dot_product" in name:
         return _flash_nan(decode(node.args, env))
+    if name == "native_layer_norm" and len(node.args) >= 2:
+        return _lone_inf_row(decode(node.args[:2], env))
     if name not in ("gelu", "gelu_") or not node.args:
         return False
     x = decode(node.args[0], env)
@@ -310,6 +313,23 @@ def _flash_nan(args: list) -> bool:
         for t in args[:4]
         if isinstance(t, torch.Tensor)
     )
+
+
+def _lone_inf_row(args: list) -> bool:
+    """native_layer_norm of a row whose one non-finite element is an infinity: torch's
+    row moments (vector lanes and a serial tail, merged in an order the vector width
+    and the row's length set) give that row's mean +-inf at one position (float32:
+    8 * (n // 8) - 1 below 256 elements, none below 8; float64 by 4s) and NaN
+    elsewhere (fuzz 7056987). Two or more non-finite elements are NaN everywhere."""
+    x, shape = args
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        return False
+    n = math.prod(shape) if isinstance(shape, list | tuple) else int(shape)
+    if not n or x.numel() % n:
+        return False
+    rows = x.detach().reshape(-1, n)
+    bad = (~rows.isfinite()).sum(1)
+    return bool(((bad == 1) & rows.isinf().any(1)).any())
 
 
 def aliased(node: Node, env: Env) -> bool:

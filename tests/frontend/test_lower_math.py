@@ -531,3 +531,31 @@ def test_promotion_over_three_operands_folds_tensors_0d_tensors_and_numbers_apar
     check_lowering(
         lambda x, lo, hi: torch.addcmul(x, lo, hi, value=2), (x, lo, hi), frontend
     )
+
+
+@pytest.mark.parametrize(
+    "xd,lo,hi",
+    [
+        (torch.bfloat16, torch.tensor(0.18878372), torch.ones(3, 4)),  # fuzz 7080064
+        (torch.int64, torch.tensor(-1.5, dtype=torch.bfloat16), torch.tensor(1.25)),
+        (torch.int64, torch.tensor(-1.5), torch.ones(3, 4, dtype=torch.float16)),
+    ],
+)
+def test_clamp_promotes_x_and_both_tensor_bounds_together(xd, lo, hi):
+    """torch promotes x, min and max of clamp together (n-ary, 0-d tensors below
+    dimensioned ones); pairwise, an int64 x with two 0-d float bounds took the first
+    bound's dtype (a frontend type-check crash) and a bfloat16 x rounded a float32 min."""
+    import cuvil
+
+    class M(nn.Module):
+        def forward(self, x):
+            return torch.clamp(x, lo, hi)
+
+    x = (
+        (torch.arange(12).reshape(3, 4) - 6).to(xd) * 0.1
+        if xd.is_floating_point
+        else (torch.arange(12).reshape(3, 4) - 6)
+    )
+    want = M()(x)
+    got = cuvil.compile(M(), (x,), options={"opt_level": "O0"})(x)
+    assert got.dtype == want.dtype and torch.equal(got, want)

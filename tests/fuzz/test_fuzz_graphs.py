@@ -275,6 +275,25 @@ def test_gelu_of_inf_is_not_drawn_where_torchs_loops_disagree():
     assert checks.paths_disagree(module, Env(inputs=[inf.half()], nodes=[], state={}))
 
 
+def test_layer_norm_mean_of_a_lone_inf_is_not_drawn():
+    """Fuzz 7056987: native_layer_norm's mean of a row holding one infinity is +-inf
+    at one position of torch's vector lanes and NaN elsewhere (Cuvil: NaN), so such a
+    row is not drawn; rows with NaN or two infinities (NaN in both) still are."""
+    ln = torch.ops.aten.native_layer_norm.default
+    row = torch.randn(2, 8)
+    row[1, 7] = float("inf")
+    assert ln(row, [8], None, None, 1e-5)[1][1].isinf().all()  # torch's own answer
+    row[1, 7], row[1, 0] = 1.0, float("inf")
+    assert ln(row, [8], None, None, 1e-5)[1][1].isnan().all()
+    node = Node(call="aten.native_layer_norm.default", kind="aten")
+    node.args = [{"x": 0}, [8], None, None, 1e-5]
+    assert checks.paths_disagree(node, Env(inputs=[row], nodes=[], state={}))
+    two = row.clone()
+    two[1, 3] = float("nan")
+    for fine in (torch.randn(2, 8), two):
+        assert not checks.paths_disagree(node, Env(inputs=[fine], nodes=[], state={}))
+
+
 def test_sdpa_over_16_keys_on_a_nan_is_not_drawn():
     """torch's flash SDPA kernel skips a NaN score in a row's scalar tail, not in a
     vector chunk: over 16 keys its answer depends on where the NaN is."""
