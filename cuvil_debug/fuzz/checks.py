@@ -6,7 +6,9 @@
   on fake tensors: the shape functions torch.export's and dynamo's tracing use, which
   are not always the meta device's; and an ATen op's own
   decomposition, which export applies: where they disagree with eager the model cannot
-  be captured faithfully, and that is torch's bug);
+  be captured faithfully, and that is torch's bug); nor their aliasing (a fake result
+  sharing an argument's memory where eager's copies: ``native_dropout`` with
+  ``train=False``, fuzz 7090196);
 * an op whose order among equal values torch leaves open (``topk``, an unstable
   ``sort``) is drawn only on values without ties;
 * an op reading the sign of a NaN (``signbit``, ``copysign``'s second argument) is not
@@ -39,7 +41,8 @@ import warnings
 from typing import Any
 
 import torch
-from torch.utils._pytree import tree_map
+from torch.multiprocessing.reductions import StorageWeakRef
+from torch.utils._pytree import tree_flatten, tree_map
 
 from .catalog import Form
 from .graph import Env, Node, call_node, decode
@@ -138,12 +141,38 @@ def meta_differs(node: Node, env: Env, result: Any, form: Form) -> bool:
     faked = _faked(
         node, env
     )  # None: fake tensors cannot run it (data-dependent shapes)
-    return faked is not None and not _same_meta(faked, result)
+    if faked is None:
+        return False
+    eager_args = (
+        decode(node.args, env),
+        [decode(v, env) for v in node.kwargs.values()],
+    )
+    return not _same_meta(faked[0], result) or _aliasing(faked[0], faked[1]) != (
+        _aliasing(result, eager_args)
+    )
+
+
+def _aliasing(result: Any, args: Any) -> list[bool]:
+    """For each tensor of `result`, whether it shares memory with a tensor of `args`:
+    fake tensors can alias where eager's kernel copies (native_dropout with
+    train=False: its decomposition, which export's fake run uses, returns its input,
+    the CPU kernel a copy), and then export's graph records later uses of the input as
+    uses of the result (fuzz 7090196: torch.export's own program differs from eager)."""
+    stores = {_storage(t) for t in tree_flatten(args)[0] if isinstance(t, torch.Tensor)}
+    leaves = tree_flatten(result)[0]
+    return [_storage(t) in stores for t in leaves if isinstance(t, torch.Tensor)]
+
+
+def _storage(t: torch.Tensor) -> Any:
+    try:
+        return StorageWeakRef(t.untyped_storage()).cdata
+    except Exception:  # no storage: never shared
+        return ("none", id(t))
 
 
 def _faked(node: Node, env: Env) -> Any:
-    """`node` run on fake tensors, as torch.export traces it: its fake-tensor rules can
-    differ from the meta device's (native_layer_norm of bfloat16 with float32
+    """`node` run on fake tensors, as torch.export traces it, with the fake arguments:
+    its fake-tensor rules can differ from the meta device's (native_layer_norm of bfloat16 with float32
     parameters: the statistics are bfloat16 there, float32 on meta and in eager)."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
@@ -154,7 +183,7 @@ def _faked(node: Node, env: Env) -> Any:
         kwargs = tree_map(fake, {k: decode(v, env) for k, v in node.kwargs.items()})
         with mode, warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return call_node(node, args, kwargs, env, {})
+            return call_node(node, args, kwargs, env, {}), (args, list(kwargs.values()))
     except Exception:
         return None
 

@@ -294,6 +294,27 @@ def test_layer_norm_mean_of_a_lone_inf_is_not_drawn():
         assert not checks.paths_disagree(node, Env(inputs=[fine], nodes=[], state={}))
 
 
+def test_an_op_whose_fake_result_aliases_where_eager_copies_is_not_drawn():
+    """Fuzz 7090196: aten.native_dropout with train=False copies its input in eager,
+    but its decomposition (export's fake run) returns the input itself, and export's
+    graph then records later uses of the input as uses of the result (an in-place op
+    on one wrote the other in torch.export's own program). Such a node is not drawn;
+    a view, which aliases in both, and an op that copies in both still are."""
+    x = torch.randn(3)
+    env = Env(inputs=[x], nodes=[], state={})
+    forms = {f.call: f for f in catalog.catalog()[0]}
+    dropout = Node("aten.native_dropout.default", "aten", [{"x": 0}, 0.0, False])
+    result = torch.ops.aten.native_dropout.default(x, 0.0, False)
+    assert result[0].data_ptr() != x.data_ptr()  # eager copies
+    form = forms["aten.native_dropout"]
+    assert checks.meta_differs(dropout, env, result, form)
+    view = Node("aten.view.default", "aten", [{"x": 0}, [3]])
+    sin = Node("aten.sin.default", "aten", [{"x": 0}])
+    for node, value in ((view, x.view(3)), (sin, x.sin())):
+        form = forms[node.call.removesuffix(".default")]
+        assert not checks.meta_differs(node, env, value, form)
+
+
 def test_sdpa_over_16_keys_on_a_nan_is_not_drawn():
     """torch's flash SDPA kernel skips a NaN score in a row's scalar tail, not in a
     vector chunk: over 16 keys its answer depends on where the NaN is."""
