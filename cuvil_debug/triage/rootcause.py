@@ -231,6 +231,8 @@ class DefUseGraph:
 
     def _reached_params(self, start, fn: Func) -> list[ast.arg]:
         """`fn`'s parameters that the value at `start` comes from, inside `fn`."""
+        if start not in self.g:  # a frame line no statement of the index holds
+            return []
         end = fn.node.end_lineno or fn.node.lineno
         seen, todo, found = {start}, [start], []
         while todo:

@@ -107,3 +107,27 @@ def test_a_parameter_leads_only_to_the_argument_bound_to_it(tmp_path):
     assert params == {"x"}  # forward()'s x, but not its mask / causal
     pad = next(fn for fn in g.funcs if fn.name == "pad")
     assert not list(g.g.successors(g._param_node(pad, pad.params[2])))
+
+
+def test_a_frame_on_a_class_statement_inside_a_function_does_not_crash(tmp_path):
+    """A library frame can stand on a `class` statement inside a function (brevitas's
+    QuantLSTM under strict export, zoo10: a wrapper class made in a method): the
+    walk from it reaches no parameter, where it raised networkx's "node not in the
+    digraph"."""
+    path = tmp_path / "m.py"
+    path.write_text(
+        "class Model:\n"
+        "    def wrap(self, x):\n"
+        "\n"
+        "        class _Inner:\n"
+        "            pass\n"
+        "        return x\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        n = self.wrap(x)\n"
+        "        return n\n"
+    )
+    f = str(path)
+    g = DefUseGraph([index_file(f)])
+    g.add_stack([(f, 9), (f, 4)])  # forward's call, then the class statement
+    assert (f, 9) in g.g
