@@ -322,11 +322,23 @@ def test_zoo9_development_part_is_triaged_to_its_labels():
     assert top1 >= 36 / 38 and root3 >= 33 / 38, (top1, root3, ece)
 
 
-# ---- samples/failures/zoo10: pyro-ppl / kymatio / opacus / brevitas / auraloss
+# ---- samples/failures/zoo10: 43 pyro-ppl / kymatio / opacus / brevitas / auraloss
 # capture failures, swept and labelled by someone who never ran triage on them (README
-# there). Held out (every label's split is "heldout") and not measured yet: no floor
-# here until its first-sight measurement; tests/samples/test_zoo10_corpus.py checks its
-# shape ------------------------------------------------------------------------------
+# there). Measured once, unseen, at a8aacae (after the seventh round: zoo9's
+# mechanisms): top-1 31/43, root line in the top 3 36/43, ECE 0.042, one of the misses
+# a triage crash (a frame on a class statement inside a function), fixed at once
+# (test_rootcause.py): 32/43 and 37/43 (docs/TRIAGE.md). Held out: no rule is written
+# from it; the floor is its first sight ----------------------------------------------
+ZOO10 = CORPUS / "zoo10"
+ZOO10_LABELS = load_labels(ZOO10)
+
+
+@pytest.mark.slow
+def test_zoo10_heldout_set_does_not_regress():
+    packages = ("pyro", "kymatio", "opacus", "brevitas", "auraloss")
+    top1, root3, ece = _library_set_scores(ZOO10, ZOO10_LABELS, packages)
+    assert top1 >= 31 / 43 and root3 >= 36 / 43, (top1, root3, ece)
+
 
 # ---- fixed: samples that were Cuvil's own bugs (compiler-internal-error) and compile
 # since the commit their label's `fixed` names; they leave the triage scores and stay
