@@ -3,9 +3,14 @@ processes (one torch import each), and reused by every corpus test."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:  # triage_cases.py, under --import-mode=importlib
+    sys.path.insert(0, _HERE)
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "samples" / "failures"

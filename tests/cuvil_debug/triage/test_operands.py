@@ -8,9 +8,9 @@ real and classified; the root line is asserted too."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
+from triage_cases import capture_cases, check_case
 
 HEAD = "import numpy as np\nimport torch\nfrom torch import nn\n\n\n"
 INPUTS = "\n\ndef example_inputs():\n    return (torch.randn(2, 3, 4),)\n"
@@ -185,20 +185,10 @@ CASES += [
 
 @pytest.fixture(scope="module")
 def case_records(tmp_path_factory) -> dict:
-    """Every case captured in two fresh worker processes: an export of torch's
-    distributions passes when an earlier in-process test left dynamo state behind."""
-    from cuvil_debug.triage.runner import Job, run_jobs
-
     folder = tmp_path_factory.mktemp("operands")
-    jobs = []
-    for i, (name, frontend, source, *_) in enumerate(CASES):
-        path = folder / f"{name}.py"
-        path.write_text(HEAD + textwrap.dedent(source).strip() + "\n" + INPUTS)
-        jobs.append(Job(i, str(path), frontend))
-    records = run_jobs(jobs, workers=2, timeout=300)
-    return {
-        c[0]: (Path(j.spec), r) for c, j, r in zip(CASES, jobs, records, strict=True)
-    }
+    return capture_cases(
+        folder, CASES, lambda src: HEAD + textwrap.dedent(src).strip() + "\n" + INPUTS
+    )
 
 
 @pytest.mark.parametrize(
@@ -207,14 +197,7 @@ def case_records(tmp_path_factory) -> dict:
 def test_the_operand_decides_the_category(
     case_records, name, frontend, source, category, root
 ):
-    from cuvil_debug.triage.classify import classify
-
-    path, record = case_records[name]
-    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if root in t)
-    assert record["status"] == "failed", record.get("status")
-    d = classify(record)
-    assert d.category == category, (d.category, d.signals)
-    assert line in [c.line for c in d.roots], [(c.line, c.text) for c in d.roots]
+    check_case(case_records, name, category, root)
 
 
 def test_a_tuple_of_ints_under_export_is_a_non_tensor_input(tmp_path):

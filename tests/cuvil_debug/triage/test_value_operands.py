@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from pathlib import Path
 
 import pytest
+from triage_cases import capture_cases, check_case
 
 from cuvil_debug.triage.patterns import line_facts
 from cuvil_debug.triage.source import _header
@@ -115,19 +115,11 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def case_records(tmp_path_factory) -> dict:
-    from cuvil_debug.triage.runner import Job, run_jobs
-
-    folder = tmp_path_factory.mktemp("value_operands")
-    jobs = []
-    for i, (name, frontend, body, *_) in enumerate(CASES):
-        path = folder / f"{name}.py"
+    def text(body: str) -> str:
         forward = textwrap.indent(body, " " * 8)
-        path.write_text(HEAD + MODEL.format(body=forward).strip() + "\n" + INPUTS)
-        jobs.append(Job(i, str(path), frontend))
-    records = run_jobs(jobs, workers=2, timeout=300)
-    return {
-        c[0]: (Path(j.spec), r) for c, j, r in zip(CASES, jobs, records, strict=True)
-    }
+        return HEAD + MODEL.format(body=forward).strip() + "\n" + INPUTS
+
+    return capture_cases(tmp_path_factory.mktemp("value_operands"), CASES, text)
 
 
 @pytest.mark.parametrize(
@@ -136,14 +128,7 @@ def case_records(tmp_path_factory) -> dict:
 def test_the_value_decides_the_category(
     case_records, name, frontend, body, category, root
 ):
-    from cuvil_debug.triage.classify import classify
-
-    path, record = case_records[name]
-    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if root in t)
-    assert record["status"] == "failed", record.get("message")
-    d = classify(record)
-    assert d.category == category, (d.category, d.signals)
-    assert line in [c.line for c in d.roots], [(c.line, c.text) for c in d.roots]
+    check_case(case_records, name, category, root)
 
 
 def test_the_capture_binding_forward_signature_is_its_own_signal():

@@ -10,9 +10,9 @@ module-state write found anywhere in the model."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
+from triage_cases import capture_cases, check_case
 
 CASES = [
     # (name, frontend, source, category, text of a root line)
@@ -195,18 +195,8 @@ def example_inputs():
 
 @pytest.fixture(scope="module")
 def case_records(tmp_path_factory) -> dict:
-    from cuvil_debug.triage.runner import Job, run_jobs
-
     folder = tmp_path_factory.mktemp("zoo9_mechanisms")
-    jobs = []
-    for i, (name, frontend, source, *_) in enumerate(CASES):
-        path = folder / f"{name}.py"
-        path.write_text(textwrap.dedent(source).lstrip())
-        jobs.append(Job(i, str(path), frontend))
-    records = run_jobs(jobs, workers=2, timeout=300)
-    return {
-        c[0]: (Path(j.spec), r) for c, j, r in zip(CASES, jobs, records, strict=True)
-    }
+    return capture_cases(folder, CASES, lambda src: textwrap.dedent(src).lstrip())
 
 
 @pytest.mark.parametrize(
@@ -215,14 +205,7 @@ def case_records(tmp_path_factory) -> dict:
 def test_zoo9_mechanism_is_triaged(
     case_records, name, frontend, source, category, root
 ):
-    from cuvil_debug.triage.classify import classify
-
-    path, record = case_records[name]
-    assert record["status"] == "failed", record.get("error")
-    d = classify(record)
-    assert d.category == category, (d.category, d.signals, d.scores)
-    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if root in t)
-    assert line in [c.line for c in d.roots[:3]], [(c.line, c.text) for c in d.roots]
+    check_case(case_records, name, category, root, top=3)
 
 
 def test_an_aten_in_place_op_is_marked_in_place():
