@@ -18,7 +18,8 @@
   tensor's size and layout (a one-element, strided or expanded tensor takes the
   scalar loop), which a compiler does not see for an intermediate value; nor
   ``scaled_dot_product_attention`` over 16 keys or more on a NaN (its flash kernel's
-  answer depends on which vector chunk holds the NaN);
+  answer depends on which vector chunk holds the NaN), nor a causal one on a NaN or an
+  infinity at any length (a masked key's NaN reaches its block's rows);
 * an op reading the sign of a zero (``atan2``, ``signbit``, ``copysign``'s sign,
   ``reciprocal``, ``rsqrt``, a divisor, ``pow``'s base) is not drawn on a zero whose
   sign eager leaves open: one computed by ``softshrink`` (-0.0 from a small negative
@@ -317,7 +318,8 @@ def paths_disagree(node: Node, env: Env) -> bool:
     name = node.call.rsplit(".", 1)[-1].lower() if node.kind != "aten" else ""
     name = node.call.split(".")[1] if node.kind == "aten" else name
     if "scaled_dot_product" in name:
-        return _flash_nan(decode(node.args, env))
+        kwargs = {k: decode(v, env) for k, v in node.kwargs.items()}
+        return _flash_nan(decode(node.args, env), kwargs)
     if name == "native_layer_norm" and len(node.args) >= 2:
         return _lone_inf_row(decode(node.args[:2], env))
     if name not in ("gelu", "gelu_") or not node.args:
@@ -330,15 +332,22 @@ def paths_disagree(node: Node, env: Env) -> bool:
     )
 
 
-def _flash_nan(args: list) -> bool:
+def _flash_nan(args: list, kwargs: dict) -> bool:
     """SDPA over 16 keys or more reading a NaN: torch's flash kernel skips a NaN score
     in a row's scalar tail but not in a vector chunk, so the answer depends on which
-    chunk holds it (docs/FUZZ.md, fuzz 7000856)."""
+    chunk holds it (docs/FUZZ.md, fuzz 7000856); and a causal SDPA (the flash kernel
+    at any length) reading a NaN or an infinity: a masked-out key's NaN reaches the
+    rows of its block or not by where the block boundaries fall (fuzz 7090690: every
+    row NaN, though the first row sees one finite key only)."""
     tensors = [a for a in args[:3] if isinstance(a, torch.Tensor)]
-    if len(tensors) < 2 or tensors[1].dim() < 2 or tensors[1].shape[-2] < 16:
+    causal = kwargs.get("is_causal", args[5] if len(args) > 5 else False) is True
+    if len(tensors) < 2 or tensors[1].dim() < 2:
+        return False
+    bad = (lambda t: ~t.isfinite()) if causal else torch.isnan
+    if tensors[1].shape[-2] < 16 and not causal:
         return False
     return any(
-        t.is_floating_point() and bool(t.isnan().any())
+        t.is_floating_point() and bool(bad(t).any())
         for t in args[:4]
         if isinstance(t, torch.Tensor)
     )

@@ -329,6 +329,33 @@ def test_sdpa_over_16_keys_on_a_nan_is_not_drawn():
     assert not checks.paths_disagree(node, Env(inputs=[q, short], nodes=[], state={}))
 
 
+def test_causal_sdpa_on_a_nan_or_inf_is_not_drawn_at_any_length():
+    """Fuzz 7090690: a causal SDPA over 7 keys whose masked-out keys hold NaN is NaN in
+    every row in eager (the first row sees one finite key only: the flash kernel lets a
+    masked key's NaN into its block), so causal SDPA is not drawn on non-finite
+    values at any length; a non-causal one under 16 keys still is."""
+    q, k = torch.randn(1, 7, 8), torch.randn(1, 7, 8)
+    bad = k.clone()
+    bad[0, 3, 1] = float("nan")
+    assert (
+        torch.nn.functional.scaled_dot_product_attention(q, bad, q, is_causal=True)[
+            0, 0
+        ]
+        .isnan()
+        .all()
+    )
+    node = Node(call="F.scaled_dot_product_attention", kind="function")
+    node.args = [{"x": 0}, {"x": 1}, {"x": 0}]
+    node.kwargs = {"is_causal": True}
+    assert checks.paths_disagree(node, Env(inputs=[q, bad], nodes=[], state={}))
+    inf = k.clone()
+    inf[0, 2, 0] = float("inf")
+    assert checks.paths_disagree(node, Env(inputs=[q, inf], nodes=[], state={}))
+    assert not checks.paths_disagree(node, Env(inputs=[q, k], nodes=[], state={}))
+    node.kwargs = {}
+    assert not checks.paths_disagree(node, Env(inputs=[q, bad], nodes=[], state={}))
+
+
 def test_a_zero_of_open_sign_is_not_read_for_its_sign():
     """Fuzz 7053361, 7054497, 7054886: softshrink of a small negative input is -0.0 in
     torch's scalar loop and +0.0 in its vectorized one (the size picks the loop), so
