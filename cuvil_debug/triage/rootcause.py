@@ -230,11 +230,10 @@ class DefUseGraph:
         return max(inside, key=lambda fn: fn.node.lineno, default=None)
 
     def _reached_params(self, start, fn: Func) -> list[ast.arg]:
-        """`fn`'s parameters that the value at `start` comes from, inside `fn`."""
-        if start not in self.g:  # a frame line no statement of the index holds
-            return []
+        """`fn`'s parameters that the value at `start` comes from, inside `fn` (none
+        from a line no statement holds, e.g. a `class` statement in a method)."""
         end = fn.node.end_lineno or fn.node.lineno
-        seen, todo, found = {start}, [start], []
+        seen, todo, found = {start}, [start] if start in self.g else [], []
         while todo:
             for t in self.g.successors(todo.pop()):
                 if t in seen or t[0] != fn.file or not fn.node.lineno <= t[1] <= end:
