@@ -17,7 +17,6 @@ from .context import (
     LazyTensor,
     LoweringContext,
     cuvil_dtype,
-    dtype_of,
     refuse_extra,
     result_dtype,
 )
@@ -45,12 +44,9 @@ def _binary(name: str, floating: bool = False):
                 cx.scalar(alpha, DType.f32),
             )
             return cx.cast(cx.op(name, cx.cast(cx.value(a), DType.f32), wb), half)
-        if alpha != 1:
-            b = (
-                operator.mul(b, alpha)
-                if not is_tensor(b)
-                else emit_bin(cx, "cuvil.mul", b, alpha)
-            )
+        if alpha != 1:  # alpha * b in the result's type (a uint8 b wraps otherwise)
+            wb = cx.cast(cx.value(b), result_dtype(a, b)) if is_tensor(b) else b
+            b = emit_bin(cx, "cuvil.mul", wb, alpha) if is_tensor(b) else b * alpha
         if name == "cuvil.mul" and not is_tensor(a) and is_tensor(b):
             a, b = b, a  # 2 * x runs as x.__rmul__(2): the number is the 2nd operand
         wide = _opmath_scalar(cx, name, a, b) if name == "cuvil.mul" else None
@@ -292,12 +288,12 @@ def _leaky_relu(cx: LoweringContext, x, negative_slope=0.01, inplace=False):
 
 @lowers(torch.clamp, torch.clip, "clamp", "clip", "clamp_", aten.clamp, aten.clip)
 def _clamp(cx: LoweringContext, x, min=None, max=None):
+    bounds = [b for b in (min, max) if b is not None]
     if is_tensor(min) or is_tensor(max):
-        # torch.clamp's n-ary promotion of the three (fuzz 7080064; not pairwise)
-        v = cx.cast(cx.value(x), dtype_of(torch.clamp, x, min, max))
+        # the promotion of all three together (fuzz 7080064; not pairwise)
+        v = cx.cast(cx.value(x), result_dtype(x, *bounds))
         v = v if min is None else emit_bin(cx, "cuvil.maximum", v, min)
         return v if max is None else emit_bin(cx, "cuvil.minimum", v, max)
-    bounds = [b for b in (min, max) if b is not None]
     v = cx.value(x)
     v = cx.cast(v, result_dtype(v, *bounds))
     if any(isinstance(b, float) and math.isnan(b) for b in bounds):
