@@ -217,9 +217,3 @@ def _category(x: Any) -> int:
     """A number's place in torch's categories: bool, integer, float, complex."""
     kinds = (bool, int, float, complex)
     return next(i for i, kind in enumerate(kinds) if isinstance(x, kind))
-
-
-def dtype_of(fn: Any, *xs: Any) -> DType:
-    """The dtype torch's `fn` gives over `xs` (tensors, numbers, None), from stand-ins:
-    its own n-ary promotion, where result_dtype folds pairwise (clamp's three)."""
-    return cuvil_dtype(fn(*(_probe(x) for x in xs)).dtype)
