@@ -57,6 +57,8 @@ def _vector_norm(cx: LoweringContext, x, ord=2, dim=None, keepdim=False, *, dtyp
     if ord == 0:  # the number of nonzero entries
         nz = cx.cast(cx.op("cuvil.ne", v, cx.scalar(0, v.type.dtype)), v.type.dtype)
         return _sum(cx, nz, dims, keepdim)
+    if all(v.type.shape[d] == 1 for d in dims):  # one value: |x|, as eager (no pow)
+        return _sum(cx, cx.op("cuvil.abs", v), dims, keepdim)
     if ord == 2:
         return cx.op("cuvil.sqrt", _sum(cx, cx.op("cuvil.mul", v, v), dims, keepdim))
     absx = cx.op("cuvil.abs", v)

@@ -25,6 +25,11 @@ CASES = {
     "norm0": (lambda x: LV(x, 0, dim=(0, 1)), [torch.tensor([[0.0, 1.0], [2.0, 0.0]])]),
     "norm3": (lambda x: LV(x, 3.5, dim=-1), [randn(2, 5)]),
     "torch.norm": (lambda x: torch.norm(x, dim=1), [randn(3, 4)]),
+    # a norm of one value is |x| in eager: |x|**p would overflow/underflow float32
+    "norm-one-value": (
+        lambda x: (LV(x, 3, dim=1), LV(x, 2, dim=(1,)), LV(x[0, 0], 0.5)),
+        [torch.tensor([[1e20], [-1e-30], [3.0]])],
+    ),
     "normalize": (lambda x: torch.nn.functional.normalize(x, dim=1), [randn(3, 4)]),
     "any": (lambda x: torch.any(x > 0.5), [randn(3, 4)]),
     "all-dim": (lambda x: torch.all(x > -1.0, dim=1), [randn(3, 4)]),

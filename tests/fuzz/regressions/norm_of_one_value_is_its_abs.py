@@ -1,0 +1,63 @@
+"""Fuzz regression sample (cuvil_debug.fuzz, graph seed 7100023).
+
+Found as: wrong on fx:O0: output 1: non-finite pattern differs at flat index 0: cuvil inf, eager 5.192296858534828e+33, float64 5.192296858534828e+33
+Replayed by tests/fuzz/test_fuzz_regressions.py through fx and export at O0
+and O3; alone: `cuvil-debug diff THIS_FILE`.
+"""
+
+import torch
+import torch.nn as nn
+STATE = {
+
+}
+INPUTS = [
+    ([], 'bfloat16', [5.192296858534828e+33], 'contiguous')
+]
+
+
+def _t(spec):
+    """A tensor from (shape, dtype, values, layout), laid out as the fuzzer made it."""
+    if isinstance(spec, torch.Tensor):
+        return spec
+    shape, dtype, values, layout = spec
+    dtype = getattr(torch, dtype)
+    x = torch.tensor(values, dtype=torch.float64 if dtype.is_floating_point else None)
+    x = x.to(dtype).reshape(shape)
+    wide = [d for d, n in enumerate(shape) if n > 1]
+    if layout == "transposed" and len(shape) >= 2:
+        return x.transpose(-1, -2).contiguous().transpose(-1, -2)
+    if layout == "strided" and shape:
+        buf = torch.zeros(*shape[:-1], 2 * shape[-1], dtype=dtype)
+        buf[..., ::2] = x
+        return buf[..., ::2]
+    if layout == "offset" and shape:
+        flat = torch.zeros(x.numel() + 3, dtype=dtype)
+        flat[3:] = x.reshape(-1)
+        return flat[3:].view(shape)
+    if layout == "expanded" and wide:
+        return x.narrow(wide[0], 0, 1).expand(*shape)
+    return x
+
+
+def _load(module, prefix):
+    keys = module.state_dict().keys()
+    module.load_state_dict({k: _t(STATE[f"{prefix}.{k}"]) for k in keys}, assign=True)
+    return module.eval()
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x0):
+        v0 = x0.norm(3, [], True, dtype=torch.float32)
+        return (v0,)
+
+
+def example_inputs():
+    return tuple(_t(s) for s in INPUTS)
+
+
+EXPECT = 'ok'
+# the graph as the fuzzer's data (cuvil_debug.fuzz.graph.Graph.from_json)
+GRAPH = '{"seed": 7100023, "inputs": [{"shape": [], "dtype": "bfloat16", "seed": 0, "profile": "normal", "layout": "contiguous", "low": -8, "high": 8, "values": [5.192296858534828e+33]}], "state": {}, "nodes": [{"call": ".norm", "kind": "method", "args": [{"x": 0}, 3, [], true], "kwargs": {"dtype": {"dtype": "float32"}}, "family": "_norm", "ctor": null, "module": null}], "outputs": [0]}'
