@@ -7,12 +7,9 @@ and O3; alone: `cuvil-debug diff THIS_FILE`.
 
 import torch
 import torch.nn as nn
-STATE = {
 
-}
-INPUTS = [
-    ([], 'bfloat16', [5.192296858534828e+33], 'contiguous')
-]
+STATE = {}
+INPUTS = [([], "bfloat16", [5.192296858534828e33], "contiguous")]
 
 
 def _t(spec):
@@ -58,6 +55,6 @@ def example_inputs():
     return tuple(_t(s) for s in INPUTS)
 
 
-EXPECT = 'ok'
+EXPECT = "ok"
 # the graph as the fuzzer's data (cuvil_debug.fuzz.graph.Graph.from_json)
 GRAPH = '{"seed": 7100023, "inputs": [{"shape": [], "dtype": "bfloat16", "seed": 0, "profile": "normal", "layout": "contiguous", "low": -8, "high": 8, "values": [5.192296858534828e+33]}], "state": {}, "nodes": [{"call": ".norm", "kind": "method", "args": [{"x": 0}, 3, [], true], "kwargs": {"dtype": {"dtype": "float32"}}, "family": "_norm", "ctor": null, "module": null}], "outputs": [0]}'

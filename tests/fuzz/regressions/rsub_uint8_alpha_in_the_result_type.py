@@ -9,12 +9,8 @@ import torch
 import torch.nn as nn
 
 aten = torch.ops.aten
-STATE = {
-
-}
-INPUTS = [
-    ([1], 'uint8', [2], 'contiguous')
-]
+STATE = {}
+INPUTS = [([1], "uint8", [2], "contiguous")]
 
 
 def _t(spec):
@@ -60,6 +56,6 @@ def example_inputs():
     return tuple(_t(s) for s in INPUTS)
 
 
-EXPECT = 'ok'
+EXPECT = "ok"
 # the graph as the fuzzer's data (cuvil_debug.fuzz.graph.Graph.from_json)
 GRAPH = '{"seed": 7099857, "inputs": [{"shape": [1], "dtype": "uint8", "seed": 0, "profile": "normal", "layout": "contiguous", "low": -8, "high": 8, "values": [2]}], "state": {}, "nodes": [{"call": "aten.rsub.Scalar", "kind": "aten", "args": [{"x": 0}, 0.0, -2], "kwargs": {}, "family": "_rsub", "ctor": null, "module": null}], "outputs": [0]}'
