@@ -256,7 +256,14 @@ def _bn_no_training(cx, x, weight, bias, mean, var, momentum, eps):
 
 @lowers(F.layer_norm, aten.layer_norm)
 def layer_norm(
-    cx: LoweringContext, x, normalized_shape, weight=None, bias=None, eps=1e-5, *_
+    cx: LoweringContext,
+    x,
+    normalized_shape,
+    weight=None,
+    bias=None,
+    eps=1e-5,
+    *_,
+    cudnn_enable=True,  # aten.layer_norm's backend flag: no effect on the CPU result
 ) -> Value:
     shape = tuple(normalized_shape)
     v, (weight, bias), back = in_float(cx, cx.value(x), weight, bias)

@@ -214,7 +214,9 @@ for _n in (1, 2):
 
 # ---- group norm ----------------------------------------------------------------------------
 @lowers(F.group_norm, aten.group_norm)
-def group_norm(cx, x, num_groups, weight=None, bias=None, eps=1e-5, *_) -> Value:
+def group_norm(
+    cx, x, num_groups, weight=None, bias=None, eps=1e-5, *_, cudnn_enabled=True
+) -> Value:  # cudnn_enabled: aten.group_norm's backend flag, no effect on the CPU
     v = cx.value(x)
     if v.type.rank < 2:
         raise _unsupported(cx, f"group_norm of a rank-{v.type.rank} input")

@@ -215,6 +215,17 @@ NORM_FUNCTIONAL = [
         lambda m, x: F.layer_norm(x, x.shape[-2:], eps=1e-3),
         randn(2, 4, 3),
     ),
+    # the ATen forms with their backend flag as a keyword (fuzz: 204 refusals)
+    case(
+        "aten.layer_norm-cudnn_enable",
+        lambda m, x: torch.ops.aten.layer_norm(x, [3], m.g, None, cudnn_enable=False),
+        randn(2, 3),
+    ),
+    case(
+        "aten.group_norm-cudnn_enabled",
+        lambda m, x: torch.ops.aten.group_norm(x, 3, m.g, m.b, cudnn_enabled=False),
+        randn(2, 3, 2),
+    ),
 ]
 _NORM_WEIGHTS = {
     "mean": randn(3) * 0.2,
