@@ -111,44 +111,49 @@ def _diag(cx: LoweringContext, x, diagonal_=0):
     v = cx.value(x)
     if v.type.rank == 2:
         return diagonal(cx, v, diagonal_)
-    n = v.type.shape[0]
-    if diagonal_ != 0 or not isinstance(n, int):
+    return _diag_embed(cx, v, diagonal_)
+
+
+def _embed(cx: LoweringContext, v: Value, offset: int) -> Value:
+    """A [..., n] tensor on diagonal `offset` of an [..., m, m] zero matrix,
+    m = n + |offset|: row i, column i + offset holds v[i]."""
+    n = v.type.shape[-1]
+    if not isinstance(n, int):
         raise UnsupportedOpError(
-            "torch.diag of a 1-d tensor off the main diagonal",
-            node=cx.node_name,
-            where=cx.where(),
-            hint="torch.diag_embed(v) or torch.diag(v) (offset 0) are supported",
+            "a diagonal matrix of a dynamic size", node=cx.node_name, where=cx.where()
         )
-    return _embed(cx, v, n)
-
-
-def _embed(cx: LoweringContext, v: Value, n: int) -> Value:
-    """A [..., n] tensor on the diagonal of an [..., n, n] zero matrix."""
-    eye = cx.constant(torch.eye(n, dtype=torch.bool))
-    row = reshape(cx, v, (*v.type.shape[:-1], 1, n))
-    zero = cx.scalar(0, v.type.dtype)
-    return cx.emit(ops.WhereOp, eye, row, zero)
+    m = n + abs(offset)
+    mask = cx.constant(torch.ones(n, dtype=torch.bool).diag(offset))
+    if offset:  # the column index: v[i] sits in column i + offset (i - |offset| rows)
+        pads = (max(offset, 0), max(-offset, 0))
+        v = cx.emit(ops.PadOp, v, pads=pads, mode="constant", value=0.0)
+    row = reshape(cx, v, (*v.type.shape[:-1], 1, m))
+    return cx.emit(ops.WhereOp, mask, row, cx.scalar(0, v.type.dtype))
 
 
 @lowers(torch.diag_embed, "diag_embed", aten.diag_embed)
 def _diag_embed(cx: LoweringContext, x, offset=0, dim1=-2, dim2=-1):
     v = cx.value(x)
-    n = v.type.shape[-1]
-    if (
-        offset != 0
-        or (dim1 % (v.type.rank + 1), dim2 % (v.type.rank + 1))
-        != (
-            v.type.rank - 1,
-            v.type.rank,
-        )
-        or not isinstance(n, int)
-    ):
+    rank = v.type.rank + 1
+    d1, d2 = dim1 % rank, dim2 % rank
+    if d1 == d2:
         raise UnsupportedOpError(
-            "torch.diag_embed off the main diagonal or into other dims",
+            f"diag_embed into one dim twice (dim1={dim1}, dim2={dim2})",
             node=cx.node_name,
             where=cx.where(),
+            hint="torch refuses it too: dim1 and dim2 must differ",
         )
-    return _embed(cx, v, n)
+    if d1 > d2:  # swapping the dims is the opposite offset
+        d1, d2, offset = d2, d1, -offset
+    out = _embed(cx, v, int(offset))
+    if (d1, d2) == (rank - 2, rank - 1):
+        return out
+    lead = iter(range(rank - 2))
+    dims = [
+        rank - 2 if i == d1 else rank - 1 if i == d2 else next(lead)
+        for i in range(rank)
+    ]
+    return cx.emit(ops.PermuteOp, out, dims=tuple(dims))
 
 
 # functionalized graphs spell view ops as copies: the same values here

@@ -64,6 +64,15 @@ CASES = {
     "trace": (lambda x: torch.trace(x), [randn(3, 4)]),
     "diag": (lambda x: torch.diag(x) + torch.diag(torch.diag(x)).sum(), [randn(4, 4)]),
     "diag_embed": (lambda x: torch.diag_embed(x), [randn(2, 3)]),
+    # off the main diagonal, into other dims, swapped dims (= the opposite offset)
+    "diag_embed-offset-dims": (
+        lambda x: (torch.diag_embed(x, 2, 0, 2), torch.diag_embed(x, -1, -1, 1)),
+        [randn(2, 3)],
+    ),
+    "diag-1d-offset": (
+        lambda x: (torch.diag(x, 2), torch.diag(x > 0, -1)),
+        [randn(3)],
+    ),
     "flip": (lambda x: torch.flip(x, (0, -1)) + x.flip(1), [randn(3, 4)]),
     "fliplr-flipud": (lambda x: torch.fliplr(x) * torch.flipud(x), [randn(3, 4)]),
 }
