@@ -27,6 +27,7 @@ from . import (  # noqa: F401  (registers the rules)
     lower_index,
     lower_math,
     lower_mathx,
+    lower_maxpool,
     lower_nn,
     lower_norm,
     lower_pool3d,

@@ -315,37 +315,6 @@ def _reads_result(cx: LoweringContext, i: int) -> bool:
 
 
 # ---- pooling ------------------------------------------------------------------------------
-def _max_pool(n: int):
-    cls = ops.MaxPool1dOp if n == 1 else ops.MaxPool2dOp
-
-    @named(f"max_pool[{cls.name}]")
-    def rule(
-        cx,
-        x,
-        kernel_size,
-        stride=None,
-        padding=0,
-        dilation=1,
-        ceil_mode=False,
-        return_indices=False,
-    ):
-        if return_indices:
-            raise _unsupported(cx, "max_pool with return_indices=True")
-        k = _tup(kernel_size, n)
-        s = _tup(stride, n) if stride else k
-        return cx.emit(
-            cls,
-            x,
-            kernel=k,
-            stride=s,
-            padding=_tup(padding, n),
-            dilation=_tup(dilation, n),
-            ceil_mode=bool(ceil_mode),
-        )
-
-    return rule
-
-
 def _avg_pool(n: int):
     cls = ops.AvgPool1dOp if n == 1 else ops.AvgPool2dOp
 
@@ -400,8 +369,6 @@ def _adaptive_avg_pool(n: int):
     return rule
 
 
-lowers(F.max_pool1d, torch.max_pool1d, aten.max_pool1d)(_max_pool(1))
-lowers(F.max_pool2d, torch.max_pool2d, aten.max_pool2d)(_max_pool(2))
 lowers(F.avg_pool1d, torch.avg_pool1d, aten.avg_pool1d)(_avg_pool(1))
 lowers(F.avg_pool2d, aten.avg_pool2d)(_avg_pool(2))
 lowers(F.adaptive_avg_pool1d, torch.adaptive_avg_pool1d, aten.adaptive_avg_pool1d)(
@@ -410,13 +377,6 @@ lowers(F.adaptive_avg_pool1d, torch.adaptive_avg_pool1d, aten.adaptive_avg_pool1
 lowers(F.adaptive_avg_pool2d, aten.adaptive_avg_pool2d, aten._adaptive_avg_pool2d)(
     _adaptive_avg_pool(2)
 )
-
-
-@lowers(aten.max_pool2d_with_indices)
-def _max_pool2d_with_indices(
-    cx, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
-):
-    return _max_pool(2)(cx, x, kernel_size, stride, padding, dilation, ceil_mode), None
 
 
 # ---- embedding and attention --------------------------------------------------------------

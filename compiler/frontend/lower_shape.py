@@ -292,8 +292,8 @@ def _getitem(cx: LoweringContext, obj, index):
                 f"result {index} of a multi-result op",
                 node=cx.node_name,
                 where=cx.where(),
-                hint="Cuvil computes only the main result of ops such as "
-                "max_pool2d_with_indices (not its indices)",
+                hint="Cuvil computes only some results of multi-result ops "
+                "(docs/OPS.md)",
             )
         return item
     index = index if isinstance(index, tuple) else (index,)

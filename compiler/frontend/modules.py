@@ -11,7 +11,7 @@ from collections.abc import Callable
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import lower_math, lower_nn, lower_resample, lower_shape
+from . import lower_math, lower_maxpool, lower_nn, lower_resample, lower_shape
 from .context import LoweringContext
 from .registry import lookup
 
@@ -128,7 +128,7 @@ _rule(nn.Flatten)(_functional(lower_shape._flatten, "start_dim", "end_dim"))
 _rule(nn.Unflatten)(_functional(lower_shape._unflatten, "dim", "unflattened_size"))
 _rule(nn.MaxPool1d)(
     _functional(
-        lower_nn._max_pool(1),
+        lower_maxpool._max_pool(1),
         "kernel_size",
         "stride",
         "padding",
@@ -139,7 +139,7 @@ _rule(nn.MaxPool1d)(
 )
 _rule(nn.MaxPool2d)(
     _functional(
-        lower_nn._max_pool(2),
+        lower_maxpool._max_pool(2),
         "kernel_size",
         "stride",
         "padding",

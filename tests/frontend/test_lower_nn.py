@@ -558,12 +558,6 @@ UNSUPPORTED = [
         marks=pytest.mark.filterwarnings("ignore:Using padding='same'"),
     ),
     pytest.param(
-        nn.MaxPool2d(2, return_indices=True),
-        (1, 2, 4, 4),
-        "return_indices|result 1 of",
-        id="maxpool-indices",
-    ),
-    pytest.param(
         nn.Embedding(5, 3, max_norm=1.0),
         None,
         "max_norm|embedding_renorm",

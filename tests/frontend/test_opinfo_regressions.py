@@ -160,12 +160,14 @@ def test_dead_results_of_a_multi_result_op_are_ignored():
 
 
 def test_a_used_result_cuvil_does_not_compute_is_still_refused():
-    # max_pool2d_with_indices' indices (native_layer_norm's statistics are computed
-    # where read since the fuzz findings: test_lower_nn)
+    # native_group_norm's statistics (native_layer_norm's are computed where read since
+    # the fuzz findings: test_lower_nn; max_pool's indices since the tenth fuzz run)
     g = torch.fx.Graph()
     x = g.placeholder("x")
-    pool = g.call_function(aten.max_pool2d_with_indices.default, (x, [2, 2]))
-    out = (g.call_function(operator.getitem, (pool, i)) for i in (0, 1))
+    norm = g.call_function(
+        aten.native_group_norm.default, (x, None, None, 1, 2, 16, 1, 1e-5)
+    )
+    out = (g.call_function(operator.getitem, (norm, i)) for i in (0, 1))
     g.output(tuple(out))
     gm = torch.fx.GraphModule(nn.Module(), g)
     with pytest.raises(UnsupportedOpError, match="result 1 of a multi-result op"):
