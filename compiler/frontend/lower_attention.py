@@ -12,6 +12,7 @@ from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
 from .context import LoweringContext
+from .inplace import eager_layout
 from .lower_nn import _unsupported
 from .lower_shape import transpose
 from .registry import aten, lowers
@@ -46,7 +47,7 @@ def _sdpa(
     q, k = cx.op("cuvil.mul", q, root), cx.op("cuvil.mul", k, root)
     scores = cx.emit(ops.MatmulOp, q, transpose(cx, k, -2, -1))
     # is_causal without a mask is the flash kernel's too (fuzz 7057063)
-    flash = _flash_form(q, k, v) and attn_mask is None
+    flash = _flash_form(q, k, v) and attn_mask is None and _unit_last_strides(cx)
     if is_causal:
         lq, lk = scores.type.shape[-2], scores.type.shape[-1]
         attn_mask = torch.ones(lq, lk, dtype=torch.bool).tril()
@@ -62,6 +63,14 @@ def _flash_form(q: Value, k: Value, v: Value) -> bool:
     return all(len(s) == 4 for s in shapes) and all(
         s[:2] == shapes[0][:2] and s[-1] == shapes[0][-1] for s in shapes
     )
+
+
+def _unit_last_strides(cx: LoweringContext) -> bool:
+    """torch's flash kernel also needs q, k and v with last-dim stride 1 in eager (a
+    transposed k takes the math path: fuzz 7100949); unknown strides count as 1."""
+    args = getattr(cx.fx_node, "args", ())[:3]
+    layouts = [eager_layout(a) for a in args]
+    return all(lay is None or not lay[0] or lay[0][-1] == 1 for lay in layouts)
 
 
 def _safe_softmax(cx: LoweringContext, scores: Value, flash: bool) -> Value:
