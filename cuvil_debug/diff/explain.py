@@ -69,6 +69,8 @@ def _reason(s: StageResult, tolerances: dict[str, Tolerance], dtype: str | None)
     bits = []
     if m.nan or m.inf:
         bits.append(f"{m.nan} new NaN, {m.inf} new Inf")
+    if m.lost_nan:
+        bits.append(f"{m.lost_nan} NaN of eager and float64 lost")
     if not m.dtype.startswith(("f", "bf")):
         bits.append(f"{m.mismatched} of {m.numel} elements differ")
     elif m.judge == "float64" and m.truth is not None and m.eager is not None:

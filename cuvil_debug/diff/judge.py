@@ -131,6 +131,7 @@ class Truth:
     rms: float  # RMS of the value (finite elements)
     amax: float  # max |value| (finite elements)
     dtype: str  # f32 | f16 | bf16: the value's dtype
+    nan: torch.Tensor | None = None  # where eager and the truth are both NaN (if any)
 
     @staticmethod
     def of(eager: torch.Tensor, truth: torch.Tensor, stats=None) -> Truth | None:
@@ -145,11 +146,20 @@ class Truth:
             stats = RefStats.of(eager)
         eager = eager.detach()
         diff = torch.sub(eager, truth).to(torch.float32)  # in float64, then rounded
+        nan = None
         if diff.numel() and not math.isfinite(float(diff.abs().max())):
             diff = torch.nan_to_num(diff, nan=0.0, posinf=0.0, neginf=0.0)
+            nan = eager.isnan() & truth.isnan()
+            nan = nan if bool(nan.any()) else None
         dtype = _NAMES[eager.dtype]
         err = truth_error(diff, eager, dtype, stats.spacing(eager, dtype))
-        return Truth(diff.to(torch.bfloat16), err, stats.rms, stats.scale, dtype)
+        return Truth(diff.to(torch.bfloat16), err, stats.rms, stats.scale, dtype, nan)
+
+    def lost_nan(self, actual: torch.Tensor) -> int:
+        """How many of the NaN eager and the truth agree on `actual` does not have."""
+        if self.nan is None or actual.shape != self.nan.shape:
+            return 0
+        return int((self.nan & ~actual.isnan()).sum())
 
     def error_of(
         self, actual: torch.Tensor, eager: torch.Tensor, spacing=None
@@ -232,5 +242,8 @@ def judged(
     error = truth.eager if same else truth.error_of(actual, eager, spacing)
     m.judge, m.truth, m.eager = "float64", error, truth.eager
     m.bound, m.measure = judge.bound(truth), judge.measure
-    m.ok = m.shape_ok and m.nan == 0 and m.inf == 0 and judge.passes(error, truth)
+    m.lost_nan = truth.lost_nan(actual) if m.shape_ok else 0
+    m.ok = (
+        m.shape_ok and m.nan == m.inf == m.lost_nan == 0 and judge.passes(error, truth)
+    )
     return m

@@ -96,6 +96,9 @@ class Metrics:
     mismatched: int = 0  # elements outside the tolerance (or unequal, for ints)
     nan: int = 0  # NaN in the stage's value where the reference has none
     inf: int = 0  # Inf in the stage's value where the reference has none
+    # float64 judge: a number in the stage's value where eager and the float64 truth
+    # both have NaN (a NaN the stage lost: 0 * inf computed as 0)
+    lost_nan: int = 0
     shape_ok: bool = True  # False: the shapes differ; nothing else was measured
     worst_index: tuple[int, ...] | None = None  # where max_abs was reached
     # which rule decided `ok`: "float64" (the stage no further from the float64 truth
@@ -125,7 +128,7 @@ class Metrics:
 
     def score(self) -> float:
         """One number to sort by: max abs error, infinite for shape/NaN problems."""
-        if not self.shape_ok or self.nan or self.inf:
+        if not self.shape_ok or self.nan or self.inf or self.lost_nan:
             return math.inf
         return self.max_abs
 

@@ -151,7 +151,7 @@ class OutputDiff:
         m = self.metrics
         if not m.shape_ok:
             return True, math.inf
-        if m.nan or not _is_float(m) or math.isinf(m.max_abs):
+        if m.nan or m.lost_nan or not _is_float(m) or math.isinf(m.max_abs):
             return False, math.inf
         if m.judge == "float64" and m.excess is not None:
             return False, m.excess
@@ -165,6 +165,8 @@ class OutputDiff:
             return f"shape {self.shape} vs eager {self.expected_shape} at {where}"
         if m.nan:
             return f"{m.nan} NaN where eager has none at {where}"
+        if m.lost_nan:
+            return f"{m.lost_nan} numbers where eager and float64 have NaN at {where}"
         if not _is_float(m):
             return f"{m.mismatched} of {m.numel} elements differ at {where}"
         if math.isinf(m.max_abs):

@@ -83,6 +83,19 @@ def test_new_nan_fails_and_shared_inf_is_left_out():
     assert not _judge(bad, eager, truth).ok
 
 
+def test_a_number_where_eager_and_the_truth_have_nan_fails():
+    # fuzz 7100949: SDPA gave zeros where eager and float64 give NaN; the judge
+    # left the NaN out and passed it
+    truth = torch.tensor([1.0, math.nan, 2.0], dtype=torch.float64)
+    eager = truth.float()
+    assert _judge(eager.clone(), eager, truth).ok
+    lost = torch.where(eager.isnan(), 0.0, eager)
+    m = _judge(lost, eager, truth)
+    assert not m.ok and m.lost_nan == 1 and m.score() == math.inf
+    eager_only = eager.clone()  # eager's NaN, a finite truth: a number may be right
+    assert _judge(torch.tensor([1.0, 5.0, 2.0]), eager_only, truth.nan_to_num(5.0)).ok
+
+
 def test_dtypes_without_a_twin_use_the_tolerances():
     x = torch.randn(8, dtype=torch.float64)
     assert Truth.of(x, x) is None  # float64 has no float64 twin

@@ -41,8 +41,8 @@ def _err(m: Metrics) -> str:
     --elementwise)."""
     if not m.shape_ok:
         return "shape"
-    if m.nan or m.inf:
-        return "nan" if m.nan else "inf"
+    if m.nan or m.inf or m.lost_nan:
+        return "nan" if m.nan or m.lost_nan else "inf"
     if m.judge == "float64" and m.truth is not None and m.eager is not None:
         field = m.measure if m.measure in ("rmse", "max_abs") else "rmse"
         return f"{num(getattr(m.truth, field))}/{num(getattr(m.eager, field))}"
