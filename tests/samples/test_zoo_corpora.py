@@ -116,6 +116,23 @@ SETS = [
             "aura_random_resolution_fx_size_branch.py",
         ),
     ),
+    ZooSet(
+        "zoo11",
+        {
+            "lora": "loralib",
+            "piq": "piq",
+            "gl": "geomloss",
+            "blitz": "blitz",
+            "kge": "torchkge",
+        },
+        (
+            "lora_merged_fx_zero_pad_shape_unpack.py",
+            "piq_ssim_fx_is_tensor_assert.py",
+            "gl_sinkhorn_fx_args_splat.py",
+            "blitz_linear_fx_numpy_scalar_proxy.py",
+            "kge_rescal_fx_negative_shape_branch.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
