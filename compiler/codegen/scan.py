@@ -52,6 +52,14 @@ def _cum_start(kind: str, dtype: DType, acc_t: ir.Type) -> ir.Constant:
 def _cum_step(
     b: ir.IRBuilder, kind: str, cur: ir.Value, x: ir.Value, dtype: DType
 ) -> ir.Value:
+    if kind in ("max", "min") and dtype.is_float:
+        # torch's cummax/cummin: x replaces the running value when it is NaN, or when
+        # neither is NaN and x >= (<=) it: a tie takes the later element (+0 after -0)
+        cmp = b.fcmp_ordered(">=" if kind == "max" else "<=", x, cur)
+        take = b.or_(
+            b.fcmp_unordered("uno", x, x), b.and_(b.fcmp_ordered("ord", cur, cur), cmp)
+        )
+        return b.select(take, x, cur)
     name = {"sum": "cuvil.add", "prod": "cuvil.mul", "max": "cuvil.maximum"}
     return binary(name.get(kind, "cuvil.minimum"), dtype)(b, cur, x)
 
