@@ -15,7 +15,7 @@ from ..errors import CodegenError
 from ..ir.types import DType
 from .bfloat import narrow, round_to_bf16, widen
 from .mathfn import fast_erf, fast_exp, fast_tanh, is_f32
-from .scalar_math import MATH_BINARY, MATH_UNARY
+from .scalar_math import MATH_BINARY, MATH_UNARY, int_pow
 from .scalar_unsigned import UNSIGNED_BINARY, UNSIGNED_UNARY, is_unsigned
 
 __all__ = [
@@ -268,7 +268,9 @@ def _pow(b, x, y):
     pow-by-scalar computes it (x*x, x*x*x, sqrt(x), 1/sqrt(x), 1/x, 1/(x*x)): the same
     numbers as eager, and vectorizable (``llvm.pow`` is a libm call per element)."""
     if not _is_f(x):
-        raise CodegenError("integer pow is not supported by code generation")
+        if x.type == I1:
+            raise CodegenError("pow of bools is not supported by code generation")
+        return int_pow(b, x, y, signed=True)
     e = y.constant if isinstance(y, ir.Constant) else None
     one = ir.Constant(x.type, 1.0)
     if e == 2.0:

@@ -272,3 +272,28 @@ MATH_BINARY = {
     "cuvil.bitwise_or": lambda b, x, y: b.or_(x, y),
     "cuvil.bitwise_xor": lambda b, x, y: b.xor(x, y),
 }
+
+
+def int_pow(b: ir.IRBuilder, x: ir.Value, y: ir.Value, signed: bool) -> ir.Value:
+    """x ** y of integers as torch computes it: square-and-multiply over y's bits,
+    wrapping on overflow; a negative y (signed types) gives 1 for x == 1, +-1 for
+    x == -1 (by y's parity) and 0 for every other x. Branch-free: vectors too."""
+    ty = x.type
+    bits = (ty.element if isinstance(ty, ir.VectorType) else ty).width
+    one, zero = ir.Constant(ty, 1), ir.Constant(ty, 0)
+    result, base, e = one, x, y
+    for _ in range(bits - 1 if signed else bits):
+        odd = b.icmp_unsigned("!=", b.and_(e, one), zero)
+        result = b.select(odd, b.mul(result, base), result)
+        base, e = b.mul(base, base), b.lshr(e, one)
+    if not signed:
+        return result
+    minus_one = ir.Constant(ty, -1)
+    odd_y = b.icmp_unsigned("!=", b.and_(y, one), zero)
+    at_minus_one = b.select(odd_y, minus_one, one)
+    negative = b.select(
+        b.icmp_signed("==", x, one),
+        one,
+        b.select(b.icmp_signed("==", x, minus_one), at_minus_one, zero),
+    )
+    return b.select(b.icmp_signed("<", y, zero), negative, result)

@@ -13,6 +13,7 @@ from llvmlite import ir
 
 from ..errors import CodegenError
 from ..ir.types import DType
+from .scalar_math import int_pow
 
 __all__ = ["is_unsigned", "icmp", "int_range", "UNSIGNED_BINARY", "UNSIGNED_UNARY"]
 
@@ -67,6 +68,7 @@ def _heaviside(b, x, y):
 
 
 UNSIGNED_BINARY = {
+    "cuvil.pow": lambda b, x, y: int_pow(b, x, y, signed=False),
     "cuvil.div": _div,
     "cuvil.floor_divide": _div,  # quotients of non-negative numbers: floor is trunc
     "cuvil.trunc_divide": _div,
