@@ -14,7 +14,7 @@ from ..ir.types import DType
 from .context import LoweringContext
 from .inplace import eager_layout
 from .lower_nn import _unsupported
-from .lower_shape import transpose
+from .lower_shape import reshape, transpose
 from .registry import aten, lowers
 
 
@@ -31,8 +31,10 @@ def _sdpa(
     enable_gqa=False,
 ) -> Value:
     q, k, v = cx.value(q), cx.value(k), cx.value(v)
-    if dropout_p or enable_gqa:
-        raise _unsupported(cx, "scaled_dot_product_attention with dropout or GQA")
+    if dropout_p:
+        raise _unsupported(cx, "scaled_dot_product_attention with dropout")
+    if enable_gqa:  # each group of q's heads shares one head of k and v
+        k, v = _repeat_heads(cx, q, k), _repeat_heads(cx, q, v)
     if q.type.dtype in (DType.f16, DType.bf16):  # in float, as torch's CPU kernels
         wide = [cx.cast(t, DType.f32) for t in (q, k, v)]
         if attn_mask is not None and cx.value(attn_mask).type.dtype.is_float:
@@ -54,6 +56,26 @@ def _sdpa(
     if attn_mask is not None:
         scores = _apply_mask(cx, scores, attn_mask)
     return cx.emit(ops.MatmulOp, _safe_softmax(cx, scores, flash), v)
+
+
+def _repeat_heads(cx: LoweringContext, q: Value, t: Value) -> Value:
+    """`t` (k or v) with each head repeated for its group of q's heads (dim -3)."""
+    if q.type.rank < 3 or t.type.rank < 3:
+        return t
+    hq, ht = q.type.shape[-3], t.type.shape[-3]
+    if hq == ht:
+        return t
+    if not isinstance(hq, int) or not isinstance(ht, int) or ht == 0 or hq % ht:
+        raise _unsupported(
+            cx,
+            f"scaled_dot_product_attention(enable_gqa=True) with {hq} query heads "
+            f"and {ht} key/value heads",
+            hint="the query heads must be a multiple of the key/value heads",
+        )
+    *lead, heads, n, d = t.type.shape
+    spread = reshape(cx, t, (*lead, heads, 1, n, d))
+    wide = cx.emit(ops.ExpandOp, spread, shape=(*lead, heads, hq // ht, n, d))
+    return reshape(cx, wide, (*lead, hq, n, d))
 
 
 def _flash_form(q: Value, k: Value, v: Value) -> bool:

@@ -357,6 +357,16 @@ ATTENTION = [
         randn(2, 5, 4),
         randn(2, 5, 4),
     ),
+    # grouped-query attention (transformers passes enable_gqa=True without a mask)
+    case(
+        "sdpa-gqa",
+        lambda q, k, v: F.scaled_dot_product_attention(
+            q, k, v, is_causal=True, enable_gqa=True
+        ),
+        randn(2, 6, 5, 4),
+        randn(2, 2, 5, 4),
+        randn(2, 2, 5, 8),
+    ),
 ]
 
 
