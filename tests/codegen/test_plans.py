@@ -89,6 +89,10 @@ def test_in_place_tiles_leave_no_one_row_edge():
     assert (layer3.mr, layer3.ahead) == (12, True)  # 17 tiles
     wide = model_conv_plan(shape(256, 28), host)  # 66 tiles: the stream prefetch only
     assert wide.prefetch and not wide.ahead
+    # bordered (1x1, no padding) with weights from L3: the next panel too
+    r50 = ConvShape(1, 1, 2048, 512, (7, 7), (7, 7), (1, 1), (1, 1), (0, 0), (1, 1))
+    plan = model_conv_plan(r50, host)
+    assert plan.padded and (plan.mr, plan.ahead) == (14, True)
     assert inplace_rows(14, 49) == 13 and inplace_rows(14, 13) == 13
     assert inplace_rows(6, 49) == 6 and inplace_rows(24, 25) == 13
 
