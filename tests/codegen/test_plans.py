@@ -74,8 +74,10 @@ def test_plans_follow_the_host_caches():
 def test_in_place_tiles_leave_no_one_row_edge():
     """ResNet-18's layer4 (7x7 = 49 positions, weights streamed from L3): 12-row tiles
     left a 1-row edge that streamed a whole weight panel for one row; the model takes
-    13 (3 x 13 + 10) and prefetches the next panel over them. 196 positions (layer3)
-    keep 12 (16 x 12 + 4), with the next panel's prefetch; 784 positions have none."""
+    13 (3 x 13 + 10) and prefetches the next panel over them (bordered tiles of two
+    rows would be as many: 3 x 14 + 7). 196 positions (layer3) take 14 bordered tiles
+    of one output row (in place: 16 x 12 + 4, 17 passes over each weight panel), with
+    the next panel's prefetch; 784 positions have none."""
     host = HostInfo("x", frozenset({"avx512f", "fma"}), 48 << 10, 2 << 20, 64 << 20)
 
     def shape(c, hw):
@@ -86,7 +88,8 @@ def test_in_place_tiles_leave_no_one_row_edge():
         model_conv_plan(shape(256, 14), host),
     )
     assert (layer4.mr, layer4.ahead) == (13, True)  # 4 tiles: the next panel too
-    assert (layer3.mr, layer3.ahead) == (12, True)  # 17 tiles
+    # 196 positions: 14 bordered tiles of one output row, not 16 x 12 + 4 in place
+    assert (layer3.mr, layer3.padded, layer3.ahead) == (14, True, True)
     wide = model_conv_plan(shape(256, 28), host)  # 66 tiles: the stream prefetch only
     assert wide.prefetch and not wide.ahead
     # bordered (1x1, no padding) with weights from L3: the next panel too
