@@ -15,9 +15,10 @@ thread CPU time per call over ~2 ms samples; min and median over the rounds; the
 order of the contenders reverses every other round (on this shared machine the one that
 runs right after another model's call reads a colder L3).
 
-``--before``: also the plan the model picked before issue 19's layer4 work (in place:
-12-row tiles at most, whatever the edge, and no next-panel prefetch), for the shapes
-where it differs, interleaved with the rest.
+``--before``: also the plan the model picked before streamed-weight convolutions with
+padding could take the bordered form (layer3: 12-row in-place tiles instead of 14-row
+bordered ones; docs/CONV.md), for the shapes where it differs, interleaved with the
+rest. (Earlier runs in BENCHMARKS.md compared other "before" plans.)
 
 ``--model``: then the whole ResNet-18 b1 (cold compiles), with the current plans, with
 the ``--before`` ones if asked, and ORT, interleaved the same way (two calls per
@@ -45,6 +46,7 @@ from bench_gemm import fma_peak_gflops  # noqa: E402
 from cuvil.codegen.conv_plan import (  # noqa: E402
     ConvPlan,
     default_conv_plan,
+    inplace_rows,
     pack_conv_weight,
     tile_rows,
 )
@@ -76,12 +78,16 @@ def shape_of(c, h, o, k, s, p) -> ConvShape:
 
 
 def before_plan(plan: ConvPlan) -> ConvPlan:
-    """The model's plan before the edge rule and the next-panel prefetch."""
-    if plan.padded:
+    """The model's plan before streamed-weight convs with padding could take the
+    bordered form (ResNet-18's layer3: 12-row in-place tiles, 16 x 12 + 4, instead
+    of 14 bordered tiles of one output row)."""
+    cs = plan.cs
+    if not (plan.padded and plan.prefetch and any(cs.padding) and cs.cg >= plan.vw):
         return plan
     tall = tile_rows(plan.nr // plan.vw, host_info().vector_registers)
-    mr = min(tall, 12, plan.cs.spatial_out)
-    return dataclasses.replace(plan, mr=mr, ahead=False)
+    mr = inplace_rows(tall, cs.spatial_out)
+    ahead = -(-cs.spatial_out // mr) <= 32
+    return dataclasses.replace(plan, mr=mr, padded=False, ahead=ahead)
 
 
 def cells(times: list[float], flops: int, peak: float) -> str:

@@ -155,13 +155,17 @@ def model_conv_plan(cs: ConvShape, host: HostInfo | None = None) -> ConvPlan:
     - weights larger than half of L2 stream from L3 on every call at batch 1
       (ResNet's layer3/4): half as wide, twice as tall tiles (each weight vector serves
       twice the rows) and the weight stream prefetched 2/3 of an L1 ahead; with
-      at most 32 tiles per panel (ResNet-18's layer4: 4, layer3: 17) also the next
+      at most 32 tiles per panel (ResNet-18's layer4: 4, layer3: 14) also the next
       panel, spread over this one's tiles (``ahead``: else the first tile of each
       panel waits on L3 while the others run from L2; with more tiles that burst is
-      a small share and the extra prefetch per step is not worth it);
+      a small share and the extra prefetch per step is not worth it), in both
+      input forms (bordered: ResNet-50's 7x7 1x1 layers, docs/CONV.md);
     - the bordered form (one pointer per tile, runs of kw*C) for inputs with fewer
-      channels than a vector (the stem: runs of 21 instead of 3) and for convolutions
-      without padding (no copy then: x is read as it is); else in place."""
+      channels than a vector (the stem: runs of 21 instead of 3), for convolutions
+      without padding (no copy then: x is read as it is), and for streamed weights
+      when its row-aligned tiles are fewer per panel than the in-place ones (each
+      tile reads the whole panel: ResNet's 14x14 layer3, 14 tiles of one output row
+      against 16 x 12 + 4); else in place."""
     host = host or host_info()
     vw, regs = host.vector_floats, host.vector_registers
     o, m = cs.og, cs.spatial_out
@@ -176,8 +180,21 @@ def model_conv_plan(cs: ConvShape, host: HostInfo | None = None) -> ConvPlan:
         mr = row_aligned(tall, cs.outs[1])
     else:
         mr = inplace_rows(tall, m)
-    ahead = bool(prefetch) and not padded and -(-m // mr) <= 32
+        if prefetch and cs.dilation[1] == 1:  # fewer passes over each weight panel
+            mr_b = row_aligned(tall, cs.outs[1])
+            if panel_tiles(cs, mr_b, True) < panel_tiles(cs, mr, False):
+                padded, mr = True, mr_b
+    ahead = bool(prefetch) and panel_tiles(cs, mr, padded) <= 32
     return ConvPlan(cs, mr, vw * nvec, m, padded, prefetch=prefetch, ahead=ahead, vw=vw)
+
+
+def panel_tiles(cs: ConvShape, mr: int, padded: bool) -> int:
+    """Register tiles per column panel of one image: in place ceil(m / mr); bordered
+    tiles stay inside an output row (per row ceil(ow / mr)) or span whole rows."""
+    if not padded:
+        return -(-cs.spatial_out // mr)
+    oh, ow = cs.outs
+    return oh * -(-ow // mr) if mr <= ow else -(-oh // (mr // ow))
 
 
 def inplace_rows(tall: int, m: int) -> int:
@@ -242,7 +259,12 @@ def conv_candidates(cs: ConvShape, host: HostInfo | None = None) -> list[ConvPla
                     )
                 if cs.dilation[1] == 1:
                     mr_b = row_aligned(mr, cs.outs[1])
-                    out.append(dataclasses.replace(base, mr=mr_b, padded=True, **kw))
+                    for ahead in (False, True) if prefetch else (False,):
+                        out.append(
+                            dataclasses.replace(
+                                base, mr=mr_b, padded=True, ahead=ahead, **kw
+                            )
+                        )
     return list(dict.fromkeys(out))
 
 

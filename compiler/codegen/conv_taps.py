@@ -74,38 +74,44 @@ class BorderedTaps:
         p, ow = self.plan, self.cs.outs[1]
         oh0 = self.b.udiv(p0, self.i64(ow)) if not isinstance(p0, int) else p0 // ow
         out_rows = rows // ow
+        spread = p.ahead and kr.last is True and p.order == "m"
         if p.mr <= ow:  # tiles inside one output row, the row's edge tile last
             full, edge = divmod(ow, p.mr)
+            per_row = full + (1 if edge else 0)
 
             def out_row(r, _):
                 oh = self.add(oh0, r)
-                self.loop(
-                    full,
-                    [],
-                    lambda t, _: (
-                        self.tile_at(n, oh, self.mul(t, p.mr), p.mr, pan, kr) or []
-                    ),
-                )
+
+                def one(t, _):
+                    at = self.add(self.mul(r, per_row), t)
+                    self.ahead = (at, out_rows * per_row) if spread else None
+                    self.tile_at(n, oh, self.mul(t, p.mr), p.mr, pan, kr)
+                    return []
+
+                self.loop(full, [], one)
                 if edge:
+                    at = self.add(self.mul(r, per_row), full)
+                    self.ahead = (at, out_rows * per_row) if spread else None
                     self.tile_at(n, oh, self.i64(full * p.mr), edge, pan, kr)
                 return []
 
             self.loop(out_rows, [], out_row)
+            self.ahead = None
             return
         q = p.mr // ow  # tiles of q whole output rows
         full, edge = divmod(out_rows, q)
-        self.loop(
-            full,
-            [],
-            lambda t, _: (
-                self.tile_at(
-                    n, self.add(oh0, self.mul(t, q)), self.i64(0), q * ow, pan, kr
-                )
-                or []
-            ),
-        )
+        tiles = full + (1 if edge else 0)
+
+        def whole(t, _):
+            self.ahead = (t, tiles) if spread else None
+            self.tile_at(n, self.add(oh0, self.mul(t, q)), self.i64(0), q * ow, pan, kr)
+            return []
+
+        self.loop(full, [], whole)
         if edge:
+            self.ahead = (self.i64(full), tiles) if spread else None
             self.tile_at(n, self.add(oh0, full * q), self.i64(0), edge * ow, pan, kr)
+        self.ahead = None
 
     def tile_at(self, n, oh, ow0, rows: int, pan, kr) -> None:
         """The tile of `rows` positions from (oh, ow0): one base pointer per kernel row,
@@ -122,6 +128,9 @@ class BorderedTaps:
         place = self.place(n, pos0, pan)
         accs = self.initial(place, rows, pan, kr)
         b_panel = self.mul(pan.j, cs.k * p.nr)
+        if self.ahead is not None:  # (b_panel, this tile's share's start, tiles)
+            t, tiles = self.ahead
+            self.ahead = (b_panel, self.mul(t, cs.k * p.nr), tiles)
         run = cs.kernel[1] * c
 
         def kernel_row(ki, accs):

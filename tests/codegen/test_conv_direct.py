@@ -176,6 +176,17 @@ def test_thirteen_row_tiles_in_place():
     assert_close(out, ref, cs.k)
 
 
+@pytest.mark.parametrize("mr", [14, 5])
+def test_bordered_tiles_prefetch_the_next_panel(mr):
+    """The bordered form with ``ahead`` (ResNet-50's 7x7 1x1 layers): tiles of two
+    whole output rows, and tiles inside a row with a row edge (7 = 5 + 2), with a
+    channel edge; the last panel's prefetch reads past the weights."""
+    cs = conv_shape(1, 24, 40, (7, 7), (1, 1), (1, 1), (0, 0), (1, 1))
+    plan = ConvPlan(cs, mr, 32, 49, True, prefetch=1024, ahead=True)
+    out, ref = run(plan, bias=True)
+    assert_close(out, ref, cs.k)
+
+
 def test_items_can_be_run_in_any_split():
     """What the thread pool does: items in separate calls, in any order."""
     cs = conv_shape(2, 8, 40, (9, 7), (3, 3), (2, 1), (1, 1), (1, 1))

@@ -20,7 +20,7 @@ from cuvil.codegen.conv_plan import (
 from cuvil.codegen.gemm_plan import gemm_key, model_gemm_plan, plan_gemm
 from cuvil.codegen.host import DEFAULTS, HostInfo, cache_sizes, host_info
 from cuvil.codegen.im2col import ConvShape
-from cuvil.runtime.tune import module_shapes, tune_conv, tune_gemm
+from cuvil.runtime.tune import evictor, measure, module_shapes, tune_conv, tune_gemm
 from cuvil_debug.cli import main
 
 SHAPE = ConvShape(1, 1, 8, 24, (6, 7), (6, 7), (3, 3), (1, 1), (1, 1), (1, 1))
@@ -74,8 +74,10 @@ def test_plans_follow_the_host_caches():
 def test_in_place_tiles_leave_no_one_row_edge():
     """ResNet-18's layer4 (7x7 = 49 positions, weights streamed from L3): 12-row tiles
     left a 1-row edge that streamed a whole weight panel for one row; the model takes
-    13 (3 x 13 + 10) and prefetches the next panel over them. 196 positions (layer3)
-    keep 12 (16 x 12 + 4), with the next panel's prefetch; 784 positions have none."""
+    13 (3 x 13 + 10) and prefetches the next panel over them (bordered tiles of two
+    rows would be as many: 3 x 14 + 7). 196 positions (layer3) take 14 bordered tiles
+    of one output row (in place: 16 x 12 + 4, 17 passes over each weight panel), with
+    the next panel's prefetch; 784 positions have none."""
     host = HostInfo("x", frozenset({"avx512f", "fma"}), 48 << 10, 2 << 20, 64 << 20)
 
     def shape(c, hw):
@@ -86,9 +88,14 @@ def test_in_place_tiles_leave_no_one_row_edge():
         model_conv_plan(shape(256, 14), host),
     )
     assert (layer4.mr, layer4.ahead) == (13, True)  # 4 tiles: the next panel too
-    assert (layer3.mr, layer3.ahead) == (12, True)  # 17 tiles
+    # 196 positions: 14 bordered tiles of one output row, not 16 x 12 + 4 in place
+    assert (layer3.mr, layer3.padded, layer3.ahead) == (14, True, True)
     wide = model_conv_plan(shape(256, 28), host)  # 66 tiles: the stream prefetch only
     assert wide.prefetch and not wide.ahead
+    # bordered (1x1, no padding) with weights from L3: the next panel too
+    r50 = ConvShape(1, 1, 2048, 512, (7, 7), (7, 7), (1, 1), (1, 1), (0, 0), (1, 1))
+    plan = model_conv_plan(r50, host)
+    assert plan.padded and (plan.mr, plan.ahead) == (14, True)
     assert inplace_rows(14, 49) == 13 and inplace_rows(14, 13) == 13
     assert inplace_rows(6, 49) == 6 and inplace_rows(24, 25) == 13
 
@@ -132,6 +139,22 @@ class Net(nn.Module):
 
     def forward(self, x):
         return self.fc(torch.relu(self.conv(x)).mean((2, 3)))
+
+
+def test_the_tuner_times_candidates_after_other_data():
+    """Inside a model the layers between two calls of a kernel push its weights out
+    of L2: the tuner evicts before every sample instead of timing back to back."""
+    order = []
+    times = measure(
+        [lambda: order.append("a"), lambda: order.append("b")],
+        3,
+        evict=lambda: order.append("evict"),
+    )
+    assert len(times) == 2 and all(t >= 0 for t in times)
+    samples = "".join("|" if x == "evict" else x for x in order[4:])  # after warm-up
+    assert samples.count("|") == 6 and "||" not in samples and samples[0] == "|"
+    small = HostInfo("x", frozenset({"avx512f"}), 48 << 10, 2 << 20, 64 << 20)
+    evictor(small)()  # 8 MiB of writes: runs, returns
 
 
 def test_tune_command_records_and_models_still_match(table, tmp_path, capsys):
