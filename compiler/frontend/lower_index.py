@@ -263,13 +263,35 @@ def _gather(cx: LoweringContext, x, dim, index, *, sparse_grad=False, out=None):
     if out is not None:
         raise _unsupported(cx, "gather with out=")
     v, i = cx.value(x), _int_index(cx, index)
+    if _zero_d(
+        v, i
+    ):  # torch reads a 0-d tensor as [1]; the result is the index's shape
+        out = cx.emit(ops.GatherOp, _as_1d(cx, v), _as_1d(cx, i), dim=_dim(dim, 1))
+        return reshape(cx, out, i.type.shape)
     if v.type.rank == 0 or i.type.rank != v.type.rank:
         raise _unsupported(cx, f"gather of {v.type} by {i.type} (ranks must match)")
     return cx.emit(ops.GatherOp, v, i, dim=_dim(dim, v.type.rank))
 
 
+def _zero_d(v: Value, i: Value) -> bool:
+    """A 0-d operand beside a 0-d or 1-d one: the forms torch takes as 1-d."""
+    return min(v.type.rank, i.type.rank) == 0 and max(v.type.rank, i.type.rank) <= 1
+
+
+def _as_1d(cx: LoweringContext, v: Value) -> Value:
+    return reshape(cx, v, (1,)) if v.type.rank == 0 else v
+
+
 def _scatter(cx: LoweringContext, x, dim, index, src, reduce: str) -> Value:
     v, i = cx.value(x), _int_index(cx, index)
+    if _zero_d(v, i):  # as 1-d tensors; the result has x's shape
+        if (
+            isinstance(src, Value | LazyTensor | torch.Tensor)
+            and cx.value(src).type.rank == 0
+        ):
+            src = _as_1d(cx, cx.value(src))
+        out = _scatter(cx, _as_1d(cx, v), _dim(dim, 1), _as_1d(cx, i), src, reduce)
+        return reshape(cx, out, v.type.shape)
     if v.type.rank == 0 or i.type.rank != v.type.rank:
         raise _unsupported(cx, f"scatter into {v.type} by {i.type} (ranks must match)")
     if isinstance(src, (bool, int, float)):

@@ -155,6 +155,25 @@ GATHER = [
         torch.tensor([[1, 1, 1], [0, 3, 0]]),
         randn(2, 3),
     ),
+    # a 0-d tensor beside a 0-d or 1-d one reads as 1-d (fuzz: 0-d refusals)
+    case(
+        "gather-0d",
+        lambda x, i, j: (x.gather(0, i), x.gather(0, j), x.reshape(1).gather(-1, i)),
+        torch.tensor(3.0),
+        torch.tensor(0),
+        torch.tensor([0, 0]),
+    ),
+    case(
+        "scatter-0d",
+        lambda x, i, s: (
+            x.scatter(0, i, s),
+            x.scatter_add(0, i, s),
+            x.scatter(0, i, 7.0),
+        ),
+        torch.tensor(3.0),
+        torch.tensor(0),
+        torch.tensor(5.0),
+    ),
 ]
 
 
