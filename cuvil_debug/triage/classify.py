@@ -31,7 +31,7 @@ __all__ = ["Diagnosis", "classify", "probabilities", "stated", "TEMPERATURE"]
 TEMPERATURE = 1.8  # softmax temperature, fitted by benchmarks/calibrate_triage.py
 
 
-SHRINK = 0.09  # uniform share of the confidence, fitted with TEMPERATURE
+SHRINK = 0.1  # uniform share of the confidence, fitted with TEMPERATURE
 
 
 # The stated confidence of the answer: how often first-sight answers with as much
