@@ -73,3 +73,45 @@ def tensor_seq_param(fn: ast.FunctionDef, name: str) -> set[str]:
         ):
             return {"param-seq"}
     return set()
+
+
+def param_kind(param: ast.arg) -> str:
+    """ "vararg" (`*args`), "kwarg" (`**kwargs`) or "" (source.py marks them)."""
+    return getattr(param, "_cuvil_kind", "")
+
+
+PARAM_KINDS = frozenset(
+    {"param-flag", "param-optional", "param-container", "param-kwargs", "param-varargs"}
+)
+
+
+def param_kinds(param: ast.arg) -> set[str]:
+    """param-flag / -optional / -container / -kwargs, from the annotation and default."""
+    ann = ast.unparse(param.annotation) if param.annotation is not None else ""
+    default = getattr(param, "_cuvil_default", None)
+    kinds = set()
+    if param_kind(param) == "kwarg":
+        kinds.add("param-kwargs")
+    if param_kind(param) == "vararg":  # `*args`: fx traces the tuple as one Proxy
+        kinds |= {"param-container", "param-varargs"}
+    if "bool" in ann or (
+        isinstance(default, ast.Constant) and isinstance(default.value, bool)
+    ):
+        kinds.add("param-flag")
+    if (
+        "Optional" in ann
+        or "None" in ann
+        or (isinstance(default, ast.Constant) and default.value is None)
+    ):
+        kinds.add("param-optional")
+    if any(
+        t in ann for t in ("dict", "Dict", "list", "List", "tuple", "Tuple", "Mapping")
+    ):
+        kinds.add("param-container")
+    if (
+        isinstance(default, ast.Constant)
+        and isinstance(default.value, int | float | str)
+        and not isinstance(default.value, bool)
+    ):
+        kinds.add("param-flag")
+    return kinds

@@ -31,8 +31,9 @@ _ROWS = [
         "decision out of forward()",
         "Python `if`/`while`/`assert`/`and`/`or`/`bool()` that needs a tensor's "
         "values, in the model, a library or torch's own checks (torch.distributions' "
-        "argument validation), also on a number `.item()` took out, where that branch "
-        "is what fails. On a size: dynamic-shape; on rank/device/dtype: capture-"
+        "argument validation), also on a number `.item()` took out, or on a bool torch"
+        " computes from the values (`if not torch.allclose(a, b):`, `assert "
+        "torch.equal(...)`), where that branch is what fails. On a size: dynamic-shape; on rank/device/dtype: capture-"
         "limitation; on an unfed forward() parameter under fx: non-tensor-argument; on"
         " numpy values traced by dynamo: non-torch-call.",
     ),
@@ -54,7 +55,9 @@ _ROWS = [
         "range(<constant>)",
         "fx: a Python protocol applied to a traced tensor *itself* (a tensor, "
         "parameter or buffer): `for v in t`, `a, b = t`, `f(*t)`, `zip(t, ...)`, "
-        "`list(t)`, `len(t)`. The same applied to `t.shape` / `t.size()` or a value "
+        "`list(t)`, `len(t)`, also when `t` is an Optional state forward() builds "
+        "with a torch op when unfed (`if h is None: h = torch.zeros(...)` then "
+        "`len(h)`: it fails whatever is fed). The same applied to `t.shape` / `t.size()` or a value "
         "read from them is dynamic-shape.",
     ),
     (
@@ -68,7 +71,8 @@ _ROWS = [
         "`x.shape` / `x.size()` or a value read from them (a branch, `range()`, "
         "unpacking, `len(x.shape)`, `list(x.shape)`, numpy/math, `int()`/`float()`/"
         "`round()`/`divmod()` or `torch.broadcast_shapes` on it, handing "
-        "`x.shape[:-1]` to code that walks it); under export a"
+        "`x.shape[:-1]` to code that walks it, or `x.shape[0]` to code that needs "
+        "a Python int, e.g. `batch_size=x.shape[0]`); under export a"
         " guard that violates or specialises a Dim (Constraints violated), also inside"
         " a dependency. Also a data-dependent-size op inside a `torch.no_grad()` region"
         " strict export records, when Cuvil refuses the region. The rank (`x.dim()`,"
@@ -96,7 +100,9 @@ _ROWS = [
         "an in-place write the capture refuses or cannot record: an in-place op or "
         "item assignment on a traced tensor (`x[i] = v`, `x.add_(1)`, `out=`), on an "
         "input or a view, or module state changed inside forward() (`self.w.data = "
-        "...`, `param.data *= mask`, `self.buf += x`, `self.cache = h`); also when "
+        "...`, `param.data *= mask`, `self.buf += x`, `self.cache = h`, and "
+        "`self.sub.to(x.device)` / `.half()` on a submodule under export, which "
+        "swaps its parameters: under fx that call is capture-limitation); also when "
         "the capture records the in-place op and Cuvil is what refuses it "
         "(`m.fill_diagonal_(v)` under strict export: not unsupported-op).",
     ),
@@ -109,7 +115,8 @@ _ROWS = [
         "value (f-string spec, `%`, str.format), a try/except around traced code, an "
         "isinstance / type() / is_tensor check that sees the tracer's Proxy or "
         "FakeTensor (also when it silently takes the non-tensor path and the error "
-        "surfaces later), a stdlib `random` draw from constants or configuration in "
+        "surfaces later, or picks the non-tensor arm of a conditional expression: "
+        "`x.size(0) if isinstance(x, Tensor) else len(x)`), a stdlib `random` draw from constants or configuration in "
         "forward() that dynamo / strict export would have to make an input (on a "
         "tensor's values it is non-torch-call).",
     ),
@@ -178,9 +185,13 @@ _ROWS = [
         "capture, and no category above says why: fx branching on or building lists "
         "from a tensor's rank or metadata, also through a name or helper (`is_batched"
         " = x.dim() == 3` then `if not is_batched:`, `range(1, x.ndimension())`, "
-        "`[1] * x.dim()`; `x.ndim`, `x.device`, "
+        "`[1] * x.dim()`; `x.ndim`, `x.device`, `x.is_nested`, "
         "`x.requires_grad`, `x.is_floating_point()`; also when a flag or Optional is "
-        "tested after it), a module built inside forward(), dynamo refusing a call "
+        "tested after it; `self.sub.to(x.device)` in forward() under fx), a module "
+        "built inside forward(), export lifting a tensor made from a `.data` read "
+        "into its constants (no module state written), a dynamic_shapes spec whose "
+        "structure does not match forward()'s signature (a flat spec for a `*args` "
+        "forward: export refuses the capture's own argument), dynamo refusing a call "
         "under strict export (a function marked as skipped, a list method, a guard a "
         "library object refuses), torch refusing an op while tracing (flex_attention "
         "on CPU), the capture binding the inputs to forward()'s own signature when "

@@ -31,7 +31,7 @@ __all__ = ["Diagnosis", "classify", "probabilities", "stated", "TEMPERATURE"]
 TEMPERATURE = 1.8  # softmax temperature, fitted by benchmarks/calibrate_triage.py
 
 
-SHRINK = 0.09  # uniform share of the confidence, fitted with TEMPERATURE
+SHRINK = 0.1  # uniform share of the confidence, fitted with TEMPERATURE
 
 
 # The stated confidence of the answer: how often first-sight answers with as much
@@ -213,11 +213,28 @@ def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signal
             key = graph.key(ret)
             paths.setdefault(key, [start, key])
             extra[key] = extra.get(key, 0.0) + FORWARD_RETURN
+    if "msg:dyn-spec" in signals:
+        _spec_root(record, graph, start, paths, extra)
     _boundary_root(record, graph, start, paths, extra)
     for key in graph.decorators(start):  # `@can_return_tuple` over forward()
         paths.setdefault(key, [start, key])
         extra[key] = DECORATOR if category == "capture-limitation" else -DECORATOR
     return rank_roots(graph, start, paths, category, extra=extra)
+
+
+SPEC = 3.0  # the dynamic_shapes spec export refused (the capture's argument)
+
+
+def _spec_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
+    """export refused the dynamic_shapes spec itself: the model file's
+    `DYNAMIC_SHAPES = ...` or `def dynamic_shapes()` is the line to change."""
+    ix = index_file(record.get("file") or "")
+    for node in ix.tree.body if ix else []:
+        names = [getattr(t, "id", "") for t in getattr(node, "targets", [])]
+        if "DYNAMIC_SHAPES" in names or getattr(node, "name", "") == "dynamic_shapes":
+            key = graph.key((ix.path, node.lineno))
+            paths.setdefault(key, [start, key])
+            extra[key] = extra.get(key, 0.0) + SPEC
 
 
 BOUNDARY = 1.5  # the model's own last call into a dependency the error came from

@@ -316,7 +316,21 @@ def _raise_signals(chain: list[dict], user: tuple[str, ...]) -> set[str]:
         out.add("raise:guard-solve")
     if frames and _signature_bind(frames[-1]):
         out.add("raise:signature-bind")
+    if below and _module_apply(below[0]):
+        out.add("raise:module-apply")
     return out
+
+
+# nn.Module methods that rewrite every parameter and buffer of a module in place
+_APPLY = {"to", "cuda", "cpu", "half", "float", "double", "bfloat16", "type", "_apply"}
+
+
+def _module_apply(frame: dict) -> bool:
+    """The model's code called `module.to(...)` / `.cuda()` / `.half()`...: torch's
+    first frame under it is nn.Module's (not a tensor's `.to`, which has no frame)."""
+    return frame["file"].endswith("torch/nn/modules/module.py") and (
+        frame.get("func") in _APPLY
+    )
 
 
 def _signature_bind(frame: dict) -> bool:

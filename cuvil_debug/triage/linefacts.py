@@ -79,6 +79,8 @@ _RESHAPE = {
     "split",
     "chunk",
     "narrow",
+    "unsqueeze",
+    "squeeze",
 }
 
 
@@ -288,6 +290,11 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
     # `isinstance(x, Tensor)` / `torch.is_tensor(x)`: False for fx's Proxy, so the
     # tracer runs the branch for non-tensors
     "tensor-type-check": lambda s, n: tensor_type_check(n),
+    # `x.size(0) if isinstance(x, Tensor) else len(x)`: the test and the path it
+    # picks for a Proxy (the non-tensor arm) on the failing line itself
+    "type-test-expr": lambda s, n: (
+        isinstance(n, ast.IfExp) and any(map(tensor_type_check, ast.walk(n.test)))
+    ),
     # `x.ndim` / `x.dim()`: the tensor's rank (fx: a Proxy; not a size)
     "rank-read": lambda s, n: (
         (isinstance(n, ast.Attribute) and n.attr == "ndim")

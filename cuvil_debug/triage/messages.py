@@ -34,6 +34,13 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"Constraints violated|Not all values of|specialized it to be|dynamic_shapes",
             "constraint",
         ),
+        # export refusing the dynamic_shapes spec itself before tracing: its tree
+        # does not match forward()'s signature (a `*args` forward binds one `args`)
+        (
+            r"mismatch between the structure of `inputs` and `dynamic_shapes`|"
+            r"dynamic_shapes of a \w+ should be|dynamic_shapes'? (tree|structure)",
+            "dyn-spec",
+        ),
         (r"is not defined|has no attribute", "undefined"),
         (r"object has no attribute '\w+'", "no-attr"),
         (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .linefacts import LINE_FACTS, line_facts
 from .patternrow import Pattern, _from, _p
-from .patterns_recent import _ZOO5, _ZOO6, _ZOO7, _ZOO8, _ZOO9
+from .patterns_recent import _ZOO5, _ZOO6, _ZOO7, _ZOO8, _ZOO9, _ZOO10
 
 __all__ = [
     "LINE_FACTS",
@@ -350,6 +350,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo7", _ZOO7),
     *_from("zoo8", _ZOO8),
     *_from("zoo9", _ZOO9),
+    *_from("zoo10", _ZOO10),
 ]
 
 
@@ -363,7 +364,8 @@ ROOT_FACTS: dict[str, dict[str, float]] = {
     },
     "data-dependent-python-value": {"item": 4, "reduction": 0.5},
     "dynamic-shape": {"data-size": 4, "shape-read": 3, "range": 1, "failing": 2},
-    "proxy-iteration": {"iterate": 4, "failing": 1, "type-check": 3},
+    # `len(t)`: the failing call itself is the line to change (`t.shape[0]`)
+    "proxy-iteration": {"iterate": 4, "failing": 1, "type-check": 3, "len-call": 3},
     "non-tensor-argument": {
         "param": 4,
         "forward-param": 2,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .patternrow import _p
 
-__all__ = ["_ZOO5", "_ZOO6", "_ZOO7", "_ZOO8", "_ZOO9"]
+__all__ = ["_ZOO5", "_ZOO6", "_ZOO7", "_ZOO8", "_ZOO9", "_ZOO10"]
 
 
 # ---- rules written from samples/failures/zoo5/ (segment-anything, esm, whisper...)
@@ -144,4 +144,50 @@ _ZOO9 = [
     # fx refusing a numpy value as a node argument (`x[:, idx[0]:idx[1]]` with
     # `idx = np.array(...)`): numpy work in forward() reached a traced op
     _p("non-torch-call", "msg:numpy-arg", 5.0),
+]
+
+# ---- rules written from samples/failures/zoo10/ (pyro, kymatio, opacus, brevitas,
+# auraloss). Mechanisms again: torch's structured signal or the failing construct's
+# operand (issue 16, eighth round; test_zoo10_mechanisms.py)
+_ZOO10 = [
+    # export refused the dynamic_shapes spec before tracing (its tree does not match
+    # forward()'s signature: a `*args` forward takes one entry, `args`): the capture
+    # call is what must change, not the model and not a Dim's range
+    _p("capture-limitation", "msg:dyn-spec err:INVALID_INPUT", 6.0),
+    # `n = x.size(0) if isinstance(x, Tensor) else len(x)`: the Proxy fails the type
+    # test on the failing line itself and its non-tensor arm is what fails
+    _p("unsupported-python-construct", "ast:type-test-expr fe:fx eager:ok", 8.0),
+    # fx iterating (splatting, `len`) a value whose direct def is forward()'s own
+    # `*args`: the tuple of inputs traced as one Proxy, not a tensor
+    _p("non-tensor-argument", "msg:proxy-iter near:param-varargs fe:fx", 4.0),
+    # a size read handed to code that checks for a Python int (`f(batch_size=
+    # x.shape[0])` raising "got Proxy"): the size, not a wrapper's unfed **kwargs
+    _p("dynamic-shape", "msg:traced-type ast:shape-arg fe:fx eager:ok", 12.0),
+    # `len(h)` where h is built by a torch op on the path that ran or may run (an
+    # Optional state defaulting to `torch.zeros(...)`): len() of a traced tensor,
+    # whatever the Optional was fed
+    _p(
+        "proxy-iteration",
+        "msg:proxy-iter ast:len-call near:torch-call fe:fx",
+        7.0,
+        "ast:shape-iterate ast:shape-attr near:shape-seq",
+    ),
+    # forward() calls nn.Module.to / .cuda / .half on a submodule: under export the
+    # in-place parameter swap is module state changed inside forward(); under fx
+    # the device (or dtype) it is given is a Proxy's metadata
+    _p("inplace-mutation", "raise:module-apply fe:export", 6.0),
+    _p("capture-limitation", "raise:module-apply msg:proxy-control-flow fe:fx", 6.0),
+    # export lifted a tensor it made while tracing into its constants, and forward()
+    # writes no module state (a `.data` read, a detached copy): export could not trace
+    # through it (zoo6's row takes the state-write case)
+    _p("capture-limitation", "msg:fake-constant eager:ok", 3.0),
+    # fake tensors could not compute a data-dependent output and the failing line is
+    # a branch on it (`if not torch.allclose(a, b):`): the bool's only use is the
+    # branch (categories.py: data-dependent-control-flow)
+    _p(
+        "data-dependent-control-flow",
+        "exc:DataDependentOutputException ast:branch",
+        6.0,
+        "ast:item",
+    ),
 ]

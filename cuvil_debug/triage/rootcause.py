@@ -12,7 +12,7 @@ import ast
 import math
 from dataclasses import dataclass
 
-from .astbits import tensor_seq_param
+from .astbits import PARAM_KINDS, param_kind, param_kinds, tensor_seq_param
 from .linefacts import line_facts, state_write
 from .patterns import ROOT_FACTS
 from .source import FileIndex, Func, Stmt, _header, bound_args, names_in
@@ -305,7 +305,10 @@ class DefUseGraph:
         root = self.forward_params(cls)
         if not root:
             return set()
-        fed = {k for k, i in zip(root, inputs) if i.get("type") == "Tensor"}
+        # inputs bind in order up to a `*args`: fx traces its whole tuple (and a
+        # `**kwargs`) as one Proxy, which no input tensor stands for
+        named = [k for k in root if param_kind(self.g.nodes[k]["param"]) == ""]
+        fed = {k for k, i in zip(named, inputs) if i.get("type") == "Tensor"}
         others = {
             self._param_node(fn, p)
             for fn in self.funcs
@@ -365,43 +368,6 @@ def flow_facts(graph: DefUseGraph, paths: dict, tensors=frozenset()) -> set[str]
         if len(path) > 1:
             out |= graph.facts(key) - (PARAM_KINDS if key in tensors else set())
     return out
-
-
-PARAM_KINDS = frozenset(
-    {"param-flag", "param-optional", "param-container", "param-kwargs"}
-)
-
-
-def param_kinds(param: ast.arg) -> set[str]:
-    """param-flag / -optional / -container / -kwargs, from the annotation and default."""
-    ann = ast.unparse(param.annotation) if param.annotation is not None else ""
-    default = getattr(param, "_cuvil_default", None)
-    kinds = set()
-    if getattr(param, "_cuvil_kind", "") == "kwarg":
-        kinds.add("param-kwargs")
-    if getattr(param, "_cuvil_kind", "") == "vararg":
-        kinds.add("param-container")
-    if "bool" in ann or (
-        isinstance(default, ast.Constant) and isinstance(default.value, bool)
-    ):
-        kinds.add("param-flag")
-    if (
-        "Optional" in ann
-        or "None" in ann
-        or (isinstance(default, ast.Constant) and default.value is None)
-    ):
-        kinds.add("param-optional")
-    if any(
-        t in ann for t in ("dict", "Dict", "list", "List", "tuple", "Tuple", "Mapping")
-    ):
-        kinds.add("param-container")
-    if (
-        isinstance(default, ast.Constant)
-        and isinstance(default.value, int | float | str)
-        and not isinstance(default.value, bool)
-    ):
-        kinds.add("param-flag")
-    return kinds
 
 
 def rank_roots(

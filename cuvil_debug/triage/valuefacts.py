@@ -35,7 +35,16 @@ _META_METHODS = {
 
 
 # metadata attributes beyond _TENSOR_META that are read the same way
-_META_ATTRS = _TENSOR_META | {"is_leaf", "grad_fn", "is_quantized", "is_meta"}
+_META_ATTRS = _TENSOR_META | {
+    "is_leaf",
+    "grad_fn",
+    "is_quantized",
+    "is_meta",
+    "is_nested",
+    "is_mkldnn",
+    "is_xpu",
+    "is_mps",
+}
 
 
 def meta_read(node: ast.AST) -> bool:
@@ -88,6 +97,19 @@ def shape_seq(stmt: ast.AST, node: ast.AST) -> bool:
     if isinstance(node, ast.Assign) and _seq(node.value):
         return True
     return isinstance(node, ast.Call) and any(_seq(a) for a in node.args)
+
+
+def shape_arg(node: ast.AST) -> bool:
+    """A size read handed to a call as one argument: `f(batch_size=x.shape[0])`,
+    `g(x.size(1))` (code that may need it as a Python int)."""
+    if not isinstance(node, ast.Call):
+        return False
+    args = [*node.args, *(k.value for k in node.keywords)]
+    return any(
+        (isinstance(a, ast.Subscript) and _shape_expr(a) and not _seq(a))
+        or (_attr(a) == "size" and a.args)
+        for a in args
+    )
 
 
 def _first_asked(test: ast.AST) -> ast.AST:
@@ -152,6 +174,7 @@ def py_random(node: ast.AST) -> bool:
 VALUE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
     "shape-math": lambda s, n: shape_math(n),
     "shape-seq": shape_seq,
+    "shape-arg": lambda s, n: shape_arg(n),
     "meta-test": meta_test,
     "py-random": lambda s, n: py_random(n),
 }

@@ -327,17 +327,19 @@ def test_zoo9_development_part_is_triaged_to_its_labels():
 # there). Measured once, unseen, at a8aacae (after the seventh round: zoo9's
 # mechanisms): top-1 31/43, root line in the top 3 36/43, ECE 0.042, one of the misses
 # a triage crash (a frame on a class statement inside a function), fixed at once
-# (test_rootcause.py): 32/43 and 37/43 (docs/TRIAGE.md). Held out: no rule is written
-# from it; the floor is its first sight ----------------------------------------------
+# (test_rootcause.py): 32/43 and 37/43 (docs/TRIAGE.md). Development data since the
+# eighth round of issue 16 (general mechanisms written from its misses, pinned by
+# test_zoo10_mechanisms.py): 43/43 and 42/43; the floor allows one sample of slack on
+# each -------------------------------------------------------------------------------
 ZOO10 = CORPUS / "zoo10"
 ZOO10_LABELS = load_labels(ZOO10)
 
 
 @pytest.mark.slow
-def test_zoo10_heldout_set_does_not_regress():
+def test_zoo10_development_part_is_triaged_to_its_labels():
     packages = ("pyro", "kymatio", "opacus", "brevitas", "auraloss")
     top1, root3, ece = _library_set_scores(ZOO10, ZOO10_LABELS, packages)
-    assert top1 >= 31 / 43 and root3 >= 36 / 43, (top1, root3, ece)
+    assert top1 >= 42 / 43 and root3 >= 41 / 43, (top1, root3, ece)
 
 
 # ---- fixed: samples that were Cuvil's own bugs (compiler-internal-error) or refusals
