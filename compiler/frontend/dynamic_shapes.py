@@ -67,6 +67,13 @@ def normalize(
 def _one(p: Any, x: torch.Tensor, name: str, named: dict[str, Any]) -> dict[int, Any]:
     if p is None:
         return {}
+    if not isinstance(x, torch.Tensor):  # a list of images (detection models), a dict
+        raise FrontendError(
+            f"dynamic_shapes of input '{name}': the input is a {type(x).__name__}, "
+            "not a tensor; Cuvil's dynamic shapes mark dims of tensor inputs",
+            hint="pass the tensors as separate inputs (or stacked in one tensor), or "
+            "compile each shape without dynamic_shapes",
+        )
     if isinstance(p, (list, tuple)):
         p = dict(enumerate(p))
     if not isinstance(p, Mapping):

@@ -74,6 +74,18 @@ def test_bad_spec_is_a_cuvil_error(model):
         cuvil.compile(model, [x], options={"dynamic_shapes": {"y": {0: "b"}}})
 
 
+class _TwoImages(torch.nn.Module):
+    def forward(self, images):  # a list of images, as detection models take them
+        return images[0] + images[1]
+
+
+def test_dynamic_dims_of_a_list_input_are_a_cuvil_error():
+    images = [torch.randn(3, 8, 8), torch.randn(3, 8, 8)]
+    spec = ([{1: "h"}, {1: "h"}],)
+    with pytest.raises(cuvil.CuvilError, match="input 'images'.* list, not a tensor"):
+        cuvil.compile(_TwoImages(), [images], options={"dynamic_shapes": spec})
+
+
 def test_transformer_block_dynamic_sequence_length():
     import transformer_block
 
