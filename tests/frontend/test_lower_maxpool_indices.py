@@ -80,3 +80,14 @@ def test_pool_and_unpool_compile_and_match_eager(frontend):
     got, want = cm(x), model(x)
     torch.testing.assert_close(got[0], want[0], rtol=0, atol=0, equal_nan=True)
     assert torch.equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_integer_pools_with_indices_run_in_the_interpreter(frontend):
+    # max_pool1d's own kernel has no integers; with indices (what eager runs) it has:
+    # the reference (the interpreter, O3's folding) crashed (fuzz 7300634)
+    x = torch.arange(24).reshape(2, 3, 4) % 5
+    check_lowering(lambda t: F.max_pool1d(t, 2, return_indices=True), [x], frontend)
+    check_lowering(
+        lambda t: F.max_pool1d(t.int(), 2, return_indices=True), [x], frontend
+    )

@@ -161,6 +161,9 @@ class MaxPoolOp(PoolOp):
     def reference(self, x: torch.Tensor) -> torch.Tensor:
         fn = F.max_pool1d if self.SPATIAL == 1 else F.max_pool2d
         k, s, p, d = self._window()
+        if not x.dtype.is_floating_point:  # max_pool1d's own kernel has no integers;
+            # the one with indices (what eager ran for the graph) has (fuzz 7300634)
+            return fn(x, k, s, p, d, self.attrs["ceil_mode"], True)[0]
         return fn(x, k, s, p, d, self.attrs["ceil_mode"])
 
 
