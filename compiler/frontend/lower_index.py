@@ -337,10 +337,9 @@ def _index_select(cx: LoweringContext, x, dim, index, *, out=None):
     v, i = cx.value(x), _int_index(cx, index)
     if i.type.rank > 1:
         raise _unsupported(cx, f"index_select with a {i.type.rank}-d index")
-    if i.type.rank == 0:
-        i = reshape(cx, i, (1,))
+    i = _as_1d(cx, i)
     if v.type.rank == 0:  # a 0-d tensor is indexed as [1]; the result is 0-d again
-        picked = cx.emit(ops.IndexOp, reshape(cx, v, (1,)), i, dims=(0,), wrap=False)
+        picked = cx.emit(ops.IndexOp, _as_1d(cx, v), i, dims=(0,), wrap=False)
         return reshape(cx, picked, ())
     d = _dim(dim, v.type.rank)
     return cx.emit(ops.IndexOp, v, i, dims=(d,), wrap=False)  # no negatives

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import operator
 
 import torch
 import torch.nn.functional as F
@@ -28,7 +27,7 @@ from ..ir import ops
 from ..ir.core import Value
 from ..ir.types import DType
 from .context import LoweringContext
-from .lower_nn import _tup
+from .lower_nn import _reads_result, _tup
 from .lower_shape import slice_dim
 from .registry import aten, lowers, named
 
@@ -84,7 +83,7 @@ def _max_pool_with_indices(n: int):
     ):
         pool = _max_pool(n)
         args = (cx, x, kernel_size, stride, padding, dilation, ceil_mode)
-        return pool(*args, True) if _reads_indices(cx) else (pool(*args), None)
+        return pool(*args, True) if _reads_result(cx, 1) else (pool(*args), None)
 
     return rule
 
@@ -95,14 +94,6 @@ lowers(aten.max_pool2d_with_indices, F.max_pool2d_with_indices)(
 lowers(aten.max_pool1d_with_indices, F.max_pool1d_with_indices)(
     _max_pool_with_indices(1)
 )
-
-
-def _reads_indices(cx: LoweringContext) -> bool:
-    """Whether a user of the node takes its indices (``r[1]``, or the pair whole)."""
-    users = getattr(cx.fx_node, "users", {})
-    return any(
-        u.target is not operator.getitem or (u.args[1] == 1 and u.users) for u in users
-    )
 
 
 # ---- the indices ----------------------------------------------------------------------------

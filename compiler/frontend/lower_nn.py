@@ -309,9 +309,12 @@ def _welford_mean(cx: LoweringContext, v: Value, dims: tuple) -> Value:
 
 
 def _reads_result(cx: LoweringContext, i: int) -> bool:
-    """Whether the node being lowered has its result `i` read (``r[i]``)."""
+    """Whether the node being lowered has its result `i` read: ``r[i]`` read further
+    (export keeps unread getitems), or the whole tuple taken (returned as it is)."""
     users = getattr(cx.fx_node, "users", {})
-    return any(u.target is operator.getitem and u.args[1] == i for u in users)
+    return any(
+        u.target is not operator.getitem or (u.args[1] == i and u.users) for u in users
+    )
 
 
 # ---- pooling ------------------------------------------------------------------------------
