@@ -95,8 +95,8 @@ _HALVES = (DType.f16, DType.bf16)
 def emit_reduce(k: Kernel, op: Operation, kind: str) -> None:
     t = k.in_type(0)
     shape, dims, dtype = t.shape, op.attrs["dims"], t.dtype
-    if not dims:
-        return _copy(k, t)
+    if not dims:  # nothing to reduce; a sum still starts from +0 (-0.0 gives +0.0)
+        return _copy(k, t, kind in ("sum", "mean") and t.dtype.is_float)
     outer, in_o, out_o, inner, in_i = _split(shape, dims)
     # half floats add and multiply in float, as torch's kernels do (opmath)
     wide = DType.f32 if dtype in _HALVES and kind in ("sum", "mean", "prod") else None
@@ -137,10 +137,12 @@ def _var(k: Kernel, op: Operation, base, inner, in_i, dtype: DType, n: int):
     return var if dtype is wide else k.b.fptrunc(var, llvm_type(dtype))
 
 
-def _copy(k: Kernel, t) -> None:
+def _copy(k: Kernel, t, plus_zero: bool) -> None:
     n = t.numel()
     with for_range(k.b, n) as i:
-        k.store(k.load(k.inp(0), i, t.dtype), k.out(), i, t.dtype)
+        v = k.load(k.inp(0), i, t.dtype)
+        v = k.b.fadd(v, const(t.dtype, 0.0)) if plus_zero else v
+        k.store(v, k.out(), i, t.dtype)
 
 
 def emit_argmax(k: Kernel, op: Operation) -> None:

@@ -40,6 +40,7 @@ class ReduceOp(Operation):
         "keepdim": AttrSpec("bool", default=False),
     }
     FLOAT_ONLY = False
+    ADDS = False  # accumulates from +0 (sum, mean): the sign of a zero is not kept
 
     def infer_types(self) -> list[TensorType]:
         (t,) = self.operand_types
@@ -50,20 +51,22 @@ class ReduceOp(Operation):
 
     def reference(self, x: torch.Tensor) -> torch.Tensor:
         dims, keep = list(self.attrs["dims"]), self.attrs["keepdim"]
-        if not dims:
-            return x.clone()
+        if not dims:  # a sum starts from +0: torch's sum of a 0-d -0.0 is +0.0
+            return x + 0 if self.ADDS and x.is_floating_point() else x.clone()
         return type(self).FN(x, dims, keep)
 
 
 @register_op
 class SumOp(ReduceOp):
     name = "cuvil.sum"
+    ADDS = True
     FN = staticmethod(lambda x, d, k: torch.sum(x, d, k))
 
 
 @register_op
 class MeanOp(ReduceOp):
     name = "cuvil.mean"
+    ADDS = True
     FN = staticmethod(lambda x, d, k: torch.mean(x, d, k))
     FLOAT_ONLY = True
 
