@@ -27,7 +27,7 @@ import torch
 
 from cuvil_debug.fuzz import catalog, checks
 from cuvil_debug.fuzz.gen import generate, run_eager, same
-from cuvil_debug.fuzz.graph import Env, Graph, Node
+from cuvil_debug.fuzz.graph import Env, Graph, Node, evaluate
 from cuvil_debug.fuzz.judge import judge
 from cuvil_debug.fuzz.render import load, materialize, render
 from cuvil_debug.fuzz.runner import CONFIGS, run_graph
@@ -107,6 +107,31 @@ def test_judge_allows_eager_sized_errors_and_flags_the_rest():
     assert not judge([torch.tensor([1, 1])], [idx], [idx], [[idx]]).ok
     assert judge([torch.tensor([1, 1])], [idx], [idx], [[torch.tensor([1, 1])]]).ok
     assert not judge([idx.int()], [idx], [idx], []).ok  # dtype
+
+
+def test_judge_excuses_a_non_finite_value_only_where_eager_lost_it():
+    """fuzz 7308165: a layer_norm of rows holding 3.4e38 overflows inside the float32
+    program; eager gives 0 or -inf where float64 gives -0.32, and Cuvil's NaN is no
+    worse. Where eager holds the value, a NaN is still wrong."""
+    r = torch.tensor([-0.32, 1.62, 0.5], dtype=torch.float64)
+    e = torch.tensor([0.0, -float("inf"), 0.5])
+    nan = float("nan")
+    assert judge([torch.tensor([nan, nan, 0.5])], [e], [r], []).ok
+    assert not judge([torch.tensor([nan, nan, nan])], [e], [r], []).ok
+
+
+def test_the_reference_fills_nan_to_num_with_float32_limits():
+    """fuzz 7305622: nan_to_num's default fill is the dtype's largest value; the
+    float64 reference filled 1.8e308 where the float32 program has 3.4e38, and the std
+    of two of them overflowed in the reference alone (the program's answer is 0)."""
+    sample = load(
+        Path(__file__).parent / "regressions" / "std_after_nan_to_num_fill.py"
+    )
+    g = Graph.from_json(json.loads(sample.GRAPH))
+    x = torch.tensor([-float("inf"), float("inf"), 1.0])
+    ref = evaluate(g, [x], torch.float64)[0]  # node 0: the nan_to_num
+    big = torch.finfo(torch.float32).max
+    assert ref.tolist() == [-big, big, 1.0]
 
 
 def test_a_node_whose_fake_tensor_types_differ_from_eager_is_not_drawn():
