@@ -15,7 +15,7 @@ from ..hooks import CompileHooks
 from ..ir.core import Module
 from .export_names import renamed_like_fx
 from .graph import GraphLowering, tensor_type
-from .inplace import functionalize
+from .inplace import functionalize, record_eager_layouts
 from .provenance import node_loc
 
 __all__ = ["from_export", "export"]
@@ -94,6 +94,8 @@ def from_export(
     module = Module(name)
     # in-place ops -> out-of-place ones (refused on inputs)
     functional = functionalize(ep)
+    if inputs and any(_reads_layout(n) for n in functional.graph.nodes):
+        record_eager_layouts(functional, inputs)
     # fx's node names (export_names.py); a program the caller gave gets its own back
     with renamed_like_fx(functional, restore=functional is model):
         lowering = ExportLowering(functional, module)
@@ -103,3 +105,12 @@ def from_export(
     if out_spec is not None:  # the user's output structure, not the graph's flat tuple
         module.output_spec = out_spec
     return module
+
+
+#: ops whose lowering reads the eager strides of their inputs (inplace.eager_layout)
+_LAYOUT_READERS = ("as_strided", "as_strided_copy", "scaled_dot_product")
+
+
+def _reads_layout(node: torch.fx.Node) -> bool:
+    name = getattr(node.target, "__name__", "")
+    return node.op == "call_function" and name.lstrip("_").startswith(_LAYOUT_READERS)

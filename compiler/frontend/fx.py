@@ -12,7 +12,6 @@ from typing import Any
 
 import torch
 import torch.fx
-from torch._subclasses.fake_tensor import is_fake
 from torch.utils._pytree import tree_flatten
 
 from ..errors import FrontendError
@@ -20,7 +19,7 @@ from ..hooks import CompileHooks
 from ..ir.core import Module
 from ..ir.location import Loc
 from .graph import GraphLowering, tensor_type
-from .inplace import StorageProp, writes_inputs
+from .inplace import StorageProp, layout_copy, writes_inputs
 from .modules import is_leaf
 from .provenance import node_loc
 
@@ -169,7 +168,9 @@ def _propagate_shapes(gm: torch.fx.GraphModule, inputs: Sequence[torch.Tensor]) 
             # and fakes of copies would get new symbolic sizes
             real = prop.fake_mode is None
             with _seeded():  # the same random draws as the trace check's eager run
-                outputs = prop.propagate(*[_copy(x) if real else x for x in inputs])
+                outputs = prop.propagate(
+                    *[layout_copy(x) if real else x for x in inputs]
+                )
     except Exception as e:
         _replay(printed.getvalue(), failed=True)
         raise _run_failure(e, prop.failed) from e
@@ -211,7 +212,7 @@ def _check_trace(model, inputs, concrete_args, outputs) -> None:
     try:
         with torch.no_grad():
             with _seeded():
-                want = model(*[_copy(x) for x in inputs], **(concrete_args or {}))
+                want = model(*[layout_copy(x) for x in inputs], **(concrete_args or {}))
     except Exception:  # the graph ran; a model that cannot run again is not judged
         return
     got_leaves, want_leaves = tree_flatten(outputs)[0], tree_flatten(want)[0]
@@ -250,16 +251,3 @@ def _same(a: Any, b: Any) -> bool:
         except (NotImplementedError, RuntimeError):  # a dtype torch cannot compare
             return True  # (the lowering refuses what it cannot compute)
     return not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor)
-
-
-def _copy(x: Any) -> Any:
-    """A copy with the same strides and storage offset (the layout as_strided reads:
-    clone() makes a strided or expanded tensor contiguous)."""
-    if not isinstance(x, torch.Tensor) or is_fake(x):
-        return x
-    storage = x.untyped_storage()
-    copy = torch.UntypedStorage(storage.nbytes())
-    copy.copy_(storage)
-    return torch.empty(0, dtype=x.dtype).set_(
-        copy, x.storage_offset(), x.size(), x.stride()
-    )

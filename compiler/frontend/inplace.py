@@ -20,6 +20,7 @@ from typing import Any
 
 import torch
 import torch.fx
+from torch._subclasses.fake_tensor import is_fake
 from torch.export import ExportedProgram
 from torch.export.graph_signature import OutputKind
 from torch.fx.node import map_aggregate
@@ -38,6 +39,8 @@ __all__ = [
     "same_tensor",
     "writes_inputs",
     "FROZEN",
+    "layout_copy",
+    "record_eager_layouts",
 ]
 
 STORAGE = "cuvil_storage"  # node.meta key: the address of the node's storage object
@@ -168,18 +171,59 @@ def _annotate_from_vals(graph: torch.fx.Graph, user_inputs: set[str]) -> None:
             n.meta[STATE] = True
 
 
+def layout_copy(x: Any) -> Any:
+    """A copy with the same strides and storage offset (the layout as_strided reads:
+    clone() makes a strided or expanded tensor contiguous)."""
+    if not isinstance(x, torch.Tensor) or is_fake(x):
+        return x
+    storage = x.untyped_storage()
+    copy = torch.UntypedStorage(storage.nbytes())
+    copy.copy_(storage)
+    return torch.empty(0, dtype=x.dtype).set_(
+        copy, x.storage_offset(), x.size(), x.stride()
+    )
+
+
+def record_eager_layouts(ep: ExportedProgram, inputs: Any) -> None:
+    """Run `ep`'s graph on copies of the example `inputs` and its own state, recording
+    each tensor's eager layout (``LAYOUT``, read before export's fake value): fake
+    kernels choose strides of their own (max_pool1d of a transposed input: (4, 1, 2)
+    fake, (4, 2, 1) eager; fuzz 7303226), and as_strided reads the storage. Left
+    unrecorded where the run fails: the rule then trusts only inputs' layouts."""
+    args, user = [], iter(inputs)
+    specs = {s.arg.name: s for s in ep.graph_signature.input_specs}
+    for node in ep.graph.find_nodes(op="placeholder"):
+        spec = specs.get(node.name)
+        if spec is None or spec.kind.name == "USER_INPUT":
+            args.append(layout_copy(next(user, None)))
+        else:
+            data = ep.state_dict.get(spec.target, ep.constants.get(spec.target))
+            args.append(layout_copy(data))
+    if any(is_fake(a) or not isinstance(a, torch.Tensor) for a in args):
+        return
+    try:
+        with torch.no_grad():
+            StorageProp(ep.graph_module).propagate(*args)
+    except Exception:
+        for node in ep.graph.nodes:
+            node.meta.pop(LAYOUT, None)
+
+
 def eager_layout(node: Any) -> tuple[tuple[int, ...], int] | None:
-    """(strides, storage offset) of the tensor `node` computes in eager mode: export's
-    fake value, or what StorageProp saw; None when unknown (symbolic strides too)."""
+    """(strides, storage offset) of the tensor `node` computes in eager mode: what
+    StorageProp saw, or export's fake value of an input (a computed tensor's fake
+    strides need not be eager's); None when unknown (symbolic strides too)."""
     if not isinstance(node, torch.fx.Node):
         return None
+    if LAYOUT in node.meta:
+        return node.meta[LAYOUT]
     val = node.meta.get("val")
-    if isinstance(val, torch.Tensor):
+    if isinstance(val, torch.Tensor) and node.op == "placeholder":
         try:
             return tuple(int(s) for s in val.stride()), int(val.storage_offset())
         except Exception:  # symbolic
             return None
-    return node.meta.get(LAYOUT)
+    return None
 
 
 def _mutates(node: torch.fx.Node) -> bool:
