@@ -197,6 +197,7 @@ def _settle(walk: Survey, kinds: dict) -> dict[torch.fx.Node, int]:
         for n in _outside_reads(graph, kinds, level):
             if not isinstance(values.get(n.name), Value):
                 kinds[n], changed = "eager", True
+        changed |= _eager_storage_readers(graph, kinds)
         for n in graph.nodes:  # a region's inputs are tensors: x[i] of an eager tuple
             if kinds[n] == "cuvil" and any(
                 kinds[a] == "eager" and not isinstance(values.get(a.name), Value)
@@ -205,6 +206,30 @@ def _settle(walk: Survey, kinds: dict) -> dict[torch.fx.Node, int]:
                 kinds[n], changed = "eager", True
         if not changed:
             return level
+
+
+#: ops that read their input's storage, not only its values (its layout, its offset)
+_STORAGE_READERS = ("as_strided", "as_strided_copy", "as_strided_scatter")
+
+
+def _eager_storage_readers(graph: torch.fx.Graph, kinds: dict) -> bool:
+    """An eager op that reads its input's storage (as_strided) must see the tensor
+    eager would give it: a region's output is a fresh contiguous tensor, not a view of
+    the graph's input (fuzz 7301288: as_strided past a select's one element read the
+    input's storage in eager, and failed on the region's one-element tensor). Every
+    node it depends on runs eagerly too, back to the graph's inputs."""
+    changed = False
+    for n in graph.nodes:
+        name = getattr(n.target, "__name__", str(n.target)).split(".")[0]
+        if kinds[n] != "eager" or name not in _STORAGE_READERS:
+            continue
+        todo = list(n.all_input_nodes)
+        while todo:
+            a = todo.pop()
+            if kinds[a] in ("cuvil", "free"):
+                kinds[a], changed = "eager", True
+                todo.extend(a.all_input_nodes)
+    return changed
 
 
 def _eager_write(w, key, nodes, readers, kinds, order, extra) -> bool:
