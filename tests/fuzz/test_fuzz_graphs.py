@@ -118,6 +118,11 @@ def test_judge_excuses_a_non_finite_value_only_where_eager_lost_it():
     nan = float("nan")
     assert judge([torch.tensor([nan, nan, 0.5])], [e], [r], []).ok
     assert not judge([torch.tensor([nan, nan, nan])], [e], [r], []).ok
+    # 7401782: eager +inf, the reference -inf (a residual's sign times -inf); exact: NaN
+    r2 = torch.tensor([-float("inf"), float("inf")], dtype=torch.float64)
+    e2 = torch.tensor([float("inf"), float("inf")])
+    assert judge([torch.tensor([nan, float("inf")])], [e2], [r2], []).ok
+    assert not judge([torch.tensor([nan, nan])], [e2], [r2], []).ok
 
 
 def test_the_reference_fills_nan_to_num_with_float32_limits():
