@@ -29,7 +29,7 @@ from typing import Any
 import torch
 
 from .graph import Graph, build_state, evaluate
-from .judge import judge, perturb
+from .judge import judge, perturb, snap
 from .render import load, materialize, render
 from .values import make
 
@@ -73,6 +73,7 @@ class Prepared:
             for data, h in zip(wiggled, hows, strict=True)
         ]
         self.ref16 = self._reference_16(graph)
+        self.snapped = self._reference(_fresh(graph), snap)
         self.captured: dict[str, Any] = {}
 
     def _reference_16(self, graph: Graph) -> list[Any] | None:
@@ -242,7 +243,13 @@ def run_config(prep: Prepared, config: str) -> dict[str, Any]:
             "seconds": time.perf_counter() - start,
         }
     verdict = judge(
-        outs, prep.eager, prep.ref, prep.perturbed, prep.perturbed_ref, prep.ref16
+        outs,
+        prep.eager,
+        prep.ref,
+        prep.perturbed,
+        prep.perturbed_ref,
+        prep.ref16,
+        prep.snapped,
     )
     result = {
         "outcome": "ok" if verdict.ok else "wrong",

@@ -28,7 +28,7 @@ import torch
 from cuvil_debug.fuzz import catalog, checks
 from cuvil_debug.fuzz.gen import generate, run_eager, same
 from cuvil_debug.fuzz.graph import Env, Graph, Node, evaluate
-from cuvil_debug.fuzz.judge import judge
+from cuvil_debug.fuzz.judge import judge, snap
 from cuvil_debug.fuzz.render import load, materialize, render
 from cuvil_debug.fuzz.runner import CONFIGS, run_graph
 from cuvil_debug.fuzz.shrink import shrink
@@ -123,6 +123,22 @@ def test_judge_excuses_a_non_finite_value_only_where_eager_lost_it():
     e2 = torch.tensor([float("inf"), float("inf")])
     assert judge([torch.tensor([nan, float("inf")])], [e2], [r2], []).ok
     assert not judge([torch.tensor([nan, nan])], [e2], [r2], []).ok
+
+
+def test_a_rounding_residual_may_stand_for_the_zero_it_is():
+    """fuzz 7403987: torch's layer_norm of a row whose mean is exactly 0 leaves 2.8e-9
+    (1.9e-17 in float64) where the element equals the mean; fmod(0, that) is 0 in
+    eager and the reference, NaN for Cuvil's exact 0. The snapped reference is the
+    exact one; it widens the classes allowed, not the tolerance."""
+    row = torch.tensor([1.8, -0.45, 1.9e-17, 0.0], dtype=torch.float64)
+    assert snap(row).tolist() == [1.8, -0.45, 0.0, 0.0]
+    assert snap(torch.tensor([float("nan"), 1e-30])).isnan().tolist() == [True, False]
+    e, r = torch.tensor([0.0, 0.5]), torch.tensor([0.0, 0.5], dtype=torch.float64)
+    nan = float("nan")
+    s = torch.tensor([nan, 0.5], dtype=torch.float64)
+    assert not judge([torch.tensor([nan, 0.5])], [e], [r], []).ok
+    assert judge([torch.tensor([nan, 0.5])], [e], [r], [], snapped=[s]).ok
+    assert not judge([torch.tensor([nan, 0.6])], [e], [r], [], snapped=[s]).ok
 
 
 def test_the_reference_fills_nan_to_num_with_float32_limits():
