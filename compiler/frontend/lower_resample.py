@@ -5,6 +5,8 @@ nn.GroupNorm are traced through to these functional calls."""
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -14,6 +16,7 @@ from ..ir.types import DType
 from . import lower_nn
 from .context import LoweringContext, refuse_extra
 from .lower_nn import _unsupported
+from .lower_shape import reshape
 from .registry import aten, lowers, named
 
 __all__ = ["pad", "upsample"]
@@ -229,4 +232,14 @@ def group_norm(
 
 @lowers(aten.native_group_norm)
 def _native_group_norm(cx, x, weight, bias, n, c, hw, groups, eps):
-    return group_norm(cx, x, groups, weight, bias, eps), None, None
+    """torch reads the input as (n, c, hw) whatever its shape (fuzz 7408039: a [2, 2]
+    input with n=1, c=2, hw=2 is one sample of two channels of two values)."""
+    v = cx.value(x)
+    shape = v.type.shape
+    dims = (shape[0], shape[1], math.prod(shape[2:])) if len(shape) >= 2 else None
+    if dims == (n, c, hw) or not all(isinstance(d, int) for d in (n, c, hw)):
+        return group_norm(cx, x, groups, weight, bias, eps), None, None
+    if n * c * hw != v.type.numel():
+        raise _unsupported(cx, f"native_group_norm(N={n}, C={c}, HxW={hw}) of {shape}")
+    out = group_norm(cx, reshape(cx, v, (n, c, hw)), groups, weight, bias, eps)
+    return reshape(cx, out, shape), None, None
