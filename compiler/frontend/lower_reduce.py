@@ -44,6 +44,13 @@ def _reduce(name: str, int_to: DType | None = None):
             return to_dtype(
                 cx, cx.emit(cls, wide, dims=dims, keepdim=bool(keepdim)), dtype
             )
+        if name == "cuvil.sum" and dtype is not None and _narrowing_sum(v, dtype):
+            # torch's CPU sum of a float tensor into a 16-bit dtype adds in the
+            # input's type and rounds the total (fuzz 7409921: float64 values cast to
+            # float16 one by one first were 9 ulps off)
+            dims = norm_dims(v.type.rank, dim)
+            total = cx.emit(cls, v, dims=dims, keepdim=bool(keepdim))
+            return to_dtype(cx, total, dtype)
         if dtype is not None:
             v = to_dtype(cx, v, dtype)
         elif int_to is not None and not v.type.dtype.is_float:
@@ -56,6 +63,11 @@ def _reduce(name: str, int_to: DType | None = None):
         return cx.emit(cls, v, dims=dims, keepdim=bool(keepdim))
 
     return rule
+
+
+def _narrowing_sum(v, dtype: torch.dtype) -> bool:
+    wide = (DType.f32, DType.f64)
+    return dtype in (torch.float16, torch.bfloat16) and v.type.dtype in wide
 
 
 def _half_mean(v, dtype: torch.dtype) -> bool:
