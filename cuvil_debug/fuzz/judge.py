@@ -37,7 +37,9 @@ and element:
   with every node's values below ``DELTA`` times the node's largest magnitude set to 0
   (``snap``): torch's layer_norm of a row whose mean is exactly 0 leaves a residual
   (2.8e-9, 1.9e-17 in float64) where Cuvil's two-pass mean leaves 0, and a pole after
-  it (``fmod(x, 0)``, lgamma) reads which (fuzz 7403987, 7108773);
+  it (``fmod(x, 0)``, lgamma) reads which (fuzz 7403987, 7108773); that reference
+  also runs layer_norm and group_norm by their definition (``exact.py``: a constant
+  row, a one-element group are residuals of either sign in torch, 7408438, 7401782);
 * **an integer or bool value** (argmax, comparisons, casts) must equal eager's unless
   eager's own value is unstable there: it differs in the reference or a perturbed run.
 

@@ -141,6 +141,33 @@ def test_a_rounding_residual_may_stand_for_the_zero_it_is():
     assert not judge([torch.tensor([nan, 0.6])], [e], [r], [], snapped=[s]).ok
 
 
+def test_definitional_norms_keep_exact_zeros_for_every_spelling():
+    """fuzz 7408438, 7401782: a constant row's group_norm and a one-element group are
+    rounding residuals of either sign in torch (float64 too), exact zeros in Cuvil;
+    the judge's third reference runs both norms by their definition."""
+    import torch.nn.functional as F
+
+    from cuvil_debug.fuzz.exact import DefinitionalNorms
+
+    row = torch.full((1, 3), 1.3098104, dtype=torch.float64)
+    ints = torch.tensor([[-1.0, 1.0, 0.0, 3.0, -3.0]], dtype=torch.float64)
+    w = torch.tensor([0.7, -1.3, 2.1], dtype=torch.float64)
+    assert F.group_norm(row, 1, w).abs().max() > 0  # torch's residual: 5e-14
+    with DefinitionalNorms():
+        assert F.group_norm(row, 1, w).abs().max() == 0
+        assert torch.nn.GroupNorm(1, 3).double()(row).abs().max() == 0
+        assert F.layer_norm(ints, [5])[0, 2] == 0
+        assert torch.nn.LayerNorm(5).double()(ints)[0, 2] == 0
+        out, mean, rstd = torch.ops.aten.native_layer_norm(ints, [5], None, None, 0.0)
+    assert out[0, 2] == 0 and mean.shape == (1, 1) and rstd.shape == (1, 1)
+    y = torch.randn(2, 6, 4, dtype=torch.float64)
+    w, b = torch.randn(6, dtype=torch.float64), torch.randn(6, dtype=torch.float64)
+    with DefinitionalNorms():
+        mine = F.group_norm(y, 3, w, b), F.layer_norm(y, [6, 4])
+    torch.testing.assert_close(mine[0], F.group_norm(y, 3, w, b))
+    torch.testing.assert_close(mine[1], F.layer_norm(y, [6, 4]))
+
+
 def test_the_reference_fills_nan_to_num_with_float32_limits():
     """fuzz 7305622: nan_to_num's default fill is the dtype's largest value; the
     float64 reference filled 1.8e308 where the float32 program has 3.4e38, and the std
