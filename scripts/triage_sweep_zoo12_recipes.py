@@ -36,6 +36,7 @@ TB = "{1: BATCH}"  # (T, batch, ...)
 QC = "from mpc.mpc import QuadCost"
 LD = "from mpc.mpc import LinDx"
 NND = "from mpc.dynamics import NNDynamics"
+NNDX = ("dx = NNDynamics(3, 1, hidden_sizes=[8])", NONE)
 X_INIT = _x(f"{NB}, {NS}", "x_init")
 COST = (
     f"cost = QuadCost(torch.eye({NS + NC}).repeat({T}, {NB}, 1, 1), "
@@ -90,6 +91,7 @@ RECIPES = [
     _r("tk_kmeans_cos", "tk-kmeans", TK, "KMeans", f"distance=CosineSimilarity, n_clusters=3, {QUIET}", [PTS], [COS]),
     _r("tk_kmeans_k", "tk-kmeans", TK, "KMeans", QUIET, [PTS, ("k = torch.tensor([2, 3])", B)]),
     _r("tk_kmeans_centers", "tk-kmeans", TK, "KMeans", f"n_clusters=3, {QUIET}", [PTS, ("k = None", NONE), _x("2, 3, 4", "centers")]),
+    _r("tk_kmeans_4d", "tk-kmeans", TK, "KMeans", f"n_clusters=3, {QUIET}", [_x("2, 12, 4, 1")]),
     _r("tk_soft", "tk-soft", TK, "SoftKMeans", f"n_clusters=3, {QUIET}", [PTS]),
     _r("tk_soft_lp", "tk-soft", TK, "SoftKMeans", f"normalize=None, distance=DotProductSimilarity, n_clusters=3, {QUIET}", [PTS], [DOT]),
     _r("tk_knn", "tk-knn", "torch_kmeans.clustering", "KNN", "k=3", [PTS]),
@@ -109,6 +111,7 @@ RECIPES = [
     _r("ds_odd_even_recip", "ds-odd-even", DS, "DiffSortNet", "'odd_even', 4, distribution='reciprocal'", [VEC4]),
     _r("ds_odd_even_optimal", "ds-odd-even", DS, "DiffSortNet", "'odd_even', 4, distribution='optimal'", [VEC4]),
     _r("ds_odd_even_5", "ds-odd-even", DS, "DiffSortNet", "'odd_even', 5, steepness=5.0", [_x("3, 5", "vectors")]),
+    _r("ds_odd_even_3d", "ds-odd-even", DS, "DiffSortNet", "'odd_even', 4", [_x("2, 3, 4", "vectors")]),
     _r("ds_bitonic", "ds-bitonic", DS, "DiffSortNet", "'bitonic', 8", [VEC8]),
     _r("ds_bitonic_phi", "ds-bitonic", DS, "DiffSortNet", "'bitonic', 8, steepness=20.0, distribution='logistic_phi'", [VEC8]),
     # ------------------------------------------------------------------ mpc
@@ -124,11 +127,16 @@ RECIPES = [
     _r("mpc_lqr_u_init", "mpc-solver", MP, "MPC", f"{MPC_KW}, u_init=torch.zeros({T}, {NB}, {NC})", [X_INIT, COST, LIN], [QC, LD]),
     _r("mpc_lqr_no_detach", "mpc-solver", MP, "MPC", f"{MPC_KW}, detach_unconverged=False", [X_INIT, COST, LIN], [QC, LD]),
     _r("mpc_nn", "mpc-solver", MP, "MPC", f"{MPC_KW}, u_lower=-2.0, u_upper=2.0", [X_INIT, COST, ("dx = NNDynamics(3, 1, hidden_sizes=[8])", NONE)], [QC, NND]),
+    _r("mpc_nn_nobox", "mpc-solver", MP, "MPC", MPC_KW, [X_INIT, COST, NNDX], [QC, NND]),
+    _r("mpc_nn_fd", "mpc-solver", MP, "MPC", f"{MPC_KW}, grad_method=GradMethods.FINITE_DIFF", [X_INIT, COST, NNDX], [QC, NND, "GradMethods"]),
+    _r("mpc_affine_solver", "mpc-solver", MP, "MPC", MPC_KW, [X_INIT, COST, ("dx = AffineDynamics(torch.eye(3), torch.ones(3, 1))", NONE)], [QC, "from mpc.dynamics import AffineDynamics"]),
+    _r("mpc_lqr_verbose", "mpc-solver", MP, "MPC", MPC_KW.replace("verbose=-1", "verbose=1"), [X_INIT, COST, LIN], [QC, LD]),
     # ------------------------------------------------------------------ torchkbnufft
     _r("kb_nufft", "kb-nufft", KB, "KbNufft", IM, [CIMG, OMEGA]),
     _r("kb_nufft_real", "kb-nufft", KB, "KbNufft", IM, [RIMG, OMEGA]),
     _r("kb_nufft_batch_omega", "kb-nufft", KB, "KbNufft", IM, [CIMG, OMEGA_B]),
     _r("kb_nufft_smaps", "kb-nufft", KB, "KbNufft", IM, [CIMG, OMEGA, ("interp_mats = None", NONE), SMAPS]),
+    _r("kb_nufft_ortho", "kb-nufft", KB, "KbNufft", IM, [CIMG, OMEGA, ("interp_mats = None", NONE), ("smaps = None", NONE), ("norm = 'ortho'", NONE)]),
     _r("kb_nufft_spmat", "kb-nufft", KB, "KbNufft", IM, [CIMG, OMEGA, INTERP], [SPMAT]),
     _r("kb_nufft_1d", "kb-nufft", KB, "KbNufft", "im_size=(8,)", [(f"image = torch.randn(2, 1, 8, {G}, dtype=torch.complex64)", B), (f"omega = (torch.rand(1, 12, {G}) - 0.5) * 6.28", NONE)]),
     _r("kb_adjoint", "kb-adjoint", KB, "KbNufftAdjoint", IM, [KDATA, OMEGA]),
@@ -146,6 +154,7 @@ RECIPES = [
     _r("sr_edsr", "sr-edsr", SR + ".edsr", "EDSR", "n_resblocks=1, n_feats=8, scale=2, res_scale=0.1", [LR]),
     _r("sr_edsr_x3", "sr-edsr", SR + ".edsr", "EDSR", "n_resblocks=1, n_feats=8, scale=3, res_scale=0.1", [LR2]),
     _r("sr_edsr_scale", "sr-edsr", SR + ".edsr", "EDSR", "n_resblocks=1, n_feats=8, scale=4, res_scale=0.1", [LR, ("scale = 4", NONE)]),
+    _r("sr_edsr_gray", "sr-edsr", SR + ".edsr", "EDSR", "n_resblocks=1, n_feats=8, scale=2, res_scale=0.1", [_x("1, 1, 8, 8")]),
     _r("sr_ninasr", "sr-ninasr", SR + ".ninasr", "NinaSR", "n_resblocks=2, n_feats=8, scale=2", [LR2]),
     _r("sr_rcan", "sr-rcan", SR + ".rcan", "RCAN", "n_resgroups=1, n_resblocks=1, n_feats=8, reduction=4, scale=2", [LR2]),
     _r("sr_rdn", "sr-rdn", SR + ".rdn", "RDN", "scale=2, G0=8, D=2, C=2, G=4", [LR2]),
