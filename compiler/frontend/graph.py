@@ -59,7 +59,24 @@ _RANDOM = {
     torch.bernoulli,
     torch.multinomial,
     torch.normal,
+    torch.randperm,
+    torch.poisson,
 }
+
+
+def _random(target: Any) -> bool:
+    """Draws random numbers: never folded into a constant (each call draws anew). The
+    ATen forms export records (``aten.rand.default``) carry torch's
+    ``nondeterministic_seeded`` tag; folding one made every call of a compiled
+    ViT-MAE mask the same patches."""
+    if isinstance(target, torch._ops.OpOverloadPacket):
+        target = getattr(target, "default", None)
+    if isinstance(target, torch._ops.OpOverload):
+        return torch.Tag.nondeterministic_seeded in target.tags
+    try:
+        return target in _RANDOM
+    except TypeError:  # an unhashable target
+        return False
 
 
 def tensor_type(t: torch.Tensor) -> TensorType:
@@ -157,7 +174,7 @@ class GraphLowering:
         if (
             not has_value
             and (not has_lazy or rule is None)
-            and target not in _RANDOM
+            and not _random(target)
             and not factory
         ):
             return self._evaluate(node, args, kwargs)

@@ -91,6 +91,24 @@ def test_a_random_decomposition_is_refused():
         lower(wrap(fn, 1), (randn(3, 4),), frontend="fx")
 
 
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: torch.rand(2, 4),
+        lambda: torch.randn(2, 4),
+        lambda: torch.randint(0, 5, (2, 4)).float(),
+        lambda: torch.randperm(8).reshape(2, 4).float(),
+    ],
+    ids=["rand", "randn", "randint", "randperm"],
+)
+def test_a_random_draw_under_export_is_refused_not_folded(draw):
+    """export records aten.rand.default (not torch.rand); folding it into a constant
+    made every call of a compiled ViT-MAE draw the same mask."""
+    fn = lambda x: x + draw()  # noqa: E731
+    with pytest.raises(UnsupportedOpError, match="aten.rand"):
+        lower(wrap(fn, 1), (randn(2, 4),), frontend="export")
+
+
 def test_an_in_place_op_without_a_rule_is_not_decomposed():
     fn = lambda x: (x * 1).hardshrink().lerp_(x, 0.5)  # noqa: E731
     with pytest.raises(UnsupportedOpError, match="lerp_") as info:
