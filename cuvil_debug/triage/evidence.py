@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from .draft import GUARD_SOLVE
+from .frames import package_of
 from .messages import MESSAGE_SIGNALS
 from .source import FileIndex, index_file
 
@@ -186,6 +187,8 @@ def _user_roots(record: dict) -> tuple[str, ...]:
     included, the user's code."""
     sample, cls = record.get("file"), (record.get("model") or {}).get("file")
     roots = {str(_package_root(Path(sample))) + "/"} if sample else set()
+    if cls and package_of(cls) in INFRA_PACKAGES:  # torch.nn.Sequential: not code
+        cls = None
     if cls and not any(cls.startswith(r) for r in roots):
         lone = Path(cls).parent.name in _INSTALL_FOLDERS
         roots.add(cls if lone else str(_package_root(Path(cls))) + "/")
@@ -205,8 +208,12 @@ def _package_root(file: Path) -> Path:
 
 
 def _is_user(frame: dict, user: tuple[str, ...]) -> bool:
+    """The model's own code; torch's frames never are, even where the model's class
+    is torch's own (a `torch.nn.Sequential` of library layers)."""
     return bool(frame.get("user")) or (
-        not frame.get("cuvil") and frame["file"].startswith(user)
+        not frame.get("cuvil")
+        and frame.get("package") not in INFRA_PACKAGES
+        and frame["file"].startswith(user)
     )
 
 
