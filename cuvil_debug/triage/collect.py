@@ -145,13 +145,35 @@ def _lower(loaded, capture: Capture):
         tracer.record_stack_traces = True  # locations only; the graph is the same
         gm = torch.fx.GraphModule(root, tracer.trace(root))
         return lower(model, inputs, frontend="fx", gm=gm)
-    ep = torch.export.export(
-        model,
-        inputs,
-        dynamic_shapes=loaded.dynamic_shapes,
-        strict=capture.frontend == "export-strict",
-    )
+    strict = capture.frontend == "export-strict"
+    if loaded.dynamic_shapes is not None:
+        _prove_dims(model, inputs, loaded.dynamic_shapes, strict)
+    # the given shape as a static model: what cuvil.compile compiles, also for a
+    # model with dynamic dims (each shape is compiled once torch.export proved them)
+    ep = torch.export.export(model, inputs, strict=strict)
     return lower(ep, inputs, frontend="export")
+
+
+def _prove_dims(model, inputs: tuple, spec, strict: bool) -> None:
+    """cuvil.compile's steps with dynamic_shapes, each failure raised as its own:
+    Cuvil's check of the spec (dims of tensor inputs only), the user's export with
+    it, then torch.export proving the dims on inputs widened past size 1."""
+    import torch
+
+    from cuvil.errors import FrontendError
+    from cuvil.frontend.dynamic_shapes import derive_dims, normalize
+
+    normalize(model, inputs, spec, False)
+    torch.export.export(model, inputs, dynamic_shapes=spec, strict=strict)
+    try:
+        derive_dims(model, inputs, spec)
+    except FrontendError as e:  # torch's error, raised as torch raised it: Cuvil's
+        cause = e.__cause__  # wrapper adds only its own frames
+        if cause is None:
+            raise
+    else:
+        return
+    raise cause
 
 
 def _is_plain_leaf(model) -> bool:
@@ -251,7 +273,11 @@ def _kind(x: Any) -> dict:
 
     if isinstance(x, torch.Tensor):
         return {"type": "Tensor", "dtype": str(x.dtype), "shape": list(x.shape)}
-    return {"type": type(x).__name__, "module": type(x).__module__}
+    kind = {"type": type(x).__name__, "module": type(x).__module__}
+    for base in (tuple, list, dict):  # a namedtuple, an OrderedDict...
+        if isinstance(x, base) and type(x) is not base:
+            kind["container"] = base.__name__
+    return kind
 
 
 def _source_file(obj: Any) -> str | None:

@@ -4,6 +4,7 @@ forward() signature, and which frames are code (the user's or a model library's)
 
 from __future__ import annotations
 
+import ast
 import linecache
 import re
 from pathlib import Path
@@ -41,7 +42,7 @@ def _record_signals(record: dict, chain: list[dict], user: tuple[str, ...]) -> s
     signals = (
         _message_signals(record) | _exception_signals(record) | _io_signals(record)
     )
-    signals |= _signature_signals(record)
+    signals |= _signature_signals(record) | _unfed_guard(record, chain, user)
     signals |= _raise_signals(chain, user) | _op_signals(chain)
     signals.add("eager:ok" if record.get("eager", {}).get("ok") else "eager:fail")
     frontend = record.get("frontend") or "fx"
@@ -92,12 +93,18 @@ _NOT_HEAD = re.compile(
 )
 
 
+def _listing(line: str) -> bool:
+    """A list of types torch prints after its message (export's supported input
+    types: `[<class 'torch.Tensor'>, ...]`), not the message's own words."""
+    return line.count("<class '") >= 3
+
+
 def message_head(message: str) -> str:
     """The first lines of a message that are its own words: up to the first overload
     listing (` * (Tensor ...)`), quoted source or stack line, or graph dump."""
     head = []
     for line in message.strip().splitlines():
-        if _NOT_HEAD.match(line) or len(head) == _HEAD_LINES:
+        if _NOT_HEAD.match(line) or _listing(line) or len(head) == _HEAD_LINES:
             break
         if line.strip():
             head.append(line.strip())
@@ -156,7 +163,9 @@ def _proxy_truth(exc: dict) -> bool:
 
 
 def _io_signals(record: dict) -> set[str]:
-    kinds = {i["type"] for i in record.get("inputs", [])} - {"Tensor"}
+    # a namedtuple is a tuple (a container fx traces as one Proxy, export flattens)
+    kinds = {i.get("container") or i["type"] for i in record.get("inputs", [])}
+    kinds -= {"Tensor"}
     out = {"io:container-input"} if kinds & _BUILTIN_INPUTS else set()
     if kinds & {"dict", "list", "tuple"}:  # its leaves are inputs of their own
         out.add("io:container-type")
@@ -176,6 +185,48 @@ def _signature_signals(record: dict) -> set[str]:
     )
     if any(p["default"] is not None or p["kind"] == "VAR_KEYWORD" for p in unfed):
         out.add("sig:defaults-traced")
+    return out
+
+
+def _unfed_guard(record: dict, chain: list[dict], user: tuple[str, ...]) -> set[str]:
+    """fx: the failure is on a path forward() took because of an unfed Optional
+    parameter (`if smaps is not None:` with `smaps` a Proxy, not None): passing the
+    real value (concrete_args) would have taken the other path."""
+    if record.get("frontend") != "fx":
+        return set()
+    params = ((record.get("model") or {}).get("forward") or {}).get("params", [])
+    unfed = {p["name"] for p in params[len(record.get("inputs", [])) :]}
+    unfed &= {p["name"] for p in params if p["default"] == "None"}
+    for file, line in code_stack(chain, user) if unfed else ():
+        ix = index_file(file)
+        stmt = ix.stmt_at(line) if ix else None
+        if stmt is None or stmt.func is None or stmt.func.name != "forward":
+            continue
+        for guard in stmt.guards:
+            header = ix.stmt_at(guard)
+            test = getattr(header.node, "test", None) if header else None
+            if test is not None and _none_tested(test) & unfed:
+                return {"guard:unfed-optional"}
+    return set()
+
+
+def _none_tested(test: ast.AST) -> set[str]:
+    """The names a branch test compares with None (`x is not None`) or tests bare."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.Name):
+        return {test.id}
+    out = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name):
+            ops_none = [
+                isinstance(op, ast.Is | ast.IsNot)
+                and isinstance(c, ast.Constant)
+                and c.value is None
+                for op, c in zip(node.ops, node.comparators)
+            ]
+            if any(ops_none):
+                out.add(node.left.id)
     return out
 
 

@@ -31,7 +31,8 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         (r"Could not extract specialized integer", "specialize-int"),
         (r"Size-like symbols: u\d", "unbacked-size"),
         (
-            r"Constraints violated|Not all values of|specialized it to be|dynamic_shapes",
+            r"Constraints violated|Not all values of|specialized it to be|"
+            r"dynamic_shapes(?![.\w])",
             "constraint",
         ),
         # export refusing the dynamic_shapes spec itself before tracing: its tree
@@ -54,13 +55,14 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         (r"unsupported op", "unsupported-op"),
         (
             r"scalar type|dtype|expected .*(Float|Long|Double|Half|Int)|Float but found|"
-            r"Long but found|same dtype",
+            r"Long but found|same dtype|Input type \(.*\) and (bias|weight) type|"
+            r"finfo\(\) requires a floating point|element types differ",
             "dtype",
         ),
         (
             r"shapes cannot be multiplied|size of tensor a|must match the size|is invalid "
             r"for input of size|expected input\[.*\] to have|channels|Sizes of tensors must|"
-            r"shape '\[|dimension out of range|shape mismatch|mat1 and mat2|"
+            r"shape '\[|dimension out of range|shape mismatch|"
             r"Expected size for|does not broadcast|normalized_shape|expected input with "
             r"shape|should contain \d+ elements|to have \d+ channels|smaller than kernel "
             r"size|Output size is too small|"
@@ -69,6 +71,9 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         ),
         (r"__array|numpy|can't convert", "numpy"),
         (r"input '\w+' is a (?!Tensor)\w+, not a tensor", "input-not-tensor"),
+        # cuvil.compile's dynamic_shapes names dims of tensor inputs only: a container
+        # or object input with a spec of its own
+        (r"dynamic_shapes of input '\w+': the input is a \w+", "dyn-input-not-tensor"),
         (
             r"input '\w+' is a (NoneType|bool|int|float|str|dict|list|tuple), not a tensor",
             "input-builtin",
@@ -86,6 +91,7 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         (r"ShapeProp error|failed to run on the example inputs", "shapeprop"),
         (
             r"argument of type: <class|Found <class '[\w.]+'> in (output|input)|"
+            r"inputs? with type `?<class '[\w.]+'>`? is not supported|"
             r"unrecognized type \w+\(\w+\) at output",
             "unsupported-arg-type",
         ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .patternrow import _p
 
-__all__ = ["_ZOO5", "_ZOO6", "_ZOO7", "_ZOO8", "_ZOO9", "_ZOO10"]
+__all__ = ["_ZOO5", "_ZOO6", "_ZOO7", "_ZOO8", "_ZOO9", "_ZOO10", "_ZOO12"]
 
 
 # ---- rules written from samples/failures/zoo5/ (segment-anything, esm, whisper...)
@@ -82,7 +82,12 @@ _ZOO7 = [
     # the truth of a tensor's metadata asked under fx (`if x.requires_grad or flag`,
     # `[o for o in outs if o.requires_grad]`, `x.is_floating_point()`): the first
     # operand Python asks is a Proxy attribute, whatever the flags after it are
-    _p("capture-limitation", "msg:proxy-control-flow ast:meta-test eager:ok", 8.0),
+    _p(
+        "capture-limitation",
+        "msg:proxy-control-flow ast:meta-test eager:ok",
+        8.0,
+        "guard:unfed-optional",
+    ),
     # fake tensors cannot produce a Python value computed from the data
     # (`torch.equal`, aten.is_nonzero): torch's own exception type says so
     _p("data-dependent-python-value", "exc:DataDependentOutputException", 5.0),
@@ -189,5 +194,27 @@ _ZOO10 = [
         "exc:DataDependentOutputException ast:branch",
         6.0,
         "ast:item",
+    ),
+]
+
+
+# ---- rules written from samples/failures/zoo12/ (torch-kmeans, diffsort, mpc,
+# torchkbnufft, torchsr), after its one unseen measurement
+_ZOO12 = [
+    # the model's own `assert` fails eagerly too, on the input's size or rank
+    # (`assert len(vectors.shape) == 2`): the input's shape is what is wrong
+    _p("shape-mismatch", "exc:AssertionError eager:fail ast:shape-read", 5.0),
+    _p("shape-mismatch", "exc:AssertionError eager:fail ast:rank-read", 5.0),
+    # a call-signature TypeError only the capture meets: torch called something the
+    # model's code does not (non-strict export's builtin max() over one tensor)
+    _p("capture-limitation", "msg:call-signature eager:ok", 4.0),
+    # cuvil.compile's dynamic_shapes given for a container or object input
+    _p("unsupported-io-type", "msg:dyn-input-not-tensor", 6.0),
+    # fx: the failing path was chosen by an unfed Optional's `is not None` test
+    # (evidence._unfed_guard); concrete_args would take the other path
+    _p(
+        "non-tensor-argument",
+        "guard:unfed-optional msg:proxy-control-flow eager:ok",
+        9.0,
     ),
 ]
