@@ -195,7 +195,10 @@ def test_every_sample_is_labelled_and_every_label_has_a_sample(zoo):
 def test_label_is_well_formed(zoo, name):
     zoo = BY_NAME[zoo]
     lab = zoo.labels[name]
-    assert set(lab) - {"fixed"} == KEYS  # `fixed`: a Cuvil bug that compiles since
+    # `fixed`: a Cuvil bug that compiles since; `relabelled`: why and when the label
+    # changed (a capture change made the model fail elsewhere)
+    assert set(lab) - {"fixed", "relabelled"} == KEYS
+    assert "relabelled" not in lab or len(lab["relabelled"].split()) >= 3
     assert lab["category"] in category_ids()
     assert lab["split"] == zoo.split
     assert lab["frontend"] in ("fx", "export", "export-strict")
