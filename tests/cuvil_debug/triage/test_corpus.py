@@ -158,10 +158,12 @@ def _ece(outcomes) -> float:
 def test_timm_development_part_is_triaged_to_its_labels(timm_outcomes):
     # samples/failures/timm: 35 timm failures swept and labelled by someone who never
     # ran triage on them; measured once, unseen: top-1 28/35, root line 32/35, ECE
-    # 0.058 (docs/TRIAGE.md); development data since (35/35 and 33/35).
+    # 0.058 (docs/TRIAGE.md); development data since (35/35 and 33/35; 22/22 and
+    # 20/22 since 9 more of its dynamic samples compile as cuvil.compile captures them,
+    # 1d5d903: the same two root misses over fewer samples).
     top1 = sum(o.category_ok for o in timm_outcomes) / len(timm_outcomes)
     root3 = sum(o.root_ok for o in timm_outcomes) / len(timm_outcomes)
-    assert top1 >= 0.97 and root3 >= 0.91, (top1, root3)
+    assert top1 >= 0.97 and root3 >= 20 / 22, (top1, root3)
 
 
 # ---- samples/failures/zoo: 44 diffusers 0.42.1 / MONAI 1.6.1 capture failures, swept
@@ -231,7 +233,8 @@ def test_zoo4_development_part_is_triaged_to_its_labels():
 # triage on them (README there). Measured once, unseen: top-1 33/41, root line 31/41,
 # ECE 0.095 (docs/TRIAGE.md); development data since (41/41 and 37/41, one of them by
 # a relabel to the category definitions; 39/39 and 35/39 once two Cuvil bugs among them
-# were fixed: see "fixed" below) -----------------------------------------------------
+# were fixed: see "fixed" below; 30/30 and 26/30 once 8 dynamic samples compile as
+# cuvil.compile captures them, 1d5d903: the same root misses over fewer samples) ------
 ZOO5 = CORPUS / "zoo5"
 ZOO5_LABELS = load_labels(ZOO5)
 
@@ -240,7 +243,7 @@ ZOO5_LABELS = load_labels(ZOO5)
 def test_zoo5_development_part_is_triaged_to_its_labels():
     packages = ("segment_anything", "esm", "whisper", "pytorch_tabnet", "e3nn")
     top1, root3, ece = _library_set_scores(ZOO5, ZOO5_LABELS, packages)
-    assert top1 >= 0.97 and root3 >= 0.88, (top1, root3, ece)
+    assert top1 >= 0.97 and root3 >= 26 / 30, (top1, root3, ece)
 
 
 # ---- samples/failures/zoo6: 32 neuraloperator / compressai / hiera-transformer /
@@ -342,6 +345,23 @@ def test_zoo10_development_part_is_triaged_to_its_labels():
     assert top1 >= 42 / 43 and root3 >= 41 / 43, (top1, root3, ece)
 
 
+# ---- samples/failures/zoo12: 49 torch-kmeans / diffsort / mpc / torchkbnufft /
+# torchsr capture failures, swept and labelled by someone who never ran triage on them
+# (README there). Measured once, unseen, at 03ea13e: top-1 31/49, root line in the top
+# 3 40/49, ECE 0.092 (docs/TRIAGE.md). Development data since the tenth round (general
+# mechanisms written from its misses, 1d5d903): 46/49 and 47/49; the floor allows one
+# sample of slack on each ------------------------------------------------------------
+ZOO12 = CORPUS / "zoo12"
+ZOO12_LABELS = load_labels(ZOO12)
+
+
+@pytest.mark.slow
+def test_zoo12_development_part_is_triaged_to_its_labels():
+    packages = ("torch_kmeans", "diffsort", "mpc", "torchkbnufft", "torchsr")
+    top1, root3, ece = _library_set_scores(ZOO12, ZOO12_LABELS, packages)
+    assert top1 >= 45 / 49 and root3 >= 46 / 49, (top1, root3, ece)
+
+
 # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
 # torchkge capture failures, swept and labelled by someone who never ran triage on
 # them (README there). Measured once, unseen, at 38a04ad (after the eighth round: zoo10
@@ -367,7 +387,7 @@ FIXED_FOLDERS = [CORPUS] + [
 ]
 FIXED_FOLDERS += [CORPUS / f for f in ("zoo4", "zoo5")]
 FIXED_FOLDERS += [CORPUS / f for f in ("zoo6", "zoo7", "zoo8", "zoo9")]
-FIXED_FOLDERS += [CORPUS / "zoo10", CORPUS / "zoo11"]
+FIXED_FOLDERS += [CORPUS / "zoo10", CORPUS / "zoo11", CORPUS / "zoo12"]
 
 
 def test_fixed_samples_say_what_fixed_them():
