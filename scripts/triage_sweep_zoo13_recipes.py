@@ -46,7 +46,7 @@ NLS_CLS = (
     "    def observation(self, state, input, t=None):\n"
     "        return state.sin() + input"
 )
-PP_NLS = ["import torch", "from pypose.module import NLS", NLS_CLS]
+PP_NLS = ["from pypose.module import NLS", NLS_CLS]
 QR = "Q=torch.eye(3) * 0.01, R=torch.eye(3) * 0.01"
 NLS_IN = [
     _x("3", "x", NONE),
@@ -73,7 +73,6 @@ PTS3 = _x("2, 6, 3", "source")
 HY = "hypll.nn"
 MANI = [
     "from hypll.manifolds.poincare_ball import Curvature, PoincareBall",
-    "from hypll.tensors import ManifoldTensor",
     "MANIFOLD = PoincareBall(c=Curvature(1.0))",
 ]
 MT = (
