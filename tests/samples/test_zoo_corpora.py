@@ -150,6 +150,23 @@ SETS = [
             "sr_edsr_fx_unfed_scale.py",
         ),
     ),
+    ZooSet(
+        "zoo13",
+        {
+            "hd": "torchhd",
+            "cl": "cliffordlayers",
+            "pp": "pypose",
+            "hyp": "hypll",
+            "e2": "e2cnn",
+        },
+        (
+            "hd_random_fx_as_subclass.py",
+            "cl_conv2d_fx_star_unpack_shape.py",
+            "pp_lti_fx_ndim_assert.py",
+            "hyp_linear_fx_manifold_input.py",
+            "e2_conv_fx_geometric_input.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
