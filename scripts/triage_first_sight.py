@@ -44,10 +44,11 @@ FIRST_SIGHT = {
     "zoo9": "4d3cf0e",  # measured once as held-out at 4d3cf0e (0ffff33); tuned on after
     "zoo10": "a8aacae",  # measured once as held-out at a8aacae; tuned on after 9d44f63
     "zoo12": "03ea13e",  # measured once as held-out at 03ea13e; tuned on after it
+    "zoo13": "beb0043",  # measured once as held-out at beb0043; tuned on after it
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
-WHOLE = {"zoo7", "zoo8", "zoo9", "zoo10", "zoo12"}
+WHOLE = {"zoo7", "zoo8", "zoo9", "zoo10", "zoo12", "zoo13"}
 CLASSIFY = """
 import json, pickle, sys
 sys.path.insert(0, sys.argv[1])

@@ -213,7 +213,9 @@ def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signal
             key = graph.key(ret)
             paths.setdefault(key, [start, key])
             extra[key] = extra.get(key, 0.0) + FORWARD_RETURN
-    if "msg:dyn-spec" in signals:
+    if category == "unsupported-io-type" and not output_refused(_chain(record)):
+        _input_root(record, graph, start, paths, extra)
+    if {"msg:dyn-spec", "msg:dyn-input-not-tensor"} & set(signals):
         _spec_root(record, graph, start, paths, extra)
     _boundary_root(record, graph, start, paths, extra)
     for key in graph.decorators(start):  # `@can_return_tuple` over forward()
@@ -223,6 +225,27 @@ def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signal
 
 
 SPEC = 3.0  # the dynamic_shapes spec export refused (the capture's argument)
+
+
+def _input_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
+    """A non-tensor among the inputs: the line of example_inputs() that builds it
+    (`dt = 0.1` for `return (x, dt)`), else the return line itself."""
+    odd = [i for i, k in enumerate(record.get("inputs") or []) if k["type"] != "Tensor"]
+    for fn in graph.funcs if odd else ():
+        if fn.name != "example_inputs" or not fn.returns():
+            continue
+        ret = fn.returns()[-1]
+        items = getattr(ret.node.value, "elts", None) or []
+        lines = [ret.line]
+        for i in odd:
+            item = items[i] if i < len(items) else None
+            name = item.id if isinstance(item, ast.Name) else None
+            built = [s.line for s in fn.stmts if name in s.defs and s.line < ret.line]
+            lines = [*built[-1:], *lines]
+        for line in dict.fromkeys(lines):
+            key = graph.key((fn.file, line))
+            paths.setdefault(key, [start, key])
+            extra[key] = extra.get(key, 0.0) + SPEC
 
 
 def _spec_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):

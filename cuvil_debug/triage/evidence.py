@@ -376,7 +376,17 @@ def _raise_signals(chain: list[dict], user: tuple[str, ...]) -> set[str]:
         out.add("raise:signature-bind")
     if below and _module_apply(below[0]):
         out.add("raise:module-apply")
+    if any(_subclass_hook(f) for e in chain for f in e["frames"]):
+        out.add("raise:subclass-hook")
     return out
+
+
+def _subclass_hook(frame: dict) -> bool:
+    """A tensor subclass's own `__torch_function__` / `__torch_dispatch__` (a library's,
+    not torch's): the tracer's calls went through the model's tensor type."""
+    return frame.get("func") in ("__torch_function__", "__torch_dispatch__") and (
+        frame.get("package") not in INFRA_PACKAGES
+    )
 
 
 # nn.Module methods that rewrite every parameter and buffer of a module in place

@@ -90,7 +90,8 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         (r"Mutating|mutat|register_buffer", "mutation"),
         (r"ShapeProp error|failed to run on the example inputs", "shapeprop"),
         (
-            r"argument of type: <class|Found <class '[\w.]+'> in (output|input)|"
+            r"argument of type: <class(?! 'torch\._C\._TensorMeta')|"
+            r"Found <class '[\w.]+'> in (output|input)|"
             r"inputs? with type `?<class '[\w.]+'>`? is not supported|"
             r"unrecognized type \w+\(\w+\) at output",
             "unsupported-arg-type",
@@ -104,7 +105,7 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         # the model's own check saw a tracer's stand-in instead of a tensor
         (
             r"\bgot Proxy\b|\bProxy\b.*(expected|not|unsupported)|FakeTensor|FunctionalTensor|"
-            r"\b(got|found|received|is)\b:? <class '[\w.]*\bProxy'>",
+            r"\b(got|found|received|is|has type)\b:? <class '[\w.]*\bProxy'>",
             "traced-type",
         ),
         # fx met a module built inside forward(): `nn.ZeroPad2d(...)(x)`
@@ -135,6 +136,13 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"cannot be used as inputs to control flow|"
             r"'len' is not supported in symbolic tracing|\bProxy\b",
             "proxy-used",
+        ),
+        # a tensor subclass the tracer cannot make: `t.as_subclass(C)` / `C(t)` of a
+        # FakeTensor, or a tensor class itself handed to a traced call under fx
+        (
+            r"Creating a new Tensor subclass \w+ but the raw Tensor object is already|"
+            r"argument of type: <class 'torch\._C\._TensorMeta'>",
+            "tensor-subclass",
         ),
         # dynamo met a stdlib `random` draw it would have to make a graph input
         (r"RandomValueSource", "random-input"),

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from .linefacts import LINE_FACTS, line_facts
 from .patternrow import Pattern, _from, _p
-from .patterns_recent import _ZOO5, _ZOO6, _ZOO7, _ZOO8, _ZOO9, _ZOO10, _ZOO12
+from .patterns_recent import (
+    _ZOO5,
+    _ZOO6,
+    _ZOO7,
+    _ZOO8,
+    _ZOO9,
+    _ZOO10,
+    _ZOO12,
+    _ZOO13,
+)
 
 __all__ = [
     "LINE_FACTS",
@@ -355,6 +364,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo9", _ZOO9),
     *_from("zoo10", _ZOO10),
     *_from("zoo12", _ZOO12),
+    *_from("zoo13", _ZOO13),
 ]
 
 

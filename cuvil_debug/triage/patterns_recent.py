@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .patternrow import _p
 
-__all__ = ["_ZOO5", "_ZOO6", "_ZOO7", "_ZOO8", "_ZOO9", "_ZOO10", "_ZOO12"]
+__all__ = ["_ZOO5", "_ZOO6", "_ZOO7", "_ZOO8", "_ZOO9", "_ZOO10", "_ZOO12", "_ZOO13"]
 
 
 # ---- rules written from samples/failures/zoo5/ (segment-anything, esm, whisper...)
@@ -217,5 +217,41 @@ _ZOO12 = [
         "non-tensor-argument",
         "guard:unfed-optional msg:proxy-control-flow eager:ok",
         9.0,
+    ),
+]
+
+
+# ---- rules written from samples/failures/zoo13/ (torch-hd, cliffordlayers, pypose,
+# hypll, e2cnn), after its one unseen measurement
+_ZOO13 = [
+    # tensor subclasses (VSA tensors, LieTensors, manifold parameters): the tracer's
+    # FakeTensor / Proxy cannot become the subclass, or the subclass's own
+    # `__torch_function__` refuses what the tracer calls on it; eager runs
+    _p("capture-limitation", "msg:tensor-subclass eager:ok", 7.0),
+    _p("capture-limitation", "raise:subclass-hook eager:ok", 6.0),
+    # torch's fake-tensor converter refusing a tensor it has no meta for (functorch's
+    # batched tensors inside torch.autograd.functional.jacobian)
+    _p("capture-limitation", "exc:UnsupportedFakeTensorException eager:ok", 5.0),
+    # an `assert` that passes eagerly fails under export: its test saw the FakeTensor
+    # (an isinstance of a tensor subclass; value tests raise data-dependent errors)
+    _p(
+        "unsupported-python-construct",
+        "exc:AssertionError eager:ok fe:export",
+        3.0,
+        "msg:data-dependent",
+    ),
+    # a library's own type check that names the Proxy it got (`... but the given
+    # inputs has type Proxy`), raised in library code
+    _p("unsupported-python-construct", "msg:traced-type exc:TypeError eager:ok", 4.0),
+    # the model's own `raise` on a size it read (`*_, I = x.shape; if I != n: raise`),
+    # eager fails too: the input's shape is wrong
+    _p("shape-mismatch", "raise:user-raise eager:fail near:shape-read", 5.0),
+    # fx: the failing branch reads sizes itself (`assert x.size(-1) == P.size(-1)`):
+    # logic on a symbolic size, whatever Optional was fed elsewhere
+    _p(
+        "dynamic-shape",
+        "msg:proxy-control-flow ast:branch ast:shape-read",
+        9.0,
+        "guard:unfed-optional near:item ast:item",
     ),
 ]
