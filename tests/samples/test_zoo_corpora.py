@@ -167,6 +167,23 @@ SETS = [
             "e2_conv_fx_geometric_input.py",
         ),
     ),
+    ZooSet(
+        "zoo14",
+        {
+            "tk": "tensorkrowch",
+            "tl": "tltorch",
+            "rh": "torch_rechub",
+            "af": "asteroid_filterbanks",
+            "cv": "torchcvnn",
+        },
+        (
+            "tk_mps_fx_len_shape_check.py",
+            "tl_linear_cp_fx_unfed_indices.py",
+            "rh_deepfm_fx_dense_dim_branch.py",
+            "af_stft_enc_fx_ndim_branch.py",
+            "cv_crelu_export_complex_input.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
