@@ -184,6 +184,23 @@ SETS = [
             "cv_crelu_export_complex_input.py",
         ),
     ),
+    ZooSet(
+        "zoo15",
+        {
+            "fn": "facenet_pytorch",
+            "ju": "julius",
+            "un": "unfoldNd",
+            "tn": "torchnlp",
+            "fc": "fft_conv_pytorch",
+        },
+        (
+            "fn_pnet_fx_prelu_module.py",
+            "ju_resample_fx_list_shape.py",
+            "un_unfold_fx_rank_branch.py",
+            "tn_cnn_fx_unfed_mask.py",
+            "fc_2d_fx_device_zeros.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
