@@ -28,7 +28,6 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import triage_sweep as ts  # noqa: E402
 import triage_sweep_zoo_driver as driver  # noqa: E402
 from triage_sweep_zoo15_recipes import RECIPES  # noqa: E402
 
@@ -53,66 +52,7 @@ CORPUS = driver.ZooCorpus(
     shim_note="offline hubs, .zoo15-site, torchvision C++ op schemas",
     offline=("HF_HUB_OFFLINE", "TORCH_HUB_OFFLINE"),
 )
-_LOWER_ONLY = ts.capture  # fx / export / export-strict: capture, then lower
-
-
-def _tensors(value) -> list:
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for v in value for t in _tensors(v)]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _tensors(v)]
-    return []
-
-
-def _same(got, want) -> None:
-    import torch
-
-    g, w = _tensors(got), _tensors(want)
-    if len(g) != len(w):
-        raise AssertionError(
-            f"compiled model returned {len(g)} tensors, eager {len(w)}"
-        )
-    for i, (a, b) in enumerate(zip(g, w)):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            raise AssertionError(
-                f"output {i}: compiled {a.dtype}{list(a.shape)} vs eager "
-                f"{b.dtype}{list(b.shape)}"
-            )
-        if a.is_floating_point() or a.is_complex():
-            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
-        elif not torch.equal(a, b):
-            raise AssertionError(f"output {i}: compiled values differ from eager")
-
-
-def capture(mod, mode: str) -> None:
-    """`dynamic`: cuvil.compile with the file's DYNAMIC_SHAPES, run and compared with
-    eager; the other modes: triage_sweep.capture's capture + lower."""
-    if mode != "dynamic":
-        return _LOWER_ONLY(mod, mode)
-    import torch
-
-    import cuvil
-
-    model, inputs = mod.Model(), mod.example_inputs()
-    compiled = cuvil.compile(
-        model, list(inputs), options={"dynamic_shapes": mod.DYNAMIC_SHAPES}
-    )
-    got = compiled(*inputs)
-    with torch.no_grad():
-        want = mod.Model()(*mod.example_inputs())
-    _same(got, want)
-    return None
-
-
-ts.capture = capture  # ts.run_case (the worker's and --check's) captures through it
-driver.HOW["dynamic"] = (
-    "cuvil.compile(model, inputs, options={'dynamic_shapes': DYNAMIC_SHAPES}), run "
-    "and compared with eager"
-)
+driver.compile_dynamic_mode()  # `dynamic`: cuvil.compile, run, compared
 
 if __name__ == "__main__":
     sys.exit(driver.run_corpus(CORPUS, __doc__))

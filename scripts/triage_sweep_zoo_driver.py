@@ -276,3 +276,71 @@ def main(s: SweepSet, doc: str) -> int:
         return try_eager(s, names, a.out)
     ts.sweep(names, modes, a.out, a.timeout, script=s.script, family_of=s.family)
     return 0
+
+
+# ---- the `dynamic` mode of zoo12 onwards: what cuvil.compile(options={"dynamic_shapes":
+# ...}) meets, the compiled model run and compared with eager (a wrong result is a
+# failure too); fx / export / export-strict keep triage_sweep.capture's capture + lower
+_LOWER_ONLY = ts.capture
+
+
+def compile_dynamic_mode() -> None:
+    """Route the `dynamic` mode of ts.run_case (the worker's and --check's) through
+    cuvil.compile; call once at a sweep script's top level."""
+    ts.capture = _compile_capture
+    HOW["dynamic"] = (
+        "cuvil.compile(model, inputs, options={'dynamic_shapes': DYNAMIC_SHAPES}), run "
+        "and compared with eager"
+    )
+
+
+def _tensors(value) -> list:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _tensors(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _tensors(v)]
+    return []
+
+
+def _same(got, want) -> None:
+    import torch
+
+    g, w = _tensors(got), _tensors(want)
+    if len(g) != len(w):
+        raise AssertionError(
+            f"compiled model returned {len(g)} tensors, eager {len(w)}"
+        )
+    for i, (a, b) in enumerate(zip(g, w)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            raise AssertionError(
+                f"output {i}: compiled {a.dtype}{list(a.shape)} vs eager "
+                f"{b.dtype}{list(b.shape)}"
+            )
+        if a.is_floating_point() or a.is_complex():
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
+        elif not torch.equal(a, b):
+            raise AssertionError(f"output {i}: compiled values differ from eager")
+
+
+def _compile_capture(mod, mode: str) -> None:
+    """`dynamic`: cuvil.compile with the file's DYNAMIC_SHAPES, run and compared with
+    eager; the other modes: triage_sweep.capture's capture + lower."""
+    if mode != "dynamic":
+        return _LOWER_ONLY(mod, mode)
+    import torch
+
+    import cuvil
+
+    model, inputs = mod.Model(), mod.example_inputs()
+    compiled = cuvil.compile(
+        model, list(inputs), options={"dynamic_shapes": mod.DYNAMIC_SHAPES}
+    )
+    got = compiled(*inputs)
+    with torch.no_grad():
+        want = mod.Model()(*mod.example_inputs())
+    _same(got, want)
+    return None
