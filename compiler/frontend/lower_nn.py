@@ -131,6 +131,13 @@ def conv(
     groups=1,
 ) -> Value:
     w, v = cx.value(weight), cx.value(x)
+    if not (v.type.dtype.is_float and w.type.dtype.is_float):
+        raise _unsupported(
+            cx,
+            f"{n}-d convolution of {v.type.dtype} by {w.type.dtype} tensors",
+            hint="Cuvil's convolutions take float tensors: convert with .float() "
+            "before the convolution (and round the result back if needed)",
+        )
     if v.type.rank == n + 1:  # an unbatched input: a batch of one
         out = conv(
             cx, n, unsqueeze(cx, v, 0), w, bias, stride, padding, dilation, groups

@@ -595,6 +595,19 @@ def test_conv_transpose_is_rejected_naming_the_module(frontend):
 
 
 @pytest.mark.parametrize("frontend", FRONTENDS)
+def test_integer_convolution_is_refused_by_name_not_as_invalid_ir(frontend):
+    # torch convolves int64 tensors on the CPU (unfoldNd's one-hot kernels do); Cuvil's
+    # convolutions take floats, so this is a clear refusal, not a VerifyError
+    w = torch.ones(2, 1, 2, 2, dtype=torch.int64)
+    fn = lambda x: F.conv2d(x, w)  # noqa: E731
+    x = randint(1, 1, 4, 4, high=5)
+    with pytest.raises(
+        UnsupportedOpError, match=r"(?s)2-d convolution of i64.*\.float\(\)"
+    ):
+        lower(wrap(fn, 1), (x,), frontend=frontend)
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
 def test_batch_norm_in_training_mode_is_unsupported(frontend):
     with pytest.raises(UnsupportedOpError, match="training mode|dropout|batch_norm"):
         lower(nn.BatchNorm2d(3).train(), (randn(2, 3, 4, 4),), frontend=frontend)
