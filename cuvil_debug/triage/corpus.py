@@ -99,22 +99,26 @@ def collect_corpus(folder: Path, workers: int = 2, timeout: float = 60.0) -> dic
 def collect_corpora(
     folders: list[Path], workers: int = 2, timeout: float = 60.0, labels=load_labels
 ) -> dict[Path, dict]:
-    """Several labelled folders in one pool of workers (one torch import each);
-    `labels(folder)` picks the samples (fixed_labels: the fixed ones)."""
-    keys = [(f, n, lab) for f in folders for n, lab in sorted(labels(f).items())]
-    jobs = [
-        Job(
-            i,
-            str(f / n),
-            lab.get("frontend", "fx"),
-            cuvil_leaves=lab.get("leaves") == "cuvil",
-            no_grad=bool(lab.get("no_grad")),
-        )
-        for i, (f, n, lab) in enumerate(keys)
-    ]
-    out: dict[Path, dict] = {f: {} for f in folders}
-    for (f, n, _), record in zip(keys, run_jobs(jobs, workers, timeout), strict=True):
-        out[f][n] = record
+    """Several labelled folders, each in a pool of workers of its own: a sample's
+    libraries can leave torch changed for the next model in the same process (after
+    the other sets, torchkbnufft's TorchScript no longer compiled at import), and one
+    set's samples share their libraries. `labels(folder)` picks the samples
+    (fixed_labels: the fixed ones)."""
+    out: dict[Path, dict] = {}
+    for f in folders:
+        keys = sorted(labels(f).items())
+        jobs = [
+            Job(
+                i,
+                str(f / n),
+                lab.get("frontend", "fx"),
+                cuvil_leaves=lab.get("leaves") == "cuvil",
+                no_grad=bool(lab.get("no_grad")),
+            )
+            for i, (n, lab) in enumerate(keys)
+        ]
+        got = run_jobs(jobs, workers, timeout)
+        out[f] = {n: record for (n, _), record in zip(keys, got, strict=True)}
     return out
 
 
