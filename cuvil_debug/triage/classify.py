@@ -16,6 +16,7 @@ from .failing import (
     _facts_at,
     _failing,
     _forward_line,
+    _from_where,
     forward_return,
     output_refused,
     type_guard,
@@ -158,6 +159,8 @@ def _operand_names(key) -> set[str]:
     tests = [n.test for p in parts for n in ast.walk(p) if isinstance(n, ast.IfExp)]
     if isinstance(stmt.node, ast.If | ast.While | ast.Assert):
         tests.append(stmt.node.test)
+    # what a `*splat` iterates (`zeros(1, *dilation_)`): fx fails iterating that
+    tests += [n.value for p in parts for n in ast.walk(p) if isinstance(n, ast.Starred)]
     return shape_bases(parts).union(*map(names_in, tests))
 
 
@@ -215,6 +218,16 @@ def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signal
             extra[key] = extra.get(key, 0.0) + FORWARD_RETURN
     if category == "unsupported-io-type" and not output_refused(_chain(record)):
         _input_root(record, graph, start, paths, extra)
+    if record.get("origin"):  # the eager replay found the op's own line: the call
+        where = _from_where(record, _chain(record), (), [])  # export named stays one
+        if where:
+            key = graph.key(where)
+            paths.setdefault(key, [start, key])
+            extra[key] = extra.get(key, 0.0) + REFUSED_CALL
+    if "model:instance-forward" in signals and category == "capture-limitation":
+        _forward_assign_roots(graph, start, paths, extra)
+    if category in ("shape-mismatch", "dtype-mismatch") and "eager:fail" in signals:
+        _wrong_input_root(record, graph, start, paths, extra)
     if {"msg:dyn-spec", "msg:dyn-input-not-tensor"} & set(signals):
         _spec_root(record, graph, start, paths, extra)
     _boundary_root(record, graph, start, paths, extra)
@@ -231,21 +244,68 @@ def _input_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
     """A non-tensor among the inputs: the line of example_inputs() that builds it
     (`dt = 0.1` for `return (x, dt)`), else the return line itself."""
     odd = [i for i, k in enumerate(record.get("inputs") or []) if k["type"] != "Tensor"]
-    for fn in graph.funcs if odd else ():
+    _example_lines(graph, odd, start, paths, extra, SPEC, with_return=True)
+
+
+REFUSED_CALL = 3.0  # forward()'s line the refused op was made under (Cuvil's `where`)
+
+
+FORWARD_ASSIGN = 3.0  # where forward was set on the instance
+
+
+def _forward_assign_roots(graph: DefUseGraph, start, paths: dict, extra: dict):
+    """`self.forward = module.forward`, `setattr(m, "forward", f)`: the lines that
+    replaced the forward torch.fx traces from the class."""
+    for fn in graph.funcs:
+        for stmt in fn.stmts:
+            if "forward-assign" in graph.facts((stmt.file, stmt.line)):
+                key = graph.key((stmt.file, stmt.line))
+                paths.setdefault(key, [start, key])
+                extra[key] = extra.get(key, 0.0) + FORWARD_ASSIGN
+
+
+WRONG_INPUT = 2.0  # the example input a model that fails eagerly was fed
+
+
+def _wrong_input_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
+    """The model fails eagerly on a size or dtype: the input it was given may be
+    what is wrong, so the line of example_inputs() that builds it is a candidate
+    (the input whose forward() parameter the failing value came from, the nearest
+    one, else the first)."""
+    own = graph.forward_params(_forward_class(record, graph))
+    n = len(record.get("inputs") or [])
+    # the operands whose size the failing line reads (`vec` in `assert
+    # mat.shape[-1] == vec.shape[-1]`) say which input, else any value it came from
+    operand = graph.walk_uses(start, _operand_names(start))
+    for reached in (operand, paths):
+        used = sorted(
+            (len(reached[k]), i) for i, k in enumerate(own[:n]) if k in reached
+        )
+        if used:
+            break
+    nearest = [used[0][1]] if used else [0][:n]  # the fewest def-use edges away
+    _example_lines(graph, nearest, start, paths, extra, WRONG_INPUT)
+
+
+def _example_lines(graph, which, start, paths, extra, bonus, with_return=False):
+    """The lines of example_inputs() that build its `which` returned items (and its
+    `return` line itself when `with_return`)."""
+    for fn in graph.funcs if which else ():
         if fn.name != "example_inputs" or not fn.returns():
             continue
         ret = fn.returns()[-1]
         items = getattr(ret.node.value, "elts", None) or []
-        lines = [ret.line]
-        for i in odd:
+        lines = [ret.line] if with_return else []
+        for i in which:
             item = items[i] if i < len(items) else None
             name = item.id if isinstance(item, ast.Name) else None
             built = [s.line for s in fn.stmts if name in s.defs and s.line < ret.line]
+            built = built or [getattr(item, "lineno", ret.line)]
             lines = [*built[-1:], *lines]
         for line in dict.fromkeys(lines):
             key = graph.key((fn.file, line))
             paths.setdefault(key, [start, key])
-            extra[key] = extra.get(key, 0.0) + SPEC
+            extra[key] = extra.get(key, 0.0) + bonus
 
 
 def _spec_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):

@@ -17,6 +17,7 @@ from .draft import _draft, _guard_failure
 from .evidence import _user_roots, code_stack
 from .frames import _frame
 from .load import LoadError, load
+from .replay import op_origin, refused_target
 
 __all__ = ["FRONTENDS", "STAGES", "Capture", "collect", "error_info"]
 
@@ -97,6 +98,10 @@ def _capture(loaded, capture: Capture) -> dict:
         "error": error,
         "eager": _run_eager(loaded, capture),
     }
+    target = refused_target(error)
+    if target and out["eager"]["ok"]:  # export's node names only forward()'s line
+        model, inputs = loaded.model, tuple(loaded.inputs)
+        out["origin"] = op_origin(model, inputs, target, capture.grad_mode())
     return out
 
 
@@ -224,7 +229,17 @@ def _describe(loaded) -> dict:
         },
         "inputs": [_kind(x) for x in loaded.inputs],
         "file": loaded.file,
-    }
+    } | _instance_forward(loaded.model)
+
+
+def _instance_forward(model: Any) -> dict:
+    """A forward set on the instance (`self.forward = module.forward`, a wrapper a
+    library installs): torch.fx traces the class's forward, never this one."""
+    fn = vars(model).get("forward")
+    if fn is None:
+        return {}
+    fn = _real_forward(getattr(fn, "__func__", fn))
+    return {"instance_forward": {"file": _source_file(fn), "line": _source_line(fn)}}
 
 
 def _forward(model: type) -> dict:

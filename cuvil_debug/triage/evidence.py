@@ -43,6 +43,8 @@ def _record_signals(record: dict, chain: list[dict], user: tuple[str, ...]) -> s
         _message_signals(record) | _exception_signals(record) | _io_signals(record)
     )
     signals |= _signature_signals(record) | _unfed_guard(record, chain, user)
+    if record.get("instance_forward"):  # a forward torch.fx does not trace
+        signals.add("model:instance-forward")
     signals |= _raise_signals(chain, user) | _op_signals(chain)
     signals.add("eager:ok" if record.get("eager", {}).get("ok") else "eager:fail")
     frontend = record.get("frontend") or "fx"
@@ -290,6 +292,13 @@ def _frames(exc: dict) -> list[dict]:
     return exc["frames"] + exc.get("user_stack", [])
 
 
+def _replayed(record: dict) -> list[dict]:
+    """The eager stack of the op a Cuvil error refused (collect's replay.op_origin)
+    as a frame holder like an exception."""
+    origin = record.get("origin") or []
+    return [{"frames": origin, "message_frames": []}] if origin else []
+
+
 def _drafted(record: dict) -> list[dict]:
     """draft_export's failures (collect._draft) as frame holders like exceptions, the
     ones most like the guard export's error names first (report order breaks ties)."""
@@ -413,11 +422,11 @@ def _signature_bind(frame: dict) -> bool:
 def _files(record: dict, chain: list[dict], user: tuple[str, ...]) -> list[FileIndex]:
     paths = {
         f["file"]
-        for e in chain + _drafted(record)
+        for e in chain + _drafted(record) + _replayed(record)
         for f in _frames(e) + e["message_frames"]
         if _is_code(f, user)
     }
-    paths |= {
-        p for p in (record.get("file"), (record.get("model") or {}).get("file")) if p
-    }
+    wrapper = (record.get("instance_forward") or {}).get("file")
+    model_file = (record.get("model") or {}).get("file")
+    paths |= {p for p in (record.get("file"), model_file, wrapper) if p}
     return [ix for ix in map(index_file, sorted(paths)) if ix is not None]

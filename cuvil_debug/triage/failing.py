@@ -8,7 +8,7 @@ import ast
 import re
 from pathlib import Path
 
-from .evidence import _drafted, _is_code, code_stack, message_head
+from .evidence import _drafted, _is_code, _replayed, code_stack, message_head
 from .linefacts import line_facts, state_write, tensor_type_check
 from .source import _header, index_file
 
@@ -28,6 +28,7 @@ def _failing(record, chain, user, files) -> tuple[str, int] | None:
     for finder in (
         _from_frames,
         _from_draft,
+        _from_origin,
         _from_where,
         _from_message_frames,
         _from_io,
@@ -55,6 +56,13 @@ def _from_draft(record, chain, user, files):
     """Where torch.export.draft_export saw the guard (or data-dependent value) added:
     the line a constraint violation's message does not name."""
     stack = code_stack(_drafted(record), user)
+    return stack[-1] if stack else None
+
+
+def _from_origin(record, chain, user, files):
+    """Where the eager run first called the op a Cuvil error refused: deeper than
+    the error's own location under export, which keeps only forward()'s frame."""
+    stack = code_stack(_replayed(record), user)
     return stack[-1] if stack else None
 
 

@@ -301,6 +301,19 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
         or _attr(n) in {"dim", "ndimension"}
     ),
     "len-call": lambda s, n: _func_name(n) == "len",
+    # `self.forward = module.forward`, `setattr(module, "forward", wrapper)`
+    "forward-assign": lambda s, n: (
+        (
+            isinstance(s, ast.Assign)
+            and n is s
+            and any(getattr(t, "attr", None) == "forward" for t in s.targets)
+        )
+        or (
+            _func_name(n) == "setattr"
+            and len(n.args) > 1
+            and getattr(n.args[1], "value", None) == "forward"
+        )
+    ),
     # `self.head_dim = hidden // heads` in __init__: a size computed from arguments
     "size-arith": lambda s, n: (
         isinstance(s, ast.Assign)

@@ -65,7 +65,7 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"shape '\[|dimension out of range|shape mismatch|"
             r"Expected size for|does not broadcast|normalized_shape|expected input with "
             r"shape|should contain \d+ elements|to have \d+ channels|smaller than kernel "
-            r"size|Output size is too small|"
+            r"size|Output size is too small|Kernel size can't be greater than|"
             r"size mismatch|must have the same (size|shape)",
             "shape",
         ),

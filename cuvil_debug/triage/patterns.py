@@ -18,6 +18,7 @@ from .patterns_recent import (
     _ZOO10,
     _ZOO12,
     _ZOO13,
+    _ZOO15,
 )
 
 __all__ = [
@@ -61,7 +62,7 @@ _FAILURES = [
         "non-tensor-argument",
         "msg:proxy-control-flow flow:param-optional",
         5.0,
-        "ast:meta-test",
+        "ast:meta-test operand:rank-read",
     ),
     _p(
         "non-tensor-argument",
@@ -225,7 +226,7 @@ _TIMM = [
         "non-tensor-argument",
         "flow:param-optional flow:is-none-test eager:ok",
         4.0,
-        "fe:export fe:dynamo msg:proxy-setitem ast:meta-test",
+        "fe:export fe:dynamo msg:proxy-setitem ast:meta-test operand:rank-read",
     ),
     _p(
         "non-torch-call",
@@ -365,6 +366,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo10", _ZOO10),
     *_from("zoo12", _ZOO12),
     *_from("zoo13", _ZOO13),
+    *_from("zoo15", _ZOO15),
 ]
 
 

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from .patternrow import _p
 
-__all__ = ["_ZOO5", "_ZOO6", "_ZOO7", "_ZOO8", "_ZOO9", "_ZOO10", "_ZOO12", "_ZOO13"]
+__all__ = [
+    "_ZOO5",
+    "_ZOO6",
+    "_ZOO7",
+    "_ZOO8",
+    "_ZOO9",
+    "_ZOO10",
+    "_ZOO12",
+    "_ZOO13",
+    "_ZOO15",
+]
 
 
 # ---- rules written from samples/failures/zoo5/ (segment-anything, esm, whisper...)
@@ -258,5 +268,38 @@ _ZOO13 = [
         "msg:proxy-control-flow ast:branch ast:shape-read",
         9.0,
         "guard:unfed-optional near:item ast:item",
+    ),
+]
+
+
+# ---- rules written from samples/failures/zoo15/ (facenet-pytorch, julius, unfoldNd,
+# pytorch-nlp, fft-conv-pytorch), after its one unseen measurement
+_ZOO15 = [
+    # the model's own `raise` on the rank it read (`N = x.dim() - 2` then a check of
+    # N), eager fails too: the input has the wrong rank
+    _p("shape-mismatch", "raise:user-raise eager:fail flow:rank-read", 5.0),
+    _p("shape-mismatch", "raise:user-raise eager:fail near:rank-read", 5.0),
+    # unpacking a size into names fails eagerly (`b, n, d = query.size()` given a
+    # 2-d query): the input's rank is wrong
+    _p("shape-mismatch", "exc:ValueError ast:unpack ast:shape-read eager:fail", 5.0),
+    # dynamo refusing to set a tensor attribute (`kernel_fr.imag *= -1`): an
+    # in-place write to a tensor's view
+    _p("inplace-mutation", "gb:failed-to-set-tensor-attribute", 6.0),
+    # numpy work on sizes that dynamo traced as tensor ops, so an `.item()` reaches
+    # the graph (`int(numpy.prod(shape))` under strict export): Python ints fix it
+    _p("non-torch-call", "msg:item-op ast:numpy", 9.0),
+    # a forward set on the model instance (a library's wrapper): torch.fx traces the
+    # class's forward instead, so parameters the wrapper sets are missing or the
+    # class has none; other captures follow the wrapper and its closure's state
+    _p("capture-limitation", "model:instance-forward fe:fx", 6.0),
+    _p("capture-limitation", "model:instance-forward eager:ok", 3.0),
+    # fx iterating a value built from the rank (`dims = (d,) * (x.ndim - 2)` then
+    # `zeros(1, *dims)`): no tensor itself is iterated (categories.py), unlike a
+    # permutation a torch op builds (`x.permute(*torch.cat(...))`)
+    _p(
+        "capture-limitation",
+        "msg:proxy-iter operand:rank-read eager:ok fe:fx",
+        7.0,
+        "operand:shape-read operand:torch-call",
     ),
 ]

@@ -401,16 +401,17 @@ def test_zoo14_heldout_set_does_not_regress():
 # fft-conv-pytorch capture failures, swept and labelled by someone who never ran triage
 # on them (README there). Measured once, unseen, at e09486c (the classifier zoo14 was
 # measured with): top-1 35/51, root line in the top 3 32/51, ECE 0.005
-# (docs/TRIAGE.md). Held out; this floor keeps it from losing ground -----------------
+# (docs/TRIAGE.md). Development data since (the mechanisms written from its misses,
+# test_zoo15_mechanisms.py): 49/51 and 46/51; the floor allows one sample of slack ---
 ZOO15 = CORPUS / "zoo15"
 ZOO15_LABELS = load_labels(ZOO15)
 
 
 @pytest.mark.slow
-def test_zoo15_heldout_set_does_not_regress():
+def test_zoo15_development_part_is_triaged_to_its_labels():
     packages = ("facenet_pytorch", "julius", "unfoldNd", "torchnlp", "fft_conv_pytorch")
     top1, root3, ece = _library_set_scores(ZOO15, ZOO15_LABELS, packages)
-    assert top1 >= 35 / 51 and root3 >= 32 / 51, (top1, root3, ece)
+    assert top1 >= 48 / 51 and root3 >= 45 / 51, (top1, root3, ece)
 
 
 # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
