@@ -201,6 +201,23 @@ SETS = [
             "fc_2d_fx_device_zeros.py",
         ),
     ),
+    ZooSet(
+        "zoo16",
+        {
+            "sn": "snac",
+            "po": "pytorch_ood",
+            "fs": "easyfsl",
+            "pe": "positional_encodings",
+            "nb": "nbeats_pytorch",
+        },
+        (
+            "sn_mha_fx_einops_proxy.py",
+            "po_ce_fx_unknown_any_branch.py",
+            "fs_proto_fx_len_feature_shape.py",
+            "pe_1d_fx_len_shape.py",
+            "nb_generic_fx_len_shape.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
