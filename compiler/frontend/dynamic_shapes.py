@@ -19,6 +19,7 @@ from torch.export import Dim
 
 from ..errors import FrontendError
 from .auto import first_line
+from .module_state import preserved_state
 
 __all__ = ["derive_dims", "normalize"]
 
@@ -115,7 +116,7 @@ def derive_dims(
         return [{} for _ in inputs]
     wide = tuple(_widened(x, dims) for x, dims in zip(inputs, per))
     try:
-        with torch.no_grad():
+        with torch.no_grad(), preserved_state(model):
             ep = torch.export.export(
                 model, wide, dynamic_shapes=tuple(p or None for p in per)
             )

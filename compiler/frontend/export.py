@@ -16,6 +16,7 @@ from ..ir.core import Module
 from .export_names import renamed_like_fx
 from .graph import GraphLowering, tensor_type
 from .inplace import functionalize, record_eager_layouts
+from .module_state import preserved_state
 from .provenance import node_loc
 
 __all__ = ["from_export", "export"]
@@ -25,7 +26,10 @@ def export(
     model: torch.nn.Module, inputs: Sequence[torch.Tensor], dynamic_shapes: Any = None
 ) -> ExportedProgram:
     try:
-        return torch.export.export(model, tuple(inputs), dynamic_shapes=dynamic_shapes)
+        with preserved_state(model):
+            return torch.export.export(
+                model, tuple(inputs), dynamic_shapes=dynamic_shapes
+            )
     except Exception as e:
         raise FrontendError(
             f"torch.export could not export {type(model).__name__}: "

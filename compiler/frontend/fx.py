@@ -20,6 +20,7 @@ from ..ir.core import Module
 from ..ir.location import Loc
 from .graph import GraphLowering, tensor_type
 from .inplace import StorageProp, layout_copy, writes_inputs
+from .module_state import preserved_state
 from .modules import is_leaf
 from .provenance import node_loc
 
@@ -70,8 +71,9 @@ def trace(model: torch.nn.Module, concrete_args: dict[str, Any] | None = None):
     if is_leaf(model):  # the tracer never calls the root as a leaf: give it a parent
         model = torch.nn.Sequential(model)
     tracer = CuvilTracer()
-    graph = tracer.trace(model, concrete_args=concrete_args)
-    return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
+    with preserved_state(model):  # a Proxy the forward stores on itself stays here
+        graph = tracer.trace(model, concrete_args=concrete_args)
+        return torch.fx.GraphModule(tracer.root, graph, type(model).__name__)
 
 
 class FxLowering(GraphLowering):

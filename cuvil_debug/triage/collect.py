@@ -84,8 +84,10 @@ def collect(
 
 
 def _capture(loaded, capture: Capture) -> dict:
-    try:
-        with capture.grad_mode():
+    from cuvil.frontend.module_state import preserved_state
+
+    try:  # the eager run below meets the model as written, not as a capture left it
+        with capture.grad_mode(), preserved_state(loaded.model):
             _compile(loaded, capture)
     except Exception as e:  # noqa: BLE001 - every failure is evidence
         error = error_info(e)
@@ -167,9 +169,11 @@ def _prove_dims(model, inputs: tuple, spec, strict: bool) -> None:
 
     from cuvil.errors import FrontendError
     from cuvil.frontend.dynamic_shapes import derive_dims, normalize
+    from cuvil.frontend.module_state import preserved_state
 
     normalize(model, inputs, spec, False)
-    torch.export.export(model, inputs, dynamic_shapes=spec, strict=strict)
+    with preserved_state(model):  # as cuvil.compile's own exports (a cache it wrote)
+        torch.export.export(model, inputs, dynamic_shapes=spec, strict=strict)
     try:
         derive_dims(model, inputs, spec)
     except FrontendError as e:  # torch's error, raised as torch raised it: Cuvil's

@@ -1,0 +1,70 @@
+"""The exports Cuvil runs leave the user's model as they found it (frontend/module_state).
+
+torch.export runs forward() on fake tensors, so a model that keeps a tensor on itself
+(positional-encodings' `self.cached_penc = ...`) held a FakeTensor after
+cuvil.compile: its next eager call returned the fake, and with dynamic_shapes the
+static export after torch.export's proof read the cached fake back and failed
+("Could not guard on data-dependent expression", zoo16's pe_p1d / pe_p2d). torch.fx's
+trace left a Proxy there the same way."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+from torch.export import Dim
+
+import cuvil
+
+
+class Cached(nn.Module):
+    """Keeps the encoding it computed for the last input shape in a buffer that starts
+    as None (positional-encodings' `register_buffer("cached_penc", None, ...)`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale = nn.Parameter(torch.linspace(0.5, 1.5, 6), requires_grad=False)
+        self.register_buffer("cached", None, persistent=False)
+
+    def forward(self, x):
+        if self.cached is not None and self.cached.shape == x.shape:
+            return self.cached
+        self.cached = None
+        pos = torch.arange(x.shape[1], dtype=x.dtype)[None, :, None]
+        self.cached = (pos * self.scale).sin().repeat(x.shape[0], 1, 1)
+        return self.cached
+
+
+class Wrapper(nn.Module):
+    """The cache on a child, as positional-encodings' Permute wrappers hold it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = Cached()
+
+    def forward(self, x):
+        return self.inner(x) + x
+
+
+def _real(value) -> bool:
+    return value is None or type(value) is torch.Tensor
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"frontend": "export"}, {"dynamic_shapes": ({0: Dim("batch", max=64)},)}],
+    ids=["export", "dynamic_shapes"],
+)
+def test_compile_leaves_the_models_cached_tensor_real(options):
+    model = Wrapper().eval()
+    x = torch.randn(2, 5, 6)
+    compiled = cuvil.compile(model, [x], options=options)
+    assert _real(model.inner.cached), type(model.inner.cached)
+    want = Wrapper().eval()(x)
+    torch.testing.assert_close(model(x), want, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(compiled(x), want, rtol=1e-4, atol=1e-5)
+    if "dynamic_shapes" in options:  # another batch, compiled after the proof
+        wide = torch.randn(3, 5, 6)
+        torch.testing.assert_close(
+            compiled(wide), Wrapper().eval()(wide), rtol=1e-4, atol=1e-5
+        )
