@@ -1,7 +1,8 @@
 """torch.export runs forward() on fake tensors: a model that keeps a tensor on itself
-(`self.cached_penc = emb`) holds a FakeTensor afterwards, which its next eager call
-returns and the next export reads back as a constant it cannot guard on. The exports
-Cuvil runs on a user's model leave its Python state as they found it."""
+(`self.cached_penc = emb`, `self.attention_bias_cache[key] = bias`) holds a FakeTensor
+afterwards, which its next eager call returns and the next export reads back as a
+constant it cannot guard on. The exports Cuvil runs on a user's model leave its
+Python state as they found it."""
 
 from __future__ import annotations
 
@@ -15,22 +16,27 @@ __all__ = ["preserved_state"]
 
 @contextlib.contextmanager
 def preserved_state(model: torch.nn.Module) -> Iterator[None]:
-    """Restore every submodule's attributes, parameters, buffers and children (the
-    objects, not their data: an export does not write real tensors) on exit."""
-    saved = [
-        (m, dict(vars(m)), dict(m._parameters), dict(m._buffers), dict(m._modules))
-        for m in model.modules()
+    """Restore every submodule's attributes (and the contents of the dicts and lists
+    they hold: a cache filled in forward()), parameters, buffers and children on exit
+    (the objects, not their data: an export does not write real tensors)."""
+    saved = [(m, dict(vars(m))) for m in model.modules()]
+    # _parameters, _buffers and _modules are dicts among the attributes too
+    held = [
+        (value, _copy(value))
+        for _, attrs in saved
+        for value in attrs.values()
+        if isinstance(value, dict | list)
     ]
     try:
         yield
     finally:
-        for m, attrs, params, buffers, children in saved:
+        for m, attrs in saved:
             vars(m).clear()
             vars(m).update(attrs)
-            for live, kept in (
-                (m._parameters, params),
-                (m._buffers, buffers),
-                (m._modules, children),
-            ):
-                live.clear()
-                live.update(kept)
+        for live, kept in held:
+            live.clear()
+            (live.update if isinstance(live, dict) else live.extend)(kept)
+
+
+def _copy(held: dict | list) -> dict | list:
+    return dict(held) if isinstance(held, dict) else list(held)

@@ -68,3 +68,30 @@ def test_compile_leaves_the_models_cached_tensor_real(options):
         torch.testing.assert_close(
             compiled(wide), Wrapper().eval()(wide), rtol=1e-4, atol=1e-5
         )
+
+
+class DictCached(nn.Module):
+    """Fills a dict attribute in forward() (timm's EfficientViT attention_bias_cache)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(5, 6), requires_grad=False)
+        self.cache: dict[str, torch.Tensor] = {}
+
+    def forward(self, x):
+        key = str(x.device)
+        if key not in self.cache:
+            self.cache[key] = self.bias.tanh()
+        return x + self.cache[key]
+
+
+@pytest.mark.parametrize("frontend", ["export", "fx"])
+def test_compile_leaves_a_cache_dict_as_it_was(frontend):
+    model = DictCached().eval()
+    cache = model.cache
+    x = torch.randn(2, 5, 6)
+    compiled = cuvil.compile(model, [x], options={"frontend": frontend})
+    # an eager run Cuvil makes (fx's shape propagation) may fill it, with real values
+    assert model.cache is cache and set(cache) <= {"cpu"}, cache
+    assert all(type(v) is torch.Tensor for v in cache.values()), cache
+    torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)

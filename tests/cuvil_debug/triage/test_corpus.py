@@ -414,6 +414,29 @@ def test_zoo15_development_part_is_triaged_to_its_labels():
     assert top1 >= 48 / 51 and root3 >= 45 / 51, (top1, root3, ece)
 
 
+# ---- samples/failures/zoo16: 53 snac / pytorch-ood / easyfsl / positional-encodings /
+# nbeats-pytorch capture failures, swept and labelled by someone who never ran triage
+# on them (README there). Measured once, unseen, at c1ad0b3 (after zoo15's round):
+# top-1 43/53, root line in the top 3 47/53, ECE 0.084 (docs/TRIAGE.md); two of the
+# misses were a Cuvil bug (fixed, 2e87ca1), so 43/51 and 47/51 on the 51 that still
+# fail. Held out; this floor keeps it from losing ground ---------------------------
+ZOO16 = CORPUS / "zoo16"
+ZOO16_LABELS = load_labels(ZOO16)
+
+
+@pytest.mark.slow
+def test_zoo16_heldout_set_does_not_regress():
+    packages = (
+        "snac",
+        "pytorch_ood",
+        "easyfsl",
+        "positional_encodings",
+        "nbeats_pytorch",
+    )
+    top1, root3, ece = _library_set_scores(ZOO16, ZOO16_LABELS, packages)
+    assert top1 >= 43 / 51 and root3 >= 47 / 51, (top1, root3, ece)
+
+
 # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
 # torchkge capture failures, swept and labelled by someone who never ran triage on
 # them (README there). Measured once, unseen, at 38a04ad (after the eighth round: zoo10
@@ -440,7 +463,7 @@ FIXED_FOLDERS = [CORPUS] + [
 FIXED_FOLDERS += [CORPUS / f for f in ("zoo4", "zoo5")]
 FIXED_FOLDERS += [CORPUS / f for f in ("zoo6", "zoo7", "zoo8", "zoo9")]
 FIXED_FOLDERS += [
-    CORPUS / f for f in ("zoo10", "zoo11", "zoo12", "zoo13", "zoo14", "zoo15")
+    CORPUS / f for f in ("zoo10", "zoo11", "zoo12", "zoo13", "zoo14", "zoo15", "zoo16")
 ]
 
 
