@@ -34,9 +34,19 @@ def preserved_state(model: torch.nn.Module) -> Iterator[None]:
             vars(m).clear()
             vars(m).update(attrs)
         for live, kept in held:
-            live.clear()
-            (live.update if isinstance(live, dict) else live.extend)(kept)
+            if _changed(live, kept):  # a frozen config dict is left alone
+                base = dict if isinstance(live, dict) else list
+                base.clear(live)
+                (dict.update if base is dict else list.extend)(live, kept)
 
 
 def _copy(held: dict | list) -> dict | list:
     return dict(held) if isinstance(held, dict) else list(held)
+
+
+def _changed(live: dict | list, kept: dict | list) -> bool:
+    if len(live) != len(kept):
+        return True
+    if isinstance(live, dict):
+        return any(k not in live or live[k] is not v for k, v in kept.items())
+    return any(a is not b for a, b in zip(live, kept))

@@ -95,3 +95,31 @@ def test_compile_leaves_a_cache_dict_as_it_was(frontend):
     assert model.cache is cache and set(cache) <= {"cpu"}, cache
     assert all(type(v) is torch.Tensor for v in cache.values()), cache
     torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)
+
+
+class Frozen(dict):
+    """A config dict that refuses updates (diffusers' FrozenDict)."""
+
+    def update(self, *args, **kwargs):
+        raise TypeError("frozen")
+
+    def clear(self):
+        raise TypeError("frozen")
+
+
+class Configured(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.config = Frozen(scale=2.0)
+        self.proj = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.proj(x) * self.config["scale"]
+
+
+def test_a_frozen_config_dict_is_left_alone():
+    model = Configured().eval()
+    x = torch.randn(2, 4)
+    compiled = cuvil.compile(model, [x], options={"frontend": "export"})
+    assert model.config == {"scale": 2.0}
+    torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)
