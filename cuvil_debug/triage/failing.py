@@ -33,6 +33,7 @@ def _failing(record, chain, user, files) -> tuple[str, int] | None:
         _from_message_frames,
         _from_io,
         _from_attribute,
+        _from_shadowing,
         _from_target,
         _from_output,
     ):
@@ -107,6 +108,25 @@ def _from_attribute(record, chain, user, files):
             if hits:
                 file, line, _ = max(hits, key=lambda h: h[2])
                 return file, line
+    return None
+
+
+_SHADOWED = re.compile(r"submodule `(\w+)`: <bound method")
+
+
+def _from_shadowing(record, chain, user, files):
+    """`submodule `parameters`: <bound method Module.parameters`: the last line that
+    assigns `self.parameters`, shadowing torch.nn.Module's method."""
+    for e in chain:
+        for name in _SHADOWED.findall(message_head(e["message"])):
+            hits = [
+                (ix.path, st.line)
+                for ix in files
+                for st in ix.stmts.values()
+                if f"self.{name}" in st.defs
+            ]
+            if hits:
+                return max(hits)
     return None
 
 

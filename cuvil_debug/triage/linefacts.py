@@ -301,6 +301,15 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
         or _attr(n) in {"dim", "ndimension"}
     ),
     "len-call": lambda s, n: _func_name(n) == "len",
+    # training inside forward(): `loss.backward()`, `torch.autograd.grad(...)`
+    "autograd": lambda s, n: (
+        isinstance(n, ast.Call)
+        and (
+            _attr(n) == "backward"
+            or _func_name(n) == "grad"
+            and "autograd" in ast.unparse(n.func)
+        )
+    ),
     # `self.forward = module.forward`, `setattr(module, "forward", wrapper)`
     "forward-assign": lambda s, n: (
         (

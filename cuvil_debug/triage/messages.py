@@ -108,6 +108,15 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"\b(got|found|received|is|has type)\b:? <class '[\w.]*\bProxy'>",
             "traced-type",
         ),
+        # a TorchScript function's argument check refusing fx's Proxy
+        (
+            r"Expected a value of type '[^']*' for argument '\w+' but instead found type "
+            r"'Proxy'",
+            "script-arg",
+        ),
+        # an attribute named like a torch.nn.Module method (`self.parameters = ...`):
+        # export's get_submodule finds the method
+        (r"submodule `\w+`: <bound method Module\.", "shadowed-method"),
         # fx met a module built inside forward(): `nn.ZeroPad2d(...)(x)`
         (r"module is not installed as a submodule", "not-submodule"),
         # export lifted a tensor made while tracing into its constants: module state

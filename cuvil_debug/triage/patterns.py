@@ -19,6 +19,7 @@ from .patterns_recent import (
     _ZOO12,
     _ZOO13,
     _ZOO15,
+    _ZOO16,
 )
 
 __all__ = [
@@ -367,6 +368,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo12", _ZOO12),
     *_from("zoo13", _ZOO13),
     *_from("zoo15", _ZOO15),
+    *_from("zoo16", _ZOO16),
 ]
 
 

@@ -303,3 +303,35 @@ _ZOO15 = [
         "operand:shape-read operand:torch-call",
     ),
 ]
+
+
+# ---- rules written from samples/failures/zoo16/ (snac, pytorch-ood, easyfsl,
+# positional-encodings, nbeats-pytorch), after its one unseen measurement
+_ZOO16 = [
+    # a training step inside forward() (`loss.backward()` under enable_grad): valid
+    # eager code no capture can record as an inference graph
+    _p("capture-limitation", "ast:autograd eager:ok", 7.0),
+    # an attribute that shadows a torch.nn.Module method (`self.parameters =
+    # nn.ParameterList(...)`): export's submodule lookup finds the method
+    _p("capture-limitation", "msg:shadowed-method eager:ok", 7.0),
+    # a @torch.jit.script function handed fx's Proxy (its argument check refuses
+    # it): fx cannot trace through TorchScript
+    _p("capture-limitation", "msg:script-arg eager:ok fe:fx", 7.0),
+    # `len(x.shape)` under fx ("'len' is not supported"): a size walked in Python
+    # (not a size of an unfed Optional's: non-tensor-argument)
+    _p(
+        "dynamic-shape",
+        "msg:proxy-iter ast:len-call ast:shape-iterate fe:fx",
+        6.0,
+        "operand:param-optional guard:unfed-optional",
+    ),
+    # math on a size read just before, with a numpy operand fx cannot record
+    # (`math.ceil(x.shape[-1] / np.prod(rates))`): Python logic on a symbolic size,
+    # over the numpy rows a numpy value alone meets
+    _p(
+        "dynamic-shape",
+        "msg:numpy-arg ast:numpy near:shape-read fe:fx",
+        11.0,
+        "near:item",
+    ),
+]

@@ -419,13 +419,14 @@ def test_zoo15_development_part_is_triaged_to_its_labels():
 # on them (README there). Measured once, unseen, at c1ad0b3 (after zoo15's round):
 # top-1 43/53, root line in the top 3 47/53, ECE 0.084 (docs/TRIAGE.md); two of the
 # misses were a Cuvil bug (fixed, 2e87ca1), so 43/51 and 47/51 on the 51 that still
-# fail. Held out; this floor keeps it from losing ground ---------------------------
+# fail. Development data since (the mechanisms written from its misses,
+# test_zoo16_mechanisms.py): 49/51 and 49/51; the floor allows one sample of slack ----
 ZOO16 = CORPUS / "zoo16"
 ZOO16_LABELS = load_labels(ZOO16)
 
 
 @pytest.mark.slow
-def test_zoo16_heldout_set_does_not_regress():
+def test_zoo16_development_part_is_triaged_to_its_labels():
     packages = (
         "snac",
         "pytorch_ood",
@@ -434,7 +435,7 @@ def test_zoo16_heldout_set_does_not_regress():
         "nbeats_pytorch",
     )
     top1, root3, ece = _library_set_scores(ZOO16, ZOO16_LABELS, packages)
-    assert top1 >= 43 / 51 and root3 >= 47 / 51, (top1, root3, ece)
+    assert top1 >= 48 / 51 and root3 >= 48 / 51, (top1, root3, ece)
 
 
 # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
