@@ -218,6 +218,23 @@ SETS = [
             "nb_generic_fx_len_shape.py",
         ),
     ),
+    ZooSet(
+        "zoo17",
+        {
+            "gt": "geotorch",
+            "tn": "torchnmf",
+            "cs": "torch_cubic_spline_grids",
+            "fr": "FrEIA",
+            "un": "unet",
+        },
+        (
+            "gt_orth_fx_parametrization_module.py",
+            "tn_nmf_fx_unfed_w_none.py",
+            "cs_b1d_fx_as_tensor_proxy.py",
+            "fr_allinone_fx_rev_flag.py",
+            "un_2d_fx_tensor_of_shape.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
