@@ -3,28 +3,16 @@ PATTERNS table, and walks the def-use graph for the root cause."""
 
 from __future__ import annotations
 
-import ast
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from .candidates import _forward_class, _operand_names, add_candidates
 from .categories import CATEGORIES
 from .evidence import _chain, _drafted, _files, _record_signals, _user_roots, code_stack
-from .failing import (
-    _context_signals,
-    _facts_at,
-    _failing,
-    _forward_line,
-    _from_where,
-    forward_return,
-    output_refused,
-    type_guard,
-)
-from .linefacts import shape_bases
+from .failing import _context_signals, _facts_at, _failing, _forward_line
 from .patterns import PATTERNS
 from .rootcause import Candidate, DefUseGraph, flow_facts, rank_roots
-from .source import _header, index_file, names_in
 
 __all__ = ["Diagnosis", "classify", "probabilities", "stated", "TEMPERATURE"]
 
@@ -49,9 +37,6 @@ MIN_SCORE = 1.0  # below this no category is claimed: the result is `unknown`
 
 
 OTHER_MASS = 1.0  # weight of "none of the voted categories" (a score-0 alternative)
-
-
-_PARAM_CATEGORIES = {"non-tensor-argument"}
 
 
 @dataclass
@@ -133,37 +118,6 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     return start, paths
 
 
-def _forward_class(record: dict, graph: DefUseGraph) -> str | None:
-    """The class that defines the captured model's forward(): the model's own, or a
-    base class's it inherits (a library's shared `forward` taking Optional inputs),
-    so the parameters the user fed are known as fed there too."""
-    model = record.get("model") or {}
-    fwd = model.get("forward") or {}
-    for fn in graph.funcs:
-        lines = {fn.node.lineno, *(d.lineno for d in fn.node.decorator_list)}
-        if (
-            fn.name == "forward"
-            and fn.file == fwd.get("file")
-            and fwd.get("line") in lines
-        ):
-            return fn.cls
-    return model.get("class")
-
-
-def _operand_names(key) -> set[str]:
-    ix = index_file(key[0]) if key else None
-    stmt = ix.stmt_at(key[1]) if ix else None
-    if stmt is None:
-        return set()
-    parts = _header(stmt.node)
-    tests = [n.test for p in parts for n in ast.walk(p) if isinstance(n, ast.IfExp)]
-    if isinstance(stmt.node, ast.If | ast.While | ast.Assert):
-        tests.append(stmt.node.test)
-    # what a `*splat` iterates (`zeros(1, *dilation_)`): fx fails iterating that
-    tests += [n.value for p in parts for n in ast.walk(p) if isinstance(n, ast.Starred)]
-    return shape_bases(parts).union(*map(names_in, tests))
-
-
 SEARCH_FACTS = ("state-write",)  # read from every searched line: search:<fact>
 
 
@@ -176,193 +130,12 @@ def _hops(graph: DefUseGraph, path: list) -> int:
     return sum(graph.param(k) is None for k in path[1:])
 
 
-UNREACHED_PARAM = 2.0  # an unfed parameter the failing value does not come from
-
-
-OWN_FORWARD = 1.0  # a parameter of the captured model's forward() the value came from
-
-
-DECORATOR = 2.0  # a decorator of the failing function, when torch.fx broke on it
-
-
 def _roots(record, graph: DefUseGraph, start, paths: dict, category: str, signals=()):
     if start is None:
         return []
-    extra = {}
-    if category in _PARAM_CATEGORIES:  # the fix is in forward()'s signature
-        own = graph.forward_params(_forward_class(record, graph))
-        for k in own:  # the captured model's parameters over other forward()s'
-            if k in paths:
-                extra[k] = OWN_FORWARD
-        unfed = own[len(record.get("inputs", [])) :]
-        # a wrapper's **kwargs Proxy (a decorator's, a library's) is forward()'s own
-        kwargs_broke = {"msg:proxy-setitem", "msg:proxy-iter"} & set(signals)
-        for k in unfed:
-            if k in paths:
-                continue
-            paths[k] = [start, k]
-            kwargs = "param-kwargs" in graph.facts(k)
-            extra[k] = 0.0 if kwargs and kwargs_broke else -UNREACHED_PARAM
-    if category == "unsupported-python-construct":
-        _type_guard_roots(record, graph, start, paths, extra)
-    if "msg:input-not-tensor" in signals:  # the example input that is no tensor
-        for fn in graph.funcs:
-            if fn.name == "example_inputs" and fn.returns():
-                key = graph.key((fn.file, fn.returns()[-1].line))
-                paths.setdefault(key, [start, key])
-    if category == "unsupported-io-type" and output_refused(_chain(record)):
-        ret = forward_return(record, list(graph.files.values()))
-        if ret:  # the value is built elsewhere, but forward() is what returns it
-            key = graph.key(ret)
-            paths.setdefault(key, [start, key])
-            extra[key] = extra.get(key, 0.0) + FORWARD_RETURN
-    if category == "unsupported-io-type" and not output_refused(_chain(record)):
-        _input_root(record, graph, start, paths, extra)
-    if record.get("origin"):  # the eager replay found the op's own line: the call
-        where = _from_where(record, _chain(record), (), [])  # export named stays one
-        if where:
-            key = graph.key(where)
-            paths.setdefault(key, [start, key])
-            extra[key] = extra.get(key, 0.0) + REFUSED_CALL
-    if "model:instance-forward" in signals and category == "capture-limitation":
-        _forward_assign_roots(graph, start, paths, extra)
-    if category in ("shape-mismatch", "dtype-mismatch") and "eager:fail" in signals:
-        _wrong_input_root(record, graph, start, paths, extra)
-    if {"msg:dyn-spec", "msg:dyn-input-not-tensor"} & set(signals):
-        _spec_root(record, graph, start, paths, extra)
-    _boundary_root(record, graph, start, paths, extra)
-    for key in graph.decorators(start):  # `@can_return_tuple` over forward()
-        paths.setdefault(key, [start, key])
-        extra[key] = DECORATOR if category == "capture-limitation" else -DECORATOR
+    extra: dict = {}
+    add_candidates(record, graph, start, paths, extra, category, set(signals))
     return rank_roots(graph, start, paths, category, extra=extra)
-
-
-SPEC = 3.0  # the dynamic_shapes spec export refused (the capture's argument)
-
-
-def _input_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
-    """A non-tensor among the inputs: the line of example_inputs() that builds it
-    (`dt = 0.1` for `return (x, dt)`), else the return line itself."""
-    odd = [i for i, k in enumerate(record.get("inputs") or []) if k["type"] != "Tensor"]
-    _example_lines(graph, odd, start, paths, extra, SPEC, with_return=True)
-
-
-REFUSED_CALL = 3.0  # forward()'s line the refused op was made under (Cuvil's `where`)
-
-
-FORWARD_ASSIGN = 3.0  # where forward was set on the instance
-
-
-def _forward_assign_roots(graph: DefUseGraph, start, paths: dict, extra: dict):
-    """`self.forward = module.forward`, `setattr(m, "forward", f)`: the lines that
-    replaced the forward torch.fx traces from the class."""
-    for fn in graph.funcs:
-        for stmt in fn.stmts:
-            if "forward-assign" in graph.facts((stmt.file, stmt.line)):
-                key = graph.key((stmt.file, stmt.line))
-                paths.setdefault(key, [start, key])
-                extra[key] = extra.get(key, 0.0) + FORWARD_ASSIGN
-
-
-WRONG_INPUT = 2.0  # the example input a model that fails eagerly was fed
-
-
-def _wrong_input_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
-    """The model fails eagerly on a size or dtype: the input it was given may be
-    what is wrong, so the line of example_inputs() that builds it is a candidate
-    (the input whose forward() parameter the failing value came from, the nearest
-    one, else the first)."""
-    own = graph.forward_params(_forward_class(record, graph))
-    n = len(record.get("inputs") or [])
-    # the operands whose size the failing line reads (`vec` in `assert
-    # mat.shape[-1] == vec.shape[-1]`) say which input, else any value it came from
-    operand = graph.walk_uses(start, _operand_names(start))
-    for reached in (operand, paths):
-        used = sorted(
-            (len(reached[k]), i) for i, k in enumerate(own[:n]) if k in reached
-        )
-        if used:
-            break
-    nearest = [used[0][1]] if used else [0][:n]  # the fewest def-use edges away
-    _example_lines(graph, nearest, start, paths, extra, WRONG_INPUT)
-
-
-def _example_lines(graph, which, start, paths, extra, bonus, with_return=False):
-    """The lines of example_inputs() that build its `which` returned items (and its
-    `return` line itself when `with_return`)."""
-    for fn in graph.funcs if which else ():
-        if fn.name != "example_inputs" or not fn.returns():
-            continue
-        ret = fn.returns()[-1]
-        items = getattr(ret.node.value, "elts", None) or []
-        lines = [ret.line] if with_return else []
-        for i in which:
-            item = items[i] if i < len(items) else None
-            name = item.id if isinstance(item, ast.Name) else None
-            built = [s.line for s in fn.stmts if name in s.defs and s.line < ret.line]
-            built = built or [getattr(item, "lineno", ret.line)]
-            lines = [*built[-1:], *lines]
-        for line in dict.fromkeys(lines):
-            key = graph.key((fn.file, line))
-            paths.setdefault(key, [start, key])
-            extra[key] = extra.get(key, 0.0) + bonus
-
-
-def _spec_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
-    """export refused the dynamic_shapes spec itself: the model file's
-    `DYNAMIC_SHAPES = ...` or `def dynamic_shapes()` is the line to change."""
-    ix = index_file(record.get("file") or "")
-    for node in ix.tree.body if ix else []:
-        names = [getattr(t, "id", "") for t in getattr(node, "targets", [])]
-        if "DYNAMIC_SHAPES" in names or getattr(node, "name", "") == "dynamic_shapes":
-            key = graph.key((ix.path, node.lineno))
-            paths.setdefault(key, [start, key])
-            extra[key] = extra.get(key, 0.0) + SPEC
-
-
-BOUNDARY = 1.5  # the model's own last call into a dependency the error came from
-
-
-def _boundary_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
-    """The failing line is in a dependency of the model's package (tensorly under
-    neuralop): the model package's deepest frame, the call into it, is the line its
-    author can change."""
-    user = _user_roots(record)
-    stack = code_stack(_chain(record), user)
-    if not stack or start[0].startswith(user):
-        return
-    ours = [loc for loc in stack if loc[0].startswith(user)]
-    if ours:
-        key = graph.key(ours[-1])
-        paths.setdefault(key, [start, key])
-        extra[key] = extra.get(key, 0.0) + BOUNDARY
-
-
-FORWARD_RETURN = 2.0  # forward()'s return, when an output is what was refused
-
-
-TYPE_GUARD = 3.0  # the `isinstance(x, Tensor)` test a failing line ran under
-
-
-_CHECKER = re.compile(r"check|assert|valid|verify", re.I)
-
-
-def _type_guard_roots(record, graph: DefUseGraph, start, paths: dict, extra: dict):
-    """The type test that sent the Proxy down the non-tensor path; when it is a check
-    helper's (`KORNIA_CHECK_IS_TENSOR(x)`, `_check_input`), also the call of it."""
-    guard = type_guard(start)
-    if guard is None:
-        return
-    key = graph.key(guard)
-    paths.setdefault(key, [start, key])
-    extra[key] = TYPE_GUARD
-    ix = index_file(start[0])
-    stmt = ix.stmt_at(start[1]) if ix else None
-    stack = code_stack(_chain(record), _user_roots(record))
-    if stmt and stmt.func and _CHECKER.search(stmt.func.name) and len(stack) > 1:
-        caller = graph.key(stack[-2])
-        paths.setdefault(caller, [start, caller])
-        extra[caller] = TYPE_GUARD - 0.5
 
 
 # ---- scoring ------------------------------------------------------------------------

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from .draft import _draft, _guard_failure
-from .evidence import _user_roots, code_stack
+from .evidence import _is_code, _user_roots, code_stack
 from .frames import _frame
 from .load import LoadError, load
-from .replay import op_origin, refused_target
+from .replay import VALUE_READ, nearest_stack, op_origins, replay_target
 
 __all__ = ["FRONTENDS", "STAGES", "Capture", "collect", "error_info"]
 
@@ -77,6 +77,7 @@ def collect(
     else:
         record.update(_describe(loaded))
         record.update(_capture(loaded, capture))
+        _replay(record, loaded, capture)
         if _needs_draft(record, capture):
             record["draft"] = _draft(loaded, capture)
     record["duration_s"] = round(time.perf_counter() - start, 4)
@@ -100,11 +101,24 @@ def _capture(loaded, capture: Capture) -> dict:
         "error": error,
         "eager": _run_eager(loaded, capture),
     }
-    target = refused_target(error)
-    if target and out["eager"]["ok"]:  # export's node names only forward()'s line
-        model, inputs = loaded.model, tuple(loaded.inputs)
-        out["origin"] = op_origin(model, inputs, target, capture.grad_mode())
     return out
+
+
+def _replay(record: dict, loaded, capture: Capture) -> None:
+    """Where the eager run makes what the capture failed on (replay.py): the op Cuvil
+    refused (export names only forward()'s line), or the value read that made an
+    unbacked symbol (torch names the symbol); of several reads, the one nearest
+    the failing code."""
+    error = record.get("error")
+    target = replay_target(error) if error else None
+    if not (target and record["eager"]["ok"]):
+        return
+    user = _user_roots(record)
+    model, inputs, grad = loaded.model, tuple(loaded.inputs), capture.grad_mode()
+    stacks = op_origins(model, inputs, target, grad, 64 if target == VALUE_READ else 1)
+    goal = code_stack(error["chain"], user)
+    record["origin"] = nearest_stack(stacks, goal, lambda f: _is_code(f, user))
+    record["origin_op"] = target
 
 
 def _needs_draft(record: dict, capture: Capture) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 from .draft import GUARD_SOLVE
 from .frames import package_of
 from .messages import MESSAGE_SIGNALS
+from .replay import VALUE_READ
 from .source import FileIndex, index_file
 
 _BUILTIN_INPUTS = {"dict", "list", "tuple", "NoneType", "bool", "int", "float", "str"}
@@ -45,6 +46,9 @@ def _record_signals(record: dict, chain: list[dict], user: tuple[str, ...]) -> s
     signals |= _signature_signals(record) | _unfed_guard(record, chain, user)
     if record.get("instance_forward"):  # a forward torch.fx does not trace
         signals.add("model:instance-forward")
+    origin = record.get("origin")
+    if origin and record.get("origin_op") == VALUE_READ and _is_code(origin[-1], user):
+        signals.add("origin:value-read")  # the model's `.tolist()` made the symbol
     signals |= _raise_signals(chain, user) | _op_signals(chain)
     signals.add("eager:ok" if record.get("eager", {}).get("ok") else "eager:fail")
     frontend = record.get("frontend") or "fx"
@@ -293,7 +297,7 @@ def _frames(exc: dict) -> list[dict]:
 
 
 def _replayed(record: dict) -> list[dict]:
-    """The eager stack of the op a Cuvil error refused (collect's replay.op_origin)
+    """The eager stack of the op a Cuvil error refused (collect's replay.op_origins)
     as a frame holder like an exception."""
     origin = record.get("origin") or []
     return [{"frames": origin, "message_frames": []}] if origin else []

@@ -66,7 +66,8 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"Expected size for|does not broadcast|normalized_shape|expected input with "
             r"shape|should contain \d+ elements|to have \d+ channels|smaller than kernel "
             r"size|Output size is too small|Kernel size can't be greater than|"
-            r"size mismatch|must have the same (size|shape)",
+            r"size mismatch|must have the same (size|shape)|split_sizes to sum|"
+            r"Split sizes add up to",
             "shape",
         ),
         (r"__array|numpy|can't convert", "numpy"),
@@ -155,6 +156,12 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         ),
         # dynamo met a stdlib `random` draw it would have to make a graph input
         (r"RandomValueSource", "random-input"),
+        # `torch.tensor(x.shape)` / `torch.as_tensor(u)` handed fx's Proxy: torch
+        # probes it as an array-like (the Proxy answers every attribute with a Proxy)
+        (r"`__cuda_array_interface__` must be a dict", "array-probe"),
+        # the model's own message formats a symbolic size (`with s44D coordinates`):
+        # its Python logic read a size the capture had made symbolic
+        (r"(?<![\w.])s\d+(?=D\b|\b)(?!\s*[,)=<>+*-])", "symbolic-in-message"),
     ]
 ]
 

@@ -20,6 +20,7 @@ from .patterns_recent import (
     _ZOO13,
     _ZOO15,
     _ZOO16,
+    _ZOO17,
 )
 
 __all__ = [
@@ -369,6 +370,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo13", _ZOO13),
     *_from("zoo15", _ZOO15),
     *_from("zoo16", _ZOO16),
+    *_from("zoo17", _ZOO17),
 ]
 
 

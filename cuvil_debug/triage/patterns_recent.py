@@ -15,6 +15,8 @@ __all__ = [
     "_ZOO12",
     "_ZOO13",
     "_ZOO15",
+    "_ZOO16",
+    "_ZOO17",
 ]
 
 
@@ -333,5 +335,28 @@ _ZOO16 = [
         "msg:numpy-arg ast:numpy near:shape-read fe:fx",
         11.0,
         "near:item",
+    ),
+]
+
+
+# ---- rules written from samples/failures/zoo17/ (geotorch, torchnmf,
+# torch-cubic-spline-grids, FrEIA, unet), after its one unseen measurement
+_ZOO17 = [
+    # `torch.tensor(x.shape)` under fx: torch probes the Proxy of the shape as an
+    # array-like; Python logic on a size
+    _p("dynamic-shape", "msg:array-probe ast:shape-read fe:fx", 7.0),
+    # `torch.as_tensor(u)` of the Proxy itself: valid code fx cannot record
+    _p("capture-limitation", "msg:array-probe fe:fx", 5.0, "ast:shape-read"),
+    # the model's own check formats a size the capture made symbolic (`with s44D
+    # coordinates`): its Python took the branch a symbolic comparison decided
+    _p("dynamic-shape", "msg:symbolic-in-message raise:user-raise eager:ok", 7.0),
+    # export could not guard on a symbol the eager replay traced to a `.tolist()`
+    # / `.item()` (a padding list read from a tensor of sizes): the number taken
+    # out of the tensor, used as an argument where torch checks it
+    _p(
+        "data-dependent-python-value",
+        "origin:value-read msg:data-dependent",
+        4.0,
+        "ast:branch",
     ),
 ]

@@ -13,7 +13,35 @@ import traceback
 
 from .frames import _frame
 
-__all__ = ["op_origin", "refused_target"]
+__all__ = ["VALUE_READ", "nearest_stack", "op_origins", "replay_target"]
+
+# a number or list taken out of a tensor, as the model's Python wrote it: `.item()`,
+# `.tolist()`, `int(t)`. Matched as torch functions only: at the dispatch level
+# `if t:` reaches `aten._local_scalar_dense` too, and that is control flow.
+VALUE_READ = "item"
+_VALUE_READS = frozenset({"item", "tolist", "__int__", "__float__", "__index__"})
+
+
+def replay_target(error: dict) -> str | None:
+    """What to find the model's eager call of: the op a Cuvil error refused, or
+    VALUE_READ when export could not guard on an unbacked symbol (`u0`), which a
+    value read made (torch names the symbol, not the line that read it)."""
+    target = refused_target(error)
+    if target in ("_local_scalar_dense", "item"):
+        return VALUE_READ
+    if target:
+        return target
+    for exc in error.get("chain", []):
+        if _UNBACKED.search(exc.get("message", "")):
+            return VALUE_READ
+    return None
+
+
+# a symbol no size-like op made (torch lists those: nonzero's, bincount's): a read
+_UNBACKED = re.compile(
+    r"Could not guard on data-dependent expression .*\bu\d+\b.*Size-like symbols: none",
+    re.S,
+)
 
 
 def refused_target(error: dict) -> str | None:
@@ -33,19 +61,20 @@ def refused_target(error: dict) -> str | None:
 _NODE = re.compile(r"\(FX node '([a-z][a-z0-9_]*?)(?:_\d+)?'\)")
 
 
-def op_origin(model, inputs: tuple, name: str, grad_mode) -> list[dict]:
-    """The frames (outermost first) of the eager call that first reaches op `name`,
-    as a torch function (`torch.fft.rfftn`) or as an ATen op (`aten.fft_rfftn`);
-    [] when the run never calls it or fails."""
+def op_origins(model, inputs: tuple, name: str, grad_mode, limit: int = 1) -> list:
+    """The stacks (frames outermost first) of the model's first `limit` eager calls
+    of op `name`, as a torch function (`torch.fft.rfftn`) or an ATen op
+    (`aten.fft_rfftn`); [] when the run never calls it or fails."""
     import torch
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    seen: list = []
+    seen: dict = {}  # one stack per calling line: a loop's reads count once
 
     def note(func) -> None:
-        if not seen and _named(func, name):
-            seen.append(traceback.extract_stack()[:-2])
+        if len(seen) < limit and _named(func, name):
+            stack = traceback.extract_stack()[:-2]
+            seen.setdefault((stack[-1].filename, stack[-1].lineno), stack)
 
     class _Functions(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -63,10 +92,28 @@ def op_origin(model, inputs: tuple, name: str, grad_mode) -> list[dict]:
                 model(*inputs)
     except Exception:  # noqa: BLE001 - a replay that fails says nothing
         pass
-    frames = [_frame(f.filename, f.lineno, f.name) for f in (seen[0] if seen else [])]
-    return [f for f in frames if not f["cuvil"] and f["file"] != __file__]
+    stacks = [[_frame(f.filename, f.lineno, f.name) for f in s] for s in seen.values()]
+    return [[f for f in s if not f["cuvil"]] for s in stacks]
+
+
+def nearest_stack(stacks: list, goal: list, is_code) -> list[dict]:
+    """Of the replayed stacks, the one whose code frames follow the failing code
+    stack `goal` furthest (a read in the failing function beats an earlier read
+    elsewhere); the first on a tie, [] when there is none."""
+
+    def shared(stack) -> float:
+        code = [(f["file"], f["line"]) for f in stack if is_code(f)]
+        n = 0
+        while n < min(len(code), len(goal)) and code[n] == goal[n]:
+            n += 1
+        same_file = n < min(len(code), len(goal)) and code[n][0] == goal[n][0]
+        return n + 0.5 * same_file
+
+    return max(stacks, key=shared, default=[])
 
 
 def _named(func, name: str) -> bool:
+    if name == VALUE_READ:
+        return getattr(func, "__name__", None) in _VALUE_READS
     packet = getattr(func, "overloadpacket", None)
     return getattr(packet or func, "__name__", None) == name

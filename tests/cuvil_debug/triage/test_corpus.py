@@ -441,17 +441,18 @@ def test_zoo16_development_part_is_triaged_to_its_labels():
 # ---- samples/failures/zoo17: 51 geotorch / torchnmf / torch-cubic-spline-grids / FrEIA /
 # unet capture failures, swept and labelled by someone who never ran triage on them
 # (README there). Measured once, unseen, at 4dc7729 (after zoo16's round): top-1
-# 43/51, root line in the top 3 34/51, ECE 0.087 (docs/TRIAGE.md). Held out; this
-# floor keeps it from losing ground ---------------------------------------------------
+# 43/51, root line in the top 3 34/51, ECE 0.087 (docs/TRIAGE.md). Development data
+# since (the mechanisms written from its misses, test_zoo17_mechanisms.py): 49/51 and
+# 46/51; the floor allows one sample of slack -----------------------------------------
 ZOO17 = CORPUS / "zoo17"
 ZOO17_LABELS = load_labels(ZOO17)
 
 
 @pytest.mark.slow
-def test_zoo17_heldout_set_does_not_regress():
+def test_zoo17_development_part_is_triaged_to_its_labels():
     packages = ("geotorch", "torchnmf", "torch_cubic_spline_grids", "FrEIA", "unet")
     top1, root3, ece = _library_set_scores(ZOO17, ZOO17_LABELS, packages)
-    assert top1 >= 43 / 51 and root3 >= 34 / 51, (top1, root3, ece)
+    assert top1 >= 48 / 51 and root3 >= 45 / 51, (top1, root3, ece)
 
 
 # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
