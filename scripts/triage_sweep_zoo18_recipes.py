@@ -56,7 +56,10 @@ BOX4 = "observation_space=gymnasium.spaces.Box(-1, 1, (4,))"
 ACT2 = "action_space=gymnasium.spaces.Box(-1, 1, (2,))"
 NET = "network=[{'name': 'net', 'input': 'OBSERVATIONS', 'layers': [16, 16], 'activations': 'elu'}]"
 SKW = f"{BOX4}, {ACT2}, {NET}, output='ACTIONS'"
-OBS = ("inputs = {'observations': torch.randn(4, 4, generator=g)}", "{'observations': {0: BATCH}}")
+OBS = (
+    "inputs = {'observations': torch.randn(4, 4, generator=g)}",
+    "{'observations': {0: BATCH}}",
+)
 # ------------------------------------------------------------------ torchgan
 TM = "torchgan.models"
 TL = "torchgan.layers"
