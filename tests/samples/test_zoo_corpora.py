@@ -235,6 +235,23 @@ SETS = [
             "un_2d_fx_tensor_of_shape.py",
         ),
     ),
+    ZooSet(
+        "zoo18",
+        {
+            "nt": "nnts",
+            "dn": "dynamic_network_architectures",
+            "sk": "skrl",
+            "tg": "torchgan",
+            "cv": "pytorchcv",
+        },
+        (
+            "nt_dlinear_fx_item_assignment.py",
+            "dn_plain_rank_export_rank_eager.py",
+            "sk_det_clip_fx_dict_input_fx.py",
+            "tg_vbn_fx_assert_features.py",
+            "cv_superpoint_fx_assert_channels.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
