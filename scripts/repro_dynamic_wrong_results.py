@@ -1,9 +1,13 @@
 """Reproduce the zoo18 sweep's dynamic-mode wrong results (pytorchcv 0.0.74 models,
 random weights): cuvil.compile with a dynamic batch dim vs eager float32, static
 compile, and eager float64 as the reference. Run with pytorchcv importable (the zoo18
-worktree's .zoo18-site/site-packages) and the zoo18 shim on sys.path:
+worktree's .zoo18-site/site-packages) and the zoo18 shim on sys.path, e.g.
 
-  PYTHONPATH=compiler:.:<zoo18>/samples/failures/zoo18 python scripts/repro_dynamic_wrong_results.py [case...]
+  PYTHONPATH=<dir holding a `cuvil` link to this tree's compiler/>:<zoo18>/samples/failures/zoo18 \
+      python scripts/repro_dynamic_wrong_results.py [case...]
+
+(`compiler/` itself on PYTHONPATH does not shadow an editable install: the package is
+named cuvil.)
 """
 
 import copy
