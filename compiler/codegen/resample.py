@@ -2,9 +2,11 @@
 
 pad maps each output index to its source per padded dim (constant: a select of the
 clamped load and the pad value; reflect, replicate, circular: index arithmetic). The
-upsample source indices and weights follow ATen's UpSample.h formulas in float32
+upsample source indices and weights follow ATen's UpSample.h formulas
 (``compute_scales_value``, ``area_pixel_compute_source_index``,
-``guard_index_and_lambda``), so nearest picks the same pixels as torch.
+``guard_index_and_lambda``), so nearest picks the same pixels as torch: in float32,
+except linear modes over double, which ATen computes in its opmath type, double (in
+float32 a float64 model's bilinear align_corners resize was ~1e-7 off eager).
 """
 
 from __future__ import annotations
@@ -75,18 +77,18 @@ def emit_pad(k: Kernel, op: Operation) -> None:
 
 
 # ---- upsample ---------------------------------------------------------------------------
-def _scale(n_in: int, n_out: int, scale: float | None, align: bool) -> np.float32:
-    """ATen's area_pixel_compute_scale / compute_scales_value in float32."""
+def _scale(n_in: int, n_out: int, scale, align: bool, ft=np.float32):
+    """ATen's area_pixel_compute_scale / compute_scales_value in `ft` (its opmath)."""
     if align:
-        return np.float32(n_in - 1) / np.float32(n_out - 1) if n_out > 1 else 0
+        return ft(n_in - 1) / ft(n_out - 1) if n_out > 1 else 0
     if scale is not None and scale > 0:
-        return np.float32(1.0 / scale)
-    return np.float32(n_in) / np.float32(n_out)
+        return ft(1.0 / scale)
+    return ft(n_in) / ft(n_out)
 
 
 def _floor_index(b: ir.IRBuilder, x: ir.Value, n_in: int) -> ir.Value:
-    """min(int64(floorf(x)), n_in - 1) for a float32 x."""
-    floor = b.module.declare_intrinsic("llvm.floor", [F32])
+    """min(int64(floor(x)), n_in - 1) for a float32 or double x."""
+    floor = b.module.declare_intrinsic("llvm.floor", [x.type])
     return _smin(b, b.fptosi(b.call(floor, [x]), ir.IntType(64)), i64(n_in - 1))
 
 
@@ -104,34 +106,29 @@ def _nearest(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, exact: bool, shor
     return _floor_index(b, b.fmul(b.sitofp(o, F32), ir.Constant(F32, s)), n_in)
 
 
-def _linear(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, align: bool):
-    """(i0, i1, lambda0, lambda1) of output index o, float32 lambdas. Where the sizes
-    agree ATen reads x[o] * 1 + x[o] * 0 whatever the scale factor (so an inf there
-    becomes NaN, as in eager)."""
+def _linear(b: ir.IRBuilder, o, n_in: int, n_out: int, scale, align: bool, ft=F32):
+    """(i0, i1, lambda0, lambda1) of output index o, lambdas of type `ft` (float32, or
+    double for a double input, ATen's opmath). Where the sizes agree ATen reads
+    x[o] * 1 + x[o] * 0 whatever the scale factor (so an inf there becomes NaN, as in
+    eager)."""
+    one, zero = ir.Constant(ft, 1.0), ir.Constant(ft, 0.0)
     if n_in == n_out:
-        return o, o, ir.Constant(F32, 1.0), ir.Constant(F32, 0.0)
-    s = ir.Constant(F32, float(_scale(n_in, n_out, scale, align)))
-    dst = b.sitofp(o, F32)
+        return o, o, one, zero
+    npt = np.float64 if ft == F64 else np.float32
+    s = ir.Constant(ft, float(_scale(n_in, n_out, scale, align, npt)))
+    dst = b.sitofp(o, ft)
     if align:
         real = b.fmul(s, dst)
     else:
-        half = ir.Constant(F32, 0.5)
+        half = ir.Constant(ft, 0.5)
         real = b.fsub(b.fmul(s, b.fadd(dst, half)), half)
-        real = b.select(
-            b.fcmp_ordered("<", real, ir.Constant(F32, 0.0)),
-            ir.Constant(F32, 0.0),
-            real,
-        )
+        real = b.select(b.fcmp_ordered("<", real, zero), zero, real)
     i0 = _floor_index(b, real, n_in)
-    lam = b.fsub(real, b.sitofp(i0, F32))
-    lam = b.select(
-        b.fcmp_ordered("<", lam, ir.Constant(F32, 0.0)), ir.Constant(F32, 0.0), lam
-    )
-    lam = b.select(
-        b.fcmp_ordered(">", lam, ir.Constant(F32, 1.0)), ir.Constant(F32, 1.0), lam
-    )
+    lam = b.fsub(real, b.sitofp(i0, ft))
+    lam = b.select(b.fcmp_ordered("<", lam, zero), zero, lam)
+    lam = b.select(b.fcmp_ordered(">", lam, one), one, lam)
     i1 = b.add(i0, b.zext(b.icmp_signed("<", i0, i64(n_in - 1)), ir.IntType(64)))
-    return i0, i1, b.fsub(ir.Constant(F32, 1.0), lam), lam
+    return i0, i1, b.fsub(one, lam), lam
 
 
 def _lerp_tree(k: Kernel, ptr, base, taps, strides, dtype, depth=0):
@@ -167,8 +164,9 @@ def emit_upsample(k: Kernel, op: Operation) -> None:
         p, o = idx[0], idx[1:]
         base = k.b.mul(p, i64(int(np.prod(ins))))
         if a["mode"] == "linear":
+            ft = F64 if dtype is DType.f64 else F32
             taps = [
-                _linear(k.b, oi, ni, no, sc, a["align_corners"])
+                _linear(k.b, oi, ni, no, sc, a["align_corners"], ft)
                 for oi, ni, no, sc in zip(o, ins, outs, scales)
             ]
             v = _lerp_tree(k, k.inp(0), base, taps, in_sp, dtype)
