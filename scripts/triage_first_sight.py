@@ -48,10 +48,22 @@ FIRST_SIGHT = {
     "zoo15": "e09486c",  # measured once as held-out at e09486c; tuned on after 14f3886
     "zoo16": "c1ad0b3",  # measured once as held-out at c1ad0b3; tuned on after ede373f
     "zoo17": "4dc7729",  # measured once as held-out at 4dc7729; tuned on after 6eb4c1f
+    "zoo18": "aeb1542",  # measured once as held-out at aeb1542; tuned on after dcbb1a7
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
-WHOLE = {"zoo7", "zoo8", "zoo9", "zoo10", "zoo12", "zoo13", "zoo15", "zoo16", "zoo17"}
+WHOLE = {
+    "zoo7",
+    "zoo8",
+    "zoo9",
+    "zoo10",
+    "zoo12",
+    "zoo13",
+    "zoo15",
+    "zoo16",
+    "zoo17",
+    "zoo18",
+}
 CLASSIFY = """
 import json, pickle, sys
 sys.path.insert(0, sys.argv[1])

@@ -70,6 +70,10 @@ def add_candidates(record, graph: DefUseGraph, start, paths, extra, category, si
         _wrong_input_root(record, graph, start, paths, extra)
     if {"msg:dyn-spec", "msg:dyn-input-not-tensor"} & signals:
         _spec_root(record, graph, start, paths, extra)
+    if category == "unsupported-op":
+        _module_class_roots(record, graph, start, paths, extra)
+    if "msg:lazy-uninit" in signals:  # build and run the model once before capture
+        _factory_root(record, graph, start, paths, extra)
     _boundary_root(record, graph, start, paths, extra)
     for key in graph.decorators(start):  # `@can_return_tuple` over forward()
         paths.setdefault(key, [start, key])
@@ -302,6 +306,39 @@ def _leaves(node) -> list:
     if isinstance(node, ast.Tuple | ast.List):
         return [leaf for elt in node.elts for leaf in _leaves(elt)]
     return [node]
+
+
+MODULE_CHOICE = 3.0  # a line naming the torch.nn module class Cuvil refused
+
+
+_REFUSED_MODULE = re.compile(r"unsupported op 'torch\.nn\.modules\.[\w.]*?(\w+)'")
+
+
+def _module_class_roots(record, graph: DefUseGraph, start, paths, extra) -> None:
+    """fx kept a torch.nn module Cuvil does not list as a leaf (`nn.ELU`,
+    `norm_op=nn.InstanceNorm2d`): the lines of the model's code that name its class
+    are where it was chosen."""
+    said = [_REFUSED_MODULE.search(e["message"]) for e in _chain(record)]
+    name = next((m.group(1) for m in said if m), None)
+    token = re.compile(rf"\b{name}\b") if name else None
+    for ix in graph.files.values() if token else ():
+        for i, text in enumerate(ix.lines, 1):
+            if token.search(text) and not text.lstrip().startswith(
+                ("#", "import", "from")
+            ):
+                _add(graph, start, (ix.path, i), paths, extra, MODULE_CHOICE)
+
+
+FACTORY = 3.0  # the model file's `Model()` return: where the model is built
+
+
+def _factory_root(record, graph: DefUseGraph, start, paths, extra) -> None:
+    for fn in graph.funcs:
+        if fn.name == "Model" and fn.file == str(
+            Path(record.get("file") or "").resolve()
+        ):
+            for ret in fn.returns():
+                _add(graph, start, (fn.file, ret.line), paths, extra, FACTORY)
 
 
 TYPE_GUARD = 3.0  # the `isinstance(x, Tensor)` test a failing line ran under

@@ -67,7 +67,7 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"shape|should contain \d+ elements|to have \d+ channels|smaller than kernel "
             r"size|Output size is too small|Kernel size can't be greater than|"
             r"size mismatch|must have the same (size|shape)|split_sizes to sum|"
-            r"Split sizes add up to",
+            r"Split sizes add up to|Expected \d+D .*input to \w+, but got input of size",
             "shape",
         ),
         (r"__array|numpy|can't convert", "numpy"),
@@ -162,6 +162,10 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         # the model's own message formats a symbolic size (`with s44D coordinates`):
         # its Python logic read a size the capture had made symbolic
         (r"(?<![\w.])s\d+(?=D\b|\b)(?!\s*[,)=<>+*-])", "symbolic-in-message"),
+        # `t[:, : x.size(1)]` under fx: a slice bound that is a Proxy
+        (r"slice indices must be integers or None or have an __index__", "slice-index"),
+        # a LazyLinear / LazyConv never run: its parameters have no shape yet
+        (r"uninitialized parameter|UninitializedParameter", "lazy-uninit"),
     ]
 ]
 

@@ -21,6 +21,7 @@ from .patterns_recent import (
     _ZOO15,
     _ZOO16,
     _ZOO17,
+    _ZOO18,
 )
 
 __all__ = [
@@ -371,6 +372,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo15", _ZOO15),
     *_from("zoo16", _ZOO16),
     *_from("zoo17", _ZOO17),
+    *_from("zoo18", _ZOO18),
 ]
 
 

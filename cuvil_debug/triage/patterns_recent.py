@@ -17,6 +17,7 @@ __all__ = [
     "_ZOO15",
     "_ZOO16",
     "_ZOO17",
+    "_ZOO18",
 ]
 
 
@@ -359,4 +360,15 @@ _ZOO17 = [
         4.0,
         "ast:branch",
     ),
+]
+
+
+# ---- rules written from samples/failures/zoo18/ (nnts, dynamic-network-architectures,
+# skrl, torchgan, pytorchcv), after its one unseen measurement
+_ZOO18 = [
+    # `self.pe[:, : x.size(1)]` under fx: a slice bound read from a size
+    _p("dynamic-shape", "msg:slice-index ast:shape-read fe:fx", 7.0),
+    # a lazy module (nn.LazyLinear) captured before its first call: valid eager code
+    # (the first call initialises it) the capture cannot record
+    _p("capture-limitation", "msg:lazy-uninit eager:ok", 7.0),
 ]
