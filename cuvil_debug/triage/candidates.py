@@ -165,6 +165,20 @@ def _operand_names(key) -> set[str]:
     return shape_bases(parts).union(*map(names_in, tests))
 
 
+def _len_args(key) -> set[str]:
+    """The names `len(...)` takes on the failing line: a tensor's (proxy-iteration)
+    or a size's (`len(dims)` of `dims = x.shape[2:]`: dynamic-shape)."""
+    ix = index_file(key[0]) if key else None
+    stmt = ix.stmt_at(key[1]) if ix else None
+    calls = [
+        n
+        for p in (_header(stmt.node) if stmt else ())
+        for n in ast.walk(p)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "len"
+    ]
+    return set().union(*(names_in(a) for c in calls for a in c.args))
+
+
 SPEC = 3.0  # the dynamic_shapes spec export refused (the capture's argument)
 
 

@@ -7,7 +7,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .candidates import _forward_class, _operand_names, add_candidates
+from .candidates import _forward_class, _len_args, _operand_names, add_candidates
 from .categories import CATEGORIES
 from .evidence import _chain, _drafted, _files, _record_signals, _user_roots, code_stack
 from .failing import _context_signals, _facts_at, _failing, _forward_line
@@ -115,6 +115,8 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     sized = _operand_names(start) if "where:unknown" not in signals else set()
     operand = graph.walk_uses(start, sized)
     signals |= {f"operand:{f}" for f in flow_facts(graph, operand, tensors)}
+    lengths = graph.walk_uses(start, _len_args(start)) if sized is not None else {}
+    signals |= {f"lenarg:{f}" for f in flow_facts(graph, lengths, tensors)}
     return start, paths
 
 

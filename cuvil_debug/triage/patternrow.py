@@ -13,8 +13,10 @@ class Pattern:
     `unless`). Signal families: exc:Type, err:/gb:/guard:/op: (torch's structured
     fields and frames), msg:signal, ast:fact (failing line), flow:fact (lines the
     offending value came from), near:fact (its direct defs), operand:fact (where the
-    failing line's operands came from, def-use edges only), search:fact (any model
-    line, no failing line known), eager:ok|fail, raise:user|lib|cuvil,
+    failing line's operands came from, def-use edges only), lenarg:fact (where the
+    argument of a `len()` on the failing line came from), search:fact (any model
+    line, no failing line known), origin:value-read (an eager replay found the read
+    that made an unbacked symbol), eager:ok|fail, raise:user|lib|cuvil,
     io:non-tensor-input|container-input, sig:, fe:. `origin`: the labelled set the
     row was written from (scripts/triage_loso.py leaves a set's rows out)."""
 

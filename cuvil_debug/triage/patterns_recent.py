@@ -371,4 +371,15 @@ _ZOO18 = [
     # a lazy module (nn.LazyLinear) captured before its first call: valid eager code
     # (the first call initialises it) the capture cannot record
     _p("capture-limitation", "msg:lazy-uninit eager:ok", 7.0),
+    # `len(x_len)` under fx where the argument is a tensor, not a size read from one
+    # (`len(dims)` of `dims = x.shape[2:]`) nor a non-tensor parameter (`len` counts
+    # as a shape read on its own line, so the line's facts cannot tell)
+    _p(
+        "proxy-iteration",
+        "msg:proxy-iter ast:len-call",
+        5.0,
+        "ast:shape-iterate lenarg:shape-read lenarg:shape-attr "
+        "lenarg:param-optional lenarg:param-kwargs lenarg:param-container "
+        "lenarg:param-flag io:container-input ast:type-check",
+    ),
 ]

@@ -458,14 +458,15 @@ def test_zoo17_development_part_is_triaged_to_its_labels():
 # ---- samples/failures/zoo18: 49 nnts / dynamic-network-architectures / skrl /
 # torchgan / pytorchcv capture failures, swept and labelled by someone who never ran
 # triage on them (README there). Measured once, unseen, at aeb1542 (after zoo17's
-# round): top-1 40/49, root line in the top 3 39/49, ECE 0.031 (docs/TRIAGE.md). Held
-# out; this floor keeps it from losing ground ------------------------------------------
+# round): top-1 40/49, root line in the top 3 39/49, ECE 0.031 (docs/TRIAGE.md).
+# Development data since (the mechanisms written from its misses,
+# test_zoo18_mechanisms.py): 44/49 and 42/49; the floor allows one sample of slack ------
 ZOO18 = CORPUS / "zoo18"
 ZOO18_LABELS = load_labels(ZOO18)
 
 
 @pytest.mark.slow
-def test_zoo18_heldout_set_does_not_regress():
+def test_zoo18_development_part_is_triaged_to_its_labels():
     packages = (
         "nnts",
         "dynamic_network_architectures",
@@ -474,7 +475,7 @@ def test_zoo18_heldout_set_does_not_regress():
         "pytorchcv",
     )
     top1, root3, ece = _library_set_scores(ZOO18, ZOO18_LABELS, packages)
-    assert top1 >= 40 / 49 and root3 >= 39 / 49, (top1, root3, ece)
+    assert top1 >= 43 / 49 and root3 >= 41 / 49, (top1, root3, ece)
 
 
 # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /

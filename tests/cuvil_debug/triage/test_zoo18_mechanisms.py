@@ -4,8 +4,9 @@ dynamic-network-architectures, skrl, torchgan, pytorchcv), captured for real, wi
 their root line: a wrong-rank input a convolution refuses eagerly ("Expected 3D
 (unbatched) or 4D (batched) input"); a slice bound read from a size under fx; a lazy
 module captured before its first call; a torch.nn module class Cuvil does not list,
-named where the model chose it. Three of the four fail with the triage of 6eb4c1f
-(the slice bound was answered there already)."""
+named where the model chose it; `len()` of a tensor (not of a size) beside a size
+read under fx. Four of the five fail with the triage of 6eb4c1f (the slice bound was
+answered there already)."""
 
 from __future__ import annotations
 
@@ -96,6 +97,25 @@ def example_inputs():
     return (torch.randn(2, 4),)
 """
 
+_LEN_OF_TENSOR = """
+import torch
+from torch import nn
+
+
+def length_mask(x, lengths):
+    steps = x.size(2)
+    return torch.arange(steps).expand(len(lengths), steps) >= lengths.unsqueeze(1)
+
+
+class Model(nn.Module):
+    def forward(self, x, lengths):
+        return x.masked_fill(length_mask(x, lengths).unsqueeze(1), 0.0)
+
+
+def example_inputs():
+    return (torch.randn(2, 3, 6), torch.tensor([4, 6]))
+"""
+
 CASES = [
     # (name, frontend, source, category, text of a root line)
     # dynamic-network-architectures' 2-d U-Net fed a 5-d volume
@@ -112,6 +132,8 @@ CASES = [
     ("lazy_module", "export", _LAZY, "capture-limitation", "return nn.Sequential("),
     # pytorchcv's `dw_activation=(lambda: nn.ELU(inplace=True))`
     ("module_choice", "fx", _MODULE_CHOICE, "unsupported-op", "Block(act=nn.ELU)"),
+    # pytorchcv's QuartzNet: `expand(len(x_len), max_len)` next to `x.size(2)`
+    ("len_of_tensor", "fx", _LEN_OF_TENSOR, "proxy-iteration", "expand(len(lengths)"),
 ]
 
 
