@@ -166,14 +166,6 @@ def test_timm_development_part_is_triaged_to_its_labels(timm_outcomes):
     assert top1 >= 0.97 and root3 >= 20 / 22, (top1, root3)
 
 
-# ---- samples/failures/zoo: 44 diffusers 0.42.1 / MONAI 1.6.1 capture failures, swept
-# and labelled by someone who never ran triage on them (README there). Measured once,
-# unseen: top-1 30/44, root line 37/44, ECE 0.225 (docs/TRIAGE.md); development data
-# since (41/44 and 38/44) ------------------------------------------------------------
-ZOO = CORPUS / "zoo"
-ZOO_LABELS = load_labels(ZOO)
-
-
 def _library_set_scores(folder: Path, labels: dict, packages: tuple[str, ...]):
     """(top-1, root line in top 3, ECE) of a library corpus, captured now; skipped
     when one of its libraries is not installed."""
@@ -192,323 +184,269 @@ def _library_set_scores(folder: Path, labels: dict, packages: tuple[str, ...]):
     return top1, root3, _ece(outcomes)
 
 
-@pytest.mark.slow
-def test_zoo_development_part_is_triaged_to_its_labels():
-    top1, root3, ece = _library_set_scores(ZOO, ZOO_LABELS, ("diffusers", "monai"))
-    assert top1 >= 0.90 and root3 >= 0.84, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo3: 37 vit-pytorch / x-transformers / segmentation-models-
-# pytorch / open_clip capture failures, swept and labelled by someone who never ran
-# triage on them (README there). Measured once, unseen: top-1 29/37, root line 28/37,
-# ECE 0.113 (docs/TRIAGE.md); development data since (35/37 and 33/37) --------------
-ZOO3 = CORPUS / "zoo3"
-ZOO3_LABELS = load_labels(ZOO3)
-
-
-@pytest.mark.slow
-def test_zoo3_development_part_is_triaged_to_its_labels():
-    packages = ("vit_pytorch", "x_transformers", "segmentation_models_pytorch")
-    top1, root3, ece = _library_set_scores(ZOO3, ZOO3_LABELS, packages)
-    assert top1 >= 0.91 and root3 >= 0.86, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo4: 44 torch-geometric / kornia / efficientnet-pytorch /
-# pretrainedmodels capture failures, swept and labelled by someone who never ran triage
-# on them (README there). Measured once, unseen: top-1 30/44, root line 34/44, ECE
-# 0.148 (docs/TRIAGE.md); development data since (43/44 and 42/44) ------------------
-ZOO4 = CORPUS / "zoo4"
-ZOO4_LABELS = load_labels(ZOO4)
-
-
-@pytest.mark.slow
-def test_zoo4_development_part_is_triaged_to_its_labels():
-    packages = ("torch_geometric", "kornia", "efficientnet_pytorch")
-    top1, root3, ece = _library_set_scores(ZOO4, ZOO4_LABELS, packages)
-    assert top1 >= 0.95 and root3 >= 0.93, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo5: 41 segment-anything / fair-esm / openai-whisper /
-# pytorch-tabnet / e3nn capture failures, swept and labelled by someone who never ran
-# triage on them (README there). Measured once, unseen: top-1 33/41, root line 31/41,
-# ECE 0.095 (docs/TRIAGE.md); development data since (41/41 and 37/41, one of them by
-# a relabel to the category definitions; 39/39 and 35/39 once two Cuvil bugs among them
-# were fixed: see "fixed" below; 30/30 and 26/30 once 8 dynamic samples compile as
-# cuvil.compile captures them, 1d5d903: the same root misses over fewer samples) ------
-ZOO5 = CORPUS / "zoo5"
-ZOO5_LABELS = load_labels(ZOO5)
-
-
-@pytest.mark.slow
-def test_zoo5_development_part_is_triaged_to_its_labels():
-    packages = ("segment_anything", "esm", "whisper", "pytorch_tabnet", "e3nn")
-    top1, root3, ece = _library_set_scores(ZOO5, ZOO5_LABELS, packages)
-    assert top1 >= 0.97 and root3 >= 26 / 30, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo6: 32 neuraloperator / compressai / hiera-transformer /
-# stable-baselines3 / rtdl-revisiting-models capture failures, swept and labelled by
-# someone who never ran triage on them (README there). Measured once, unseen: top-1
-# 22/32, root line 23/32, ECE 0.072 (docs/TRIAGE.md); development data since (32/32
-# and 28/32; two of the 32 by relabels to the category definitions) -----------------
-ZOO6 = CORPUS / "zoo6"
-ZOO6_LABELS = load_labels(ZOO6)
-
-
-@pytest.mark.slow
-def test_zoo6_development_part_is_triaged_to_its_labels():
-    packages = (
-        "neuralop",
-        "compressai",
-        "hiera",
-        "stable_baselines3",
-        "rtdl_revisiting_models",
-    )
-    top1, root3, ece = _library_set_scores(ZOO6, ZOO6_LABELS, packages)
-    assert top1 >= 0.96 and root3 >= 0.84, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo7: 43 zuko / snntorch / demucs / pytorch-tcn / gpytorch
-# capture failures, swept and labelled by someone who never ran triage on them (README
-# there; a second blind labeller agreed on 42/43 categories). Measured once, unseen,
-# at f67a116 (after zoo6's rules and the refit): top-1 33/43, root line 37/43
-# (docs/TRIAGE.md). Development data since the zoo7 round of issue 16 (rules written
-# from its misses' mechanisms, each pinned by hand-written samples in samples/failures/):
-# 43/43 and 38/43 on the recorded captures; the floor keeps the first-sight root line
-# and guards the category well above its first sight ---------------------------------
-ZOO7 = CORPUS / "zoo7"
-ZOO7_LABELS = load_labels(ZOO7)
-
-
-@pytest.mark.slow
-def test_zoo7_heldout_set_does_not_regress():
-    packages = ("zuko", "snntorch", "demucs", "pytorch_tcn", "gpytorch")
-    top1, root3, ece = _library_set_scores(ZOO7, ZOO7_LABELS, packages)
-    assert top1 >= 0.93 and root3 >= 0.83, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo8: 41 mambapy / torchani / nnAudio / pytorch-crf / pfrl
-# capture failures, swept and labelled by someone who never ran triage on them (README
-# there). Measured once, unseen, at 995b921 (after the zoo7 round's value facts): top-1
-# 36/41, root line in the top 3 39/41; one of the misses was a Cuvil bug fixed that day
-# (marked `fixed`), so 36/40 and 39/40 on the 40 that still fail (docs/TRIAGE.md).
-# Development data since the sixth round of issue 16 (general facts written from its
-# misses, pinned by test_zoo8_mechanisms.py): 39/40 and 40/40; the floor allows one
-# sample of slack on each ------------------------------------------------------------
-ZOO8 = CORPUS / "zoo8"
-ZOO8_LABELS = load_labels(ZOO8)
-
-
-@pytest.mark.slow
-def test_zoo8_development_part_is_triaged_to_its_labels():
-    packages = ("mambapy", "torchani", "nnAudio", "torchcrf", "pfrl")
-    top1, root3, ece = _library_set_scores(ZOO8, ZOO8_LABELS, packages)
-    assert top1 >= 0.95 and root3 >= 0.95, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo9: 38 ncps / entmax / nflows / deepctr-torch /
-# pytorch-metric-learning capture failures, swept and labelled by someone who never ran
-# triage on them (README there). Measured once, unseen, at 4d3cf0e (after the sixth
-# round: zoo8's facts and the two-level confidence): top-1 31/38, root line in the top
-# 3 33/38, ECE 0.021 (docs/TRIAGE.md). Development data since the seventh round of
-# issue 16 (general mechanisms written from its misses, pinned by
-# test_zoo9_mechanisms.py): 37/38 and 34/38; the floor allows one sample of slack on
-# each -------------------------------------------------------------------------------
-ZOO9 = CORPUS / "zoo9"
-ZOO9_LABELS = load_labels(ZOO9)
-
-
-@pytest.mark.slow
-def test_zoo9_development_part_is_triaged_to_its_labels():
-    packages = ("ncps", "entmax", "nflows", "deepctr_torch", "pytorch_metric_learning")
-    top1, root3, ece = _library_set_scores(ZOO9, ZOO9_LABELS, packages)
-    assert top1 >= 36 / 38 and root3 >= 33 / 38, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo10: 43 pyro-ppl / kymatio / opacus / brevitas / auraloss
-# capture failures, swept and labelled by someone who never ran triage on them (README
-# there). Measured once, unseen, at a8aacae (after the seventh round: zoo9's
-# mechanisms): top-1 31/43, root line in the top 3 36/43, ECE 0.042, one of the misses
-# a triage crash (a frame on a class statement inside a function), fixed at once
-# (test_rootcause.py): 32/43 and 37/43 (docs/TRIAGE.md). Development data since the
-# eighth round of issue 16 (general mechanisms written from its misses, pinned by
-# test_zoo10_mechanisms.py): 43/43 and 42/43; the floor allows one sample of slack on
-# each -------------------------------------------------------------------------------
-ZOO10 = CORPUS / "zoo10"
-ZOO10_LABELS = load_labels(ZOO10)
-
-
-@pytest.mark.slow
-def test_zoo10_development_part_is_triaged_to_its_labels():
-    packages = ("pyro", "kymatio", "opacus", "brevitas", "auraloss")
-    top1, root3, ece = _library_set_scores(ZOO10, ZOO10_LABELS, packages)
-    assert top1 >= 42 / 43 and root3 >= 41 / 43, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo12: 49 torch-kmeans / diffsort / mpc / torchkbnufft /
-# torchsr capture failures, swept and labelled by someone who never ran triage on them
-# (README there). Measured once, unseen, at 03ea13e: top-1 31/49, root line in the top
-# 3 40/49, ECE 0.092 (docs/TRIAGE.md). Development data since the tenth round (general
-# mechanisms written from its misses, 1d5d903): 46/49 and 47/49; the floor allows one
-# sample of slack on each ------------------------------------------------------------
-ZOO12 = CORPUS / "zoo12"
-ZOO12_LABELS = load_labels(ZOO12)
-
-
-@pytest.mark.slow
-def test_zoo12_development_part_is_triaged_to_its_labels():
-    packages = ("torch_kmeans", "diffsort", "mpc", "torchkbnufft", "torchsr")
-    top1, root3, ece = _library_set_scores(ZOO12, ZOO12_LABELS, packages)
-    assert top1 >= 45 / 49 and root3 >= 46 / 49, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo13: 50 torch-hd / cliffordlayers / pypose / hypll / e2cnn
-# capture failures, swept and labelled by someone who never ran triage on them (README
-# there). Measured once, unseen, at beb0043 (after zoo12's mechanisms): top-1 37/50,
-# root line in the top 3 40/50, ECE 0.084 (docs/TRIAGE.md). Development data since the
-# eleventh round: 49/50 and 47/50; the floor allows one sample of slack on each ------
-ZOO13 = CORPUS / "zoo13"
-ZOO13_LABELS = load_labels(ZOO13)
-
-
-@pytest.mark.slow
-def test_zoo13_development_part_is_triaged_to_its_labels():
-    packages = ("torchhd", "cliffordlayers", "pypose", "hypll", "e2cnn")
-    top1, root3, ece = _library_set_scores(ZOO13, ZOO13_LABELS, packages)
-    assert top1 >= 48 / 50 and root3 >= 46 / 50, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo14: 50 tensorkrowch / tensorly-torch / torch-rechub /
-# asteroid-filterbanks / torchcvnn capture failures, swept and labelled by someone who
-# never ran triage on them (README there). Measured once, unseen, at 197c183 (after
-# zoo12's and zoo13's mechanisms): top-1 40/50, root line in the top 3 41/50, ECE
-# 0.015 (docs/TRIAGE.md). Held out: nothing was tuned on it; this floor keeps it from
-# losing ground to later rounds ------------------------------------------------------
-ZOO14 = CORPUS / "zoo14"
-ZOO14_LABELS = load_labels(ZOO14)
-
-
-@pytest.mark.slow
-def test_zoo14_heldout_set_does_not_regress():
-    packages = ("tensorkrowch", "tltorch", "torch_rechub", "asteroid_filterbanks")
-    top1, root3, ece = _library_set_scores(
-        ZOO14, ZOO14_LABELS, (*packages, "torchcvnn")
-    )
-    assert top1 >= 40 / 50 and root3 >= 41 / 50, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo15: 51 facenet-pytorch / julius / unfoldNd / pytorch-nlp /
-# fft-conv-pytorch capture failures, swept and labelled by someone who never ran triage
-# on them (README there). Measured once, unseen, at e09486c (the classifier zoo14 was
-# measured with): top-1 35/51, root line in the top 3 32/51, ECE 0.005
-# (docs/TRIAGE.md). Development data since (the mechanisms written from its misses,
-# test_zoo15_mechanisms.py): 49/51 and 46/51; the floor allows one sample of slack ---
-ZOO15 = CORPUS / "zoo15"
-ZOO15_LABELS = load_labels(ZOO15)
-
-
-@pytest.mark.slow
-def test_zoo15_development_part_is_triaged_to_its_labels():
-    packages = ("facenet_pytorch", "julius", "unfoldNd", "torchnlp", "fft_conv_pytorch")
-    top1, root3, ece = _library_set_scores(ZOO15, ZOO15_LABELS, packages)
-    assert top1 >= 48 / 51 and root3 >= 45 / 51, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo16: 53 snac / pytorch-ood / easyfsl / positional-encodings /
-# nbeats-pytorch capture failures, swept and labelled by someone who never ran triage
-# on them (README there). Measured once, unseen, at c1ad0b3 (after zoo15's round):
-# top-1 43/53, root line in the top 3 47/53, ECE 0.084 (docs/TRIAGE.md); two of the
-# misses were a Cuvil bug (fixed, 2e87ca1), so 43/51 and 47/51 on the 51 that still
-# fail. Development data since (the mechanisms written from its misses,
-# test_zoo16_mechanisms.py): 49/51 and 49/51; the floor allows one sample of slack ----
-ZOO16 = CORPUS / "zoo16"
-ZOO16_LABELS = load_labels(ZOO16)
-
-
-@pytest.mark.slow
-def test_zoo16_development_part_is_triaged_to_its_labels():
-    packages = (
-        "snac",
-        "pytorch_ood",
-        "easyfsl",
-        "positional_encodings",
-        "nbeats_pytorch",
-    )
-    top1, root3, ece = _library_set_scores(ZOO16, ZOO16_LABELS, packages)
-    assert top1 >= 48 / 51 and root3 >= 48 / 51, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo17: 51 geotorch / torchnmf / torch-cubic-spline-grids / FrEIA /
-# unet capture failures, swept and labelled by someone who never ran triage on them
-# (README there). Measured once, unseen, at 4dc7729 (after zoo16's round): top-1
-# 43/51, root line in the top 3 34/51, ECE 0.087 (docs/TRIAGE.md). Development data
-# since (the mechanisms written from its misses, test_zoo17_mechanisms.py): 49/51 and
-# 46/51; the floor allows one sample of slack -----------------------------------------
-ZOO17 = CORPUS / "zoo17"
-ZOO17_LABELS = load_labels(ZOO17)
+# ---- the library sets (samples/failures/zoo*), each swept and labelled by someone
+# who never ran triage on it (README there), with the floor its scores must keep:
+# (set, part, the packages it needs, top-1 floor, root-line-in-top-3 floor). A
+# held-out set's floor is its one unseen measurement; a development set's allows about
+# one sample of slack below its score after the round written from its misses
+LIBRARY_SETS = [
+    # ---- samples/failures/zoo: 44 diffusers 0.42.1 / MONAI 1.6.1 capture failures, swept
+    # and labelled by someone who never ran triage on them (README there). Measured once,
+    # unseen: top-1 30/44, root line 37/44, ECE 0.225 (docs/TRIAGE.md); development data
+    # since (41/44 and 38/44) ------------------------------------------------------------
+    ("zoo", "development", ("diffusers", "monai"), 0.90, 0.84),
+    # ---- samples/failures/zoo3: 37 vit-pytorch / x-transformers / segmentation-models-
+    # pytorch / open_clip capture failures, swept and labelled by someone who never ran
+    # triage on them (README there). Measured once, unseen: top-1 29/37, root line 28/37,
+    # ECE 0.113 (docs/TRIAGE.md); development data since (35/37 and 33/37) --------------
+    (
+        "zoo3",
+        "development",
+        ("vit_pytorch", "x_transformers", "segmentation_models_pytorch"),
+        0.91,
+        0.86,
+    ),
+    # ---- samples/failures/zoo4: 44 torch-geometric / kornia / efficientnet-pytorch /
+    # pretrainedmodels capture failures, swept and labelled by someone who never ran triage
+    # on them (README there). Measured once, unseen: top-1 30/44, root line 34/44, ECE
+    # 0.148 (docs/TRIAGE.md); development data since (43/44 and 42/44) ------------------
+    (
+        "zoo4",
+        "development",
+        ("torch_geometric", "kornia", "efficientnet_pytorch"),
+        0.95,
+        0.93,
+    ),
+    # ---- samples/failures/zoo5: 41 segment-anything / fair-esm / openai-whisper /
+    # pytorch-tabnet / e3nn capture failures, swept and labelled by someone who never ran
+    # triage on them (README there). Measured once, unseen: top-1 33/41, root line 31/41,
+    # ECE 0.095 (docs/TRIAGE.md); development data since (41/41 and 37/41, one of them by
+    # a relabel to the category definitions; 39/39 and 35/39 once two Cuvil bugs among them
+    # were fixed: see "fixed" below; 30/30 and 26/30 once 8 dynamic samples compile as
+    # cuvil.compile captures them, 1d5d903: the same root misses over fewer samples) ------
+    (
+        "zoo5",
+        "development",
+        ("segment_anything", "esm", "whisper", "pytorch_tabnet", "e3nn"),
+        0.97,
+        26 / 30,
+    ),
+    # ---- samples/failures/zoo6: 32 neuraloperator / compressai / hiera-transformer /
+    # stable-baselines3 / rtdl-revisiting-models capture failures, swept and labelled by
+    # someone who never ran triage on them (README there). Measured once, unseen: top-1
+    # 22/32, root line 23/32, ECE 0.072 (docs/TRIAGE.md); development data since (32/32
+    # and 28/32; two of the 32 by relabels to the category definitions) -----------------
+    (
+        "zoo6",
+        "development",
+        (
+            "neuralop",
+            "compressai",
+            "hiera",
+            "stable_baselines3",
+            "rtdl_revisiting_models",
+        ),
+        0.96,
+        0.84,
+    ),
+    # ---- samples/failures/zoo7: 43 zuko / snntorch / demucs / pytorch-tcn / gpytorch
+    # capture failures, swept and labelled by someone who never ran triage on them (README
+    # there; a second blind labeller agreed on 42/43 categories). Measured once, unseen,
+    # at f67a116 (after zoo6's rules and the refit): top-1 33/43, root line 37/43
+    # (docs/TRIAGE.md). Development data since the zoo7 round of issue 16 (rules written
+    # from its misses' mechanisms, each pinned by hand-written samples in samples/failures/):
+    # 43/43 and 38/43 on the recorded captures; the floor keeps the first-sight root line
+    # and guards the category well above its first sight ---------------------------------
+    (
+        "zoo7",
+        "development",
+        ("zuko", "snntorch", "demucs", "pytorch_tcn", "gpytorch"),
+        0.93,
+        0.83,
+    ),
+    # ---- samples/failures/zoo8: 41 mambapy / torchani / nnAudio / pytorch-crf / pfrl
+    # capture failures, swept and labelled by someone who never ran triage on them (README
+    # there). Measured once, unseen, at 995b921 (after the zoo7 round's value facts): top-1
+    # 36/41, root line in the top 3 39/41; one of the misses was a Cuvil bug fixed that day
+    # (marked `fixed`), so 36/40 and 39/40 on the 40 that still fail (docs/TRIAGE.md).
+    # Development data since the sixth round of issue 16 (general facts written from its
+    # misses, pinned by test_zoo8_mechanisms.py): 39/40 and 40/40; the floor allows one
+    # sample of slack on each ------------------------------------------------------------
+    (
+        "zoo8",
+        "development",
+        ("mambapy", "torchani", "nnAudio", "torchcrf", "pfrl"),
+        0.95,
+        0.95,
+    ),
+    # ---- samples/failures/zoo9: 38 ncps / entmax / nflows / deepctr-torch /
+    # pytorch-metric-learning capture failures, swept and labelled by someone who never ran
+    # triage on them (README there). Measured once, unseen, at 4d3cf0e (after the sixth
+    # round: zoo8's facts and the two-level confidence): top-1 31/38, root line in the top
+    # 3 33/38, ECE 0.021 (docs/TRIAGE.md). Development data since the seventh round of
+    # issue 16 (general mechanisms written from its misses, pinned by
+    # test_zoo9_mechanisms.py): 37/38 and 34/38; the floor allows one sample of slack on
+    # each -------------------------------------------------------------------------------
+    (
+        "zoo9",
+        "development",
+        ("ncps", "entmax", "nflows", "deepctr_torch", "pytorch_metric_learning"),
+        36 / 38,
+        33 / 38,
+    ),
+    # ---- samples/failures/zoo10: 43 pyro-ppl / kymatio / opacus / brevitas / auraloss
+    # capture failures, swept and labelled by someone who never ran triage on them (README
+    # there). Measured once, unseen, at a8aacae (after the seventh round: zoo9's
+    # mechanisms): top-1 31/43, root line in the top 3 36/43, ECE 0.042, one of the misses
+    # a triage crash (a frame on a class statement inside a function), fixed at once
+    # (test_rootcause.py): 32/43 and 37/43 (docs/TRIAGE.md). Development data since the
+    # eighth round of issue 16 (general mechanisms written from its misses, pinned by
+    # test_zoo10_mechanisms.py): 43/43 and 42/43; the floor allows one sample of slack on
+    # each -------------------------------------------------------------------------------
+    (
+        "zoo10",
+        "development",
+        ("pyro", "kymatio", "opacus", "brevitas", "auraloss"),
+        42 / 43,
+        41 / 43,
+    ),
+    # ---- samples/failures/zoo12: 49 torch-kmeans / diffsort / mpc / torchkbnufft /
+    # torchsr capture failures, swept and labelled by someone who never ran triage on them
+    # (README there). Measured once, unseen, at 03ea13e: top-1 31/49, root line in the top
+    # 3 40/49, ECE 0.092 (docs/TRIAGE.md). Development data since the tenth round (general
+    # mechanisms written from its misses, 1d5d903): 46/49 and 47/49; the floor allows one
+    # sample of slack on each ------------------------------------------------------------
+    (
+        "zoo12",
+        "development",
+        ("torch_kmeans", "diffsort", "mpc", "torchkbnufft", "torchsr"),
+        45 / 49,
+        46 / 49,
+    ),
+    # ---- samples/failures/zoo13: 50 torch-hd / cliffordlayers / pypose / hypll / e2cnn
+    # capture failures, swept and labelled by someone who never ran triage on them (README
+    # there). Measured once, unseen, at beb0043 (after zoo12's mechanisms): top-1 37/50,
+    # root line in the top 3 40/50, ECE 0.084 (docs/TRIAGE.md). Development data since the
+    # eleventh round: 49/50 and 47/50; the floor allows one sample of slack on each ------
+    (
+        "zoo13",
+        "development",
+        ("torchhd", "cliffordlayers", "pypose", "hypll", "e2cnn"),
+        48 / 50,
+        46 / 50,
+    ),
+    # ---- samples/failures/zoo14: 50 tensorkrowch / tensorly-torch / torch-rechub /
+    # asteroid-filterbanks / torchcvnn capture failures, swept and labelled by someone who
+    # never ran triage on them (README there). Measured once, unseen, at 197c183 (after
+    # zoo12's and zoo13's mechanisms): top-1 40/50, root line in the top 3 41/50, ECE
+    # 0.015 (docs/TRIAGE.md). Held out: nothing was tuned on it; this floor keeps it from
+    # losing ground to later rounds ------------------------------------------------------
+    (
+        "zoo14",
+        "heldout",
+        (
+            "tensorkrowch",
+            "tltorch",
+            "torch_rechub",
+            "asteroid_filterbanks",
+            "torchcvnn",
+        ),
+        40 / 50,
+        41 / 50,
+    ),
+    # ---- samples/failures/zoo15: 51 facenet-pytorch / julius / unfoldNd / pytorch-nlp /
+    # fft-conv-pytorch capture failures, swept and labelled by someone who never ran triage
+    # on them (README there). Measured once, unseen, at e09486c (the classifier zoo14 was
+    # measured with): top-1 35/51, root line in the top 3 32/51, ECE 0.005
+    # (docs/TRIAGE.md). Development data since (the mechanisms written from its misses,
+    # test_zoo15_mechanisms.py): 49/51 and 46/51; the floor allows one sample of slack ---
+    (
+        "zoo15",
+        "development",
+        ("facenet_pytorch", "julius", "unfoldNd", "torchnlp", "fft_conv_pytorch"),
+        48 / 51,
+        45 / 51,
+    ),
+    # ---- samples/failures/zoo16: 53 snac / pytorch-ood / easyfsl / positional-encodings /
+    # nbeats-pytorch capture failures, swept and labelled by someone who never ran triage
+    # on them (README there). Measured once, unseen, at c1ad0b3 (after zoo15's round):
+    # top-1 43/53, root line in the top 3 47/53, ECE 0.084 (docs/TRIAGE.md); two of the
+    # misses were a Cuvil bug (fixed, 2e87ca1), so 43/51 and 47/51 on the 51 that still
+    # fail. Development data since (the mechanisms written from its misses,
+    # test_zoo16_mechanisms.py): 49/51 and 49/51; the floor allows one sample of slack ----
+    (
+        "zoo16",
+        "development",
+        ("snac", "pytorch_ood", "easyfsl", "positional_encodings", "nbeats_pytorch"),
+        48 / 51,
+        48 / 51,
+    ),
+    # ---- samples/failures/zoo17: 51 geotorch / torchnmf / torch-cubic-spline-grids / FrEIA /
+    # unet capture failures, swept and labelled by someone who never ran triage on them
+    # (README there). Measured once, unseen, at 4dc7729 (after zoo16's round): top-1
+    # 43/51, root line in the top 3 34/51, ECE 0.087 (docs/TRIAGE.md). Development data
+    # since (the mechanisms written from its misses, test_zoo17_mechanisms.py): 49/51 and
+    # 46/51; the floor allows one sample of slack -----------------------------------------
+    (
+        "zoo17",
+        "development",
+        ("geotorch", "torchnmf", "torch_cubic_spline_grids", "FrEIA", "unet"),
+        48 / 51,
+        45 / 51,
+    ),
+    # ---- samples/failures/zoo18: 49 nnts / dynamic-network-architectures / skrl /
+    # torchgan / pytorchcv capture failures, swept and labelled by someone who never ran
+    # triage on them (README there). Measured once, unseen, at aeb1542 (after zoo17's
+    # round): top-1 40/49, root line in the top 3 39/49, ECE 0.031 (docs/TRIAGE.md).
+    # Development data since (the mechanisms written from its misses,
+    # test_zoo18_mechanisms.py): 44/49 and 42/49; the floor allows one sample of slack ------
+    (
+        "zoo18",
+        "development",
+        ("nnts", "dynamic_network_architectures", "skrl", "torchgan", "pytorchcv"),
+        43 / 49,
+        41 / 49,
+    ),
+    # ---- samples/failures/zoo19: 42 pythae / fastmri / xlstm / pyod / diffwave capture
+    # failures, swept and labelled by someone who never ran triage on them (README there).
+    # Measured once, unseen, at a767021 (after zoo18's round): top-1 39/42, root line in
+    # the top 3 38/42, ECE 0.093 (docs/TRIAGE.md). Held out; this floor keeps it from
+    # losing ground ---------------------------------------------------------------------
+    (
+        "zoo19",
+        "heldout",
+        ("pythae", "fastmri", "xlstm", "pyod", "diffwave"),
+        39 / 42,
+        38 / 42,
+    ),
+    # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
+    # torchkge capture failures, swept and labelled by someone who never ran triage on
+    # them (README there). Measured once, unseen, at 38a04ad (after the eighth round: zoo10
+    # as development data): top-1 35/40, root line in the top 3 37/40, ECE 0.075
+    # (docs/TRIAGE.md). Held out: nothing was tuned on it; this floor keeps it from losing
+    # ground to later rounds -----------------------------------------------------------
+    (
+        "zoo11",
+        "heldout",
+        ("loralib", "piq", "geomloss", "blitz", "torchkge"),
+        35 / 40,
+        37 / 40,
+    ),
+]
 
 
 @pytest.mark.slow
-def test_zoo17_development_part_is_triaged_to_its_labels():
-    packages = ("geotorch", "torchnmf", "torch_cubic_spline_grids", "FrEIA", "unet")
-    top1, root3, ece = _library_set_scores(ZOO17, ZOO17_LABELS, packages)
-    assert top1 >= 48 / 51 and root3 >= 45 / 51, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo18: 49 nnts / dynamic-network-architectures / skrl /
-# torchgan / pytorchcv capture failures, swept and labelled by someone who never ran
-# triage on them (README there). Measured once, unseen, at aeb1542 (after zoo17's
-# round): top-1 40/49, root line in the top 3 39/49, ECE 0.031 (docs/TRIAGE.md).
-# Development data since (the mechanisms written from its misses,
-# test_zoo18_mechanisms.py): 44/49 and 42/49; the floor allows one sample of slack ------
-ZOO18 = CORPUS / "zoo18"
-ZOO18_LABELS = load_labels(ZOO18)
-
-
-@pytest.mark.slow
-def test_zoo18_development_part_is_triaged_to_its_labels():
-    packages = (
-        "nnts",
-        "dynamic_network_architectures",
-        "skrl",
-        "torchgan",
-        "pytorchcv",
-    )
-    top1, root3, ece = _library_set_scores(ZOO18, ZOO18_LABELS, packages)
-    assert top1 >= 43 / 49 and root3 >= 41 / 49, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo19: 42 pythae / fastmri / xlstm / pyod / diffwave capture
-# failures, swept and labelled by someone who never ran triage on them (README there).
-# Measured once, unseen, at a767021 (after zoo18's round): top-1 39/42, root line in
-# the top 3 38/42, ECE 0.093 (docs/TRIAGE.md). Held out; this floor keeps it from
-# losing ground ---------------------------------------------------------------------
-ZOO19 = CORPUS / "zoo19"
-ZOO19_LABELS = load_labels(ZOO19)
-
-
-@pytest.mark.slow
-def test_zoo19_heldout_set_does_not_regress():
-    packages = ("pythae", "fastmri", "xlstm", "pyod", "diffwave")
-    top1, root3, ece = _library_set_scores(ZOO19, ZOO19_LABELS, packages)
-    assert top1 >= 39 / 42 and root3 >= 38 / 42, (top1, root3, ece)
-
-
-# ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
-# torchkge capture failures, swept and labelled by someone who never ran triage on
-# them (README there). Measured once, unseen, at 38a04ad (after the eighth round: zoo10
-# as development data): top-1 35/40, root line in the top 3 37/40, ECE 0.075
-# (docs/TRIAGE.md). Held out: nothing was tuned on it; this floor keeps it from losing
-# ground to later rounds -----------------------------------------------------------
-ZOO11 = CORPUS / "zoo11"
-ZOO11_LABELS = load_labels(ZOO11)
-
-
-@pytest.mark.slow
-def test_zoo11_heldout_set_does_not_regress():
-    packages = ("loralib", "piq", "geomloss", "blitz", "torchkge")
-    top1, root3, ece = _library_set_scores(ZOO11, ZOO11_LABELS, packages)
-    assert top1 >= 35 / 40 and root3 >= 37 / 40, (top1, root3, ece)
+@pytest.mark.parametrize(
+    "name, part, packages, top1_floor, root_floor",
+    LIBRARY_SETS,
+    ids=[row[0] for row in LIBRARY_SETS],
+)
+def test_library_set_keeps_its_floor(name, part, packages, top1_floor, root_floor):
+    """Captured now and triaged: top-1 and root line no lower than the set's floor
+    (a development set is triaged to its labels; a held-out one does not regress)."""
+    folder = CORPUS / name
+    top1, root3, ece = _library_set_scores(folder, load_labels(folder), packages)
+    assert top1 >= top1_floor and root3 >= root_floor, (part, top1, root3, ece)
 
 
 # ---- fixed: samples that were Cuvil's own bugs (compiler-internal-error) or refusals
