@@ -26,7 +26,10 @@ TFX = [
     "COL_STATS = {c: {StatType.MEAN: 0.0, StatType.STD: 1.0} for c in 'abcd'}",
     "COL_NAMES = {stype.numerical: list('abcd')}",
 ]
-FRAME = ("tf = TensorFrame({stype.numerical: torch.randn(4, 4, generator=g)}, COL_NAMES)", NONE)
+FRAME = (
+    "tf = TensorFrame({stype.numerical: torch.randn(4, 4, generator=g)}, COL_NAMES)",
+    NONE,
+)
 CS = "col_stats=COL_STATS, col_names_dict=COL_NAMES"
 COLS = _x("4, 4, 8")
 # ------------------------------------------------------------------ tabm
