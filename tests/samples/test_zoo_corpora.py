@@ -269,6 +269,19 @@ SETS = [
             "dw_diffwave_fx_dtype_branch.py",
         ),
     ),
+    ZooSet(
+        "zoo20",
+        {
+            "tf": "torch_frame",
+            "tm": "tabm",
+            "rn": "rtdl_num_embeddings",
+        },
+        (
+            "tf_mlp_fx_tensorframe_iter.py",
+            "tm_linens_fx_ndim_check.py",
+            "rn_linear_fx_input_shape_check.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {

@@ -30,6 +30,11 @@ def source_lines(folder: Path, path: str) -> list[str] | None:
     library file (None when that library is not installed)."""
     if (folder / path).is_file():
         return (folder / path).read_text().splitlines()
+    if "/" not in path and path.endswith(".py"):  # a single-module library (tabm.py)
+        spec = importlib.util.find_spec(path[:-3])
+        if spec is None or not spec.origin:
+            return None
+        return Path(spec.origin).read_text().splitlines()
     spec = importlib.util.find_spec(path.split("/")[0])
     if spec is None or not spec.submodule_search_locations:
         return None
