@@ -380,6 +380,7 @@ _ZOO18 = [
         5.0,
         "ast:shape-iterate lenarg:shape-read lenarg:shape-attr "
         "lenarg:param-optional lenarg:param-kwargs lenarg:param-container "
-        "lenarg:param-flag io:container-input ast:type-check",
+        "lenarg:param-flag io:container-input ast:type-check ast:tensor-type-check "
+        "ast:type-test-expr",
     ),
 ]
