@@ -9,6 +9,7 @@ full Python stack of its first call, read like a traceback's frames."""
 from __future__ import annotations
 
 import re
+import sys
 import traceback
 
 from .frames import _frame
@@ -73,8 +74,10 @@ def op_origins(model, inputs: tuple, name: str, grad_mode, limit: int = 1) -> li
 
     def note(func) -> None:
         if len(seen) < limit and _named(func, name):
-            stack = traceback.extract_stack()[:-2]
-            seen.setdefault((stack[-1].filename, stack[-1].lineno), stack)
+            caller = sys._getframe(2)  # the line calling the op (past the mode's hook)
+            site = (caller.f_code.co_filename, caller.f_lineno)
+            if site not in seen:  # a loop's reads: the stack is extracted once
+                seen[site] = traceback.extract_stack(caller)
 
     class _Functions(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
