@@ -97,6 +97,8 @@ def _param_roots(record, graph: DefUseGraph, start, paths, extra, signals):
     unfed = own[len(record.get("inputs", [])) :]
     # a wrapper's **kwargs Proxy (a decorator's, a library's) is forward()'s own
     kwargs_broke = {"msg:proxy-setitem", "msg:proxy-iter"} & signals
+    if {"msg:proxy-control-flow", "msg:proxy-iter"} & signals:
+        _broken_test(graph, start, paths, extra)
     for k in unfed:
         _none_tests(graph, start, k, paths, extra)
         if k in paths:
@@ -106,9 +108,20 @@ def _param_roots(record, graph: DefUseGraph, start, paths, extra, signals):
         extra[k] = 0.0 if kwargs and kwargs_broke else -UNREACHED_PARAM
 
 
+def _broken_test(graph: DefUseGraph, start, paths, extra) -> None:
+    """The failing line, when it is a test of its function's parameter: where fx's
+    Proxy for a flag or an Optional took the branch (`if return_state:`)."""
+    fn = graph.func_at(start)
+    stmt = graph.files[start[0]].stmts.get(start[1]) if fn else None
+    if stmt is None or not isinstance(stmt.node, ast.If | ast.IfExp | ast.Assert):
+        return
+    if {p.arg for p in fn.params[1:]} & set(stmt.uses):
+        _add(graph, start, start, paths, extra, NONE_TEST)
+
+
 def _none_tests(graph: DefUseGraph, start, param_key, paths, extra) -> None:
     param = graph.param(param_key)
-    fn = graph._func_at(param_key)
+    fn = graph.func_at(param_key)
     for stmt in fn.stmts if fn and param is not None else ():
         is_test = isinstance(stmt.node, ast.If | ast.IfExp | ast.Assert)
         if (
@@ -245,11 +258,27 @@ def _wrong_input_root(record, graph: DefUseGraph, start, paths: dict, extra: dic
         if used:
             break
     nearest = [used[0][1]] if used else [0][:n]  # the fewest def-use edges away
+    sized = _sized_input(record)  # the message states a size only that input has
     # failing in a library's layer the user only instantiated, the input is what
     # they can change (not the library's __init__ sizes the value flowed from)
     theirs = start[0] != str(Path(record.get("file") or "").resolve())
-    bonus = WRONG_INPUT + (LIBRARY_LAYER if theirs else 0.0)
-    _example_lines(graph, nearest, start, paths, extra, bonus)
+    bonus = WRONG_INPUT + (LIBRARY_LAYER if theirs else 0.0) + (SIZED if sized else 0)
+    _example_lines(graph, sized or nearest, start, paths, extra, bonus)
+
+
+SIZED = 1.0  # the wrong input is the one whose size torch's message states
+
+
+def _sized_input(record) -> list[int]:
+    """The one example input that has a size torch's eager message states and no
+    other input has (`The size of tensor a (500) must match ... (512)` with inputs
+    (2, 500), (2, 8, 2), (2,): the first); [] when the sizes do not tell."""
+    chain = ((record.get("eager") or {}).get("error") or {}).get("chain") or [{}]
+    said = {int(n) for n in re.findall(r"\d+", chain[-1].get("message", ""))} - {0, 1}
+    shapes = [set(i.get("shape") or ()) for i in record.get("inputs") or []]
+    unique = {n for n in said if sum(n in s for s in shapes) == 1}
+    named = [i for i, s in enumerate(shapes) if s & unique]
+    return named if len(named) == 1 < len(shapes) else []  # which one of several
 
 
 def _example_lines(graph, which, start, paths, extra, bonus, built=True):

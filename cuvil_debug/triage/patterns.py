@@ -22,6 +22,8 @@ from .patterns_recent import (
     _ZOO16,
     _ZOO17,
     _ZOO18,
+    _ZOO19,
+    _ZOO20,
 )
 
 __all__ = [
@@ -373,6 +375,8 @@ PATTERNS: list[Pattern] = [
     *_from("zoo16", _ZOO16),
     *_from("zoo17", _ZOO17),
     *_from("zoo18", _ZOO18),
+    *_from("zoo19", _ZOO19),
+    *_from("zoo20", _ZOO20),
 ]
 
 

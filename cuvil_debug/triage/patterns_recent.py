@@ -18,6 +18,8 @@ __all__ = [
     "_ZOO16",
     "_ZOO17",
     "_ZOO18",
+    "_ZOO19",
+    "_ZOO20",
 ]
 
 
@@ -383,4 +385,24 @@ _ZOO18 = [
         "lenarg:param-flag io:container-input ast:type-check ast:tensor-type-check "
         "ast:type-test-expr",
     ),
+]
+
+
+# ---- rules written from samples/failures/zoo19/ (pythae, fastmri, xlstm, pyod,
+# diffwave), after its one unseen measurement
+_ZOO19 = [
+    # strict export / dynamo traces numpy through torch._numpy, so `np.exp(...)`
+    # becomes a FakeTensor; a torch constructor fed those values then fails to run
+    # on fake tensors: the numpy call on the failing line is what to replace
+    _p("non-torch-call", "msg:fake-call-failed ast:numpy", 6.0),
+]
+
+
+# ---- rules written from samples/failures/zoo20/ (pytorch-frame, tabm,
+# rtdl_num_embeddings), after its one unseen measurement
+_ZOO20 = [
+    # an object among the inputs (a TensorFrame, a batch class) is a Proxy under fx:
+    # iterating it or taking its len() fails first, but the object at the boundary
+    # is the cause (categories.py: "in any frontend, an object ... among the inputs")
+    _p("unsupported-io-type", "io:non-tensor-input msg:proxy-iter fe:fx", 8.0),
 ]

@@ -109,7 +109,9 @@ class DefUseGraph:
 
     def _param_node(self, fn: Func, param: ast.arg):
         facts = {"param"} | tensor_seq_param(fn.node, param.arg)
-        if fn.name == "forward":
+        if fn.cls and param.arg in ("self", "cls"):  # the receiver: nobody passes it
+            facts = {"receiver"}
+        elif fn.name == "forward":
             facts |= {"forward-param"} | param_kinds(param)
         # one node per parameter: on a one-line signature `x` must not get the facts
         # of `mask=None` beside it
@@ -188,16 +190,39 @@ class DefUseGraph:
         it, in the user's code or the library's own forward(); through the arguments
         bound to the parameters the value came from, when those are known."""
         keys = [self.key(k) for k in stack if k[0] in self.files]
+        ran: dict = {}  # function -> the call sites the stack shows it was called from
         for caller, callee in zip(keys, keys[1:]):
             if caller != callee:
                 for target in self._stack_args(caller, callee) or [caller]:
                     self.g.add_edge(callee, target, kind="caller", var="")
+                fn = self.func_at(callee)
+                if fn is not None:
+                    ran.setdefault((fn.file, fn.node.lineno), (fn, set()))[1].add(
+                        caller[:2]
+                    )
+        for fn, sites in ran.values():
+            self._keep_sites(fn, sites)
+
+    def _keep_sites(self, fn: Func, sites: set) -> None:
+        """A function the stack shows called from `sites`: its parameters came from
+        those calls, not from its other call sites (`check(x=a)` then `check(x=b)`:
+        the failing check got `a`). Unchanged when the stack's call is not one the
+        static call sites know (a call through a name they miss)."""
+        for param in fn.params:
+            key = self._param_node(fn, param)
+            edges = [
+                (key, t)
+                for t in self.g.successors(key)
+                if self.g.edges[key, t]["kind"] == "call-site"
+            ]
+            if any(t[:2] in sites for _, t in edges):
+                self.g.remove_edges_from([e for e in edges if e[1][:2] not in sites])
 
     def _stack_args(self, caller, callee) -> list | None:
         """The caller's argument nodes for the callee's parameters the value at
         `callee` came from (None: unknown). Each parameter of the callee also gets
         an edge to its argument here: a module's forward() has no call site by name."""
-        fn = self._func_at(callee)
+        fn = self.func_at(callee)
         index = self.files.get(caller[0])
         site = index.stmts.get(caller[1]) if index else None
         if fn is None or site is None or site.func is None:
@@ -220,7 +245,7 @@ class DefUseGraph:
                 out.append(self._arg_node(site, fn, param, bound[param.arg]))
         return out or None
 
-    def _func_at(self, key) -> Func | None:
+    def func_at(self, key) -> Func | None:
         inside = [
             fn
             for fn in self.funcs
