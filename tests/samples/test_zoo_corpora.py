@@ -282,6 +282,23 @@ SETS = [
             "rn_linear_fx_input_shape_check.py",
         ),
     ),
+    ZooSet(
+        "zoo21",
+        {
+            "ge": "geffnet",
+            "au": "a_unet",
+            "pv": "pytorch_pretrained_vit",
+            "bn": "torchbnn",
+            "af": "alias_free_torch",
+        },
+        (
+            "ge_cond_conv_wrong_fx_routing_matmul_eager.py",
+            "au_attention_fx_chunk_star_unpack.py",
+            "pv_transformer_fx_numpy_int64_split_last.py",
+            "bn_bn_fx_dim_check.py",
+            "af_lpf1d_fx_expand_size_proxy.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
