@@ -49,6 +49,8 @@ FIRST_SIGHT = {
     "zoo16": "c1ad0b3",  # measured once as held-out at c1ad0b3; tuned on after ede373f
     "zoo17": "4dc7729",  # measured once as held-out at 4dc7729; tuned on after 6eb4c1f
     "zoo18": "aeb1542",  # measured once as held-out at aeb1542; tuned on after dcbb1a7
+    "zoo19": "a767021",  # measured once as held-out at a767021; tuned on after d17bed6
+    "zoo20": "ab9b012",  # measured once as held-out at ab9b012; tuned on after d17bed6
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
@@ -63,6 +65,8 @@ WHOLE = {
     "zoo16",
     "zoo17",
     "zoo18",
+    "zoo19",
+    "zoo20",
 }
 CLASSIFY = """
 import json, pickle, sys

@@ -410,26 +410,28 @@ LIBRARY_SETS = [
     # ---- samples/failures/zoo19: 42 pythae / fastmri / xlstm / pyod / diffwave capture
     # failures, swept and labelled by someone who never ran triage on them (README there).
     # Measured once, unseen, at a767021 (after zoo18's round): top-1 39/42, root line in
-    # the top 3 38/42, ECE 0.093 (docs/TRIAGE.md). Held out; this floor keeps it from
-    # losing ground ---------------------------------------------------------------------
+    # the top 3 38/42, ECE 0.093 (docs/TRIAGE.md). Development data since (the
+    # mechanisms written from its misses, test_zoo19_mechanisms.py): 40/42 and 42/42;
+    # the floor allows one sample of slack ---------------------------------------------
     (
         "zoo19",
-        "heldout",
+        "development",
         ("pythae", "fastmri", "xlstm", "pyod", "diffwave"),
         39 / 42,
-        38 / 42,
+        41 / 42,
     ),
     # ---- samples/failures/zoo20: 31 pytorch-frame / tabm / rtdl_num_embeddings capture
     # failures, swept and labelled by someone who never ran triage on them (README
     # there). Measured once, unseen, at ab9b012: top-1 21/31, root line 28/31, ECE 0.239;
     # seven labels contradicted categories.py's written rules (x.ndim, len(t)) and were
-    # corrected after it (`relabelled`): 27/31 and 28/31. Held out --------------------
+    # corrected after it (`relabelled`): 27/31 and 28/31. Development data since (with
+    # zoo19's round): 31/31 and 30/31; the floor allows one sample of slack -----------
     (
         "zoo20",
-        "heldout",
+        "development",
         ("torch_frame", "tabm", "rtdl_num_embeddings"),
-        27 / 31,
-        28 / 31,
+        30 / 31,
+        29 / 31,
     ),
     # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
     # torchkge capture failures, swept and labelled by someone who never ran triage on
