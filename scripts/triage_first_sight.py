@@ -51,6 +51,7 @@ FIRST_SIGHT = {
     "zoo18": "aeb1542",  # measured once as held-out at aeb1542; tuned on after dcbb1a7
     "zoo19": "a767021",  # measured once as held-out at a767021; tuned on after d17bed6
     "zoo20": "ab9b012",  # measured once as held-out at ab9b012; tuned on after d17bed6
+    "zoo21": "970cc72",  # measured once as held-out at 970cc72; tuned on after 0a3adca
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
@@ -67,6 +68,7 @@ WHOLE = {
     "zoo18",
     "zoo19",
     "zoo20",
+    "zoo21",
 }
 CLASSIFY = """
 import json, pickle, sys

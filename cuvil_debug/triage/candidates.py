@@ -62,7 +62,7 @@ def add_candidates(record, graph: DefUseGraph, start, paths, extra, category, si
             _add(graph, start, ret, paths, extra, FORWARD_RETURN)
         _output_value_roots(record, graph, start, paths, extra)
     if category == "unsupported-io-type" and not refused_output:
-        _input_root(record, graph, start, paths, extra)
+        _input_root(record, graph, start, paths, extra, signals)
     _replay_roots(record, graph, start, paths, extra, signals)
     if "model:instance-forward" in signals and category == "capture-limitation":
         _forward_assign_roots(graph, start, paths, extra)
@@ -198,10 +198,15 @@ SPEC = 3.0  # the dynamic_shapes spec export refused (the capture's argument)
 BUILT = 1.0  # the line building the refused input, over example_inputs()' return
 
 
+NAMED_INPUT = (
+    3.0  # Cuvil's message says an input is no tensor (`input 'x_0' is a float`)
+)
+
+
 _INPUT_NAMED = re.compile(r"input '(\w+)' is a")
 
 
-def _input_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
+def _input_root(record, graph: DefUseGraph, start, paths, extra, signals) -> None:
     """A non-tensor among the inputs: the line of example_inputs() that builds it
     (`dt = 0.1` for `return (x, dt)`), else the return line itself; the input
     Cuvil's message names (`input 'rev' is a bool`) when it names one (a list of
@@ -216,8 +221,10 @@ def _input_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
         m.group(1) for e in _chain(record) for m in _INPUT_NAMED.finditer(e["message"])
     }
     named = [i for i in odd if i < len(names) and names[i] in said]
-    _example_lines(graph, named or odd, start, paths, extra, SPEC + BUILT)
-    _example_lines(graph, named or odd, start, paths, extra, SPEC, built=False)
+    # Cuvil's message says an input is no tensor: no other line can be the cause
+    sure = NAMED_INPUT if said or "msg:input-not-tensor" in signals else 0.0
+    _example_lines(graph, named or odd, start, paths, extra, SPEC + BUILT + sure)
+    _example_lines(graph, named or odd, start, paths, extra, SPEC + sure, built=False)
 
 
 REFUSED_CALL = 3.0  # forward()'s line the refused op was made under (Cuvil's `where`)

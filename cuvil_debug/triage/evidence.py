@@ -368,6 +368,11 @@ def _op_signals(chain: list[dict]) -> set[str]:
     return {"op:torch"}
 
 
+_EXPORTER = re.compile(r"/torch/(export|_export)/")
+# errors no code raises on purpose with a message for the user: the code slipped
+_SLIPS = ("IndexError", "KeyError", "AttributeError", "AssertionError")
+
+
 def _raise_signals(chain: list[dict], user: tuple[str, ...]) -> set[str]:
     if not chain:
         return set()
@@ -385,6 +390,8 @@ def _raise_signals(chain: list[dict], user: tuple[str, ...]) -> set[str]:
         out.add("raise:cuvil")
     if any(f.get("func") in GUARD_SOLVE for f in frames):
         out.add("raise:guard-solve")
+    if frames and _EXPORTER.search(frames[-1]["file"]) and chain[-1]["type"] in _SLIPS:
+        out.add("raise:exporter")  # torch.export's own code broke (an IndexError)
     if frames and _signature_bind(frames[-1]):
         out.add("raise:signature-bind")
     if below and _module_apply(below[0]):

@@ -67,7 +67,8 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"shape|should contain \d+ elements|to have \d+ channels|smaller than kernel "
             r"size|Output size is too small|Kernel size can't be greater than|"
             r"size mismatch|must have the same (size|shape)|split_sizes to sum|"
-            r"Split sizes add up to|Expected \d+D .*input to \w+, but got input of size",
+            r"Split sizes add up to|Expected \d+D .*input to \w+, but got input of size|"
+            r"expected \d+D or \d+D input|expected \d+D input \(got \d+D input\)",
             "shape",
         ),
         (r"__array|numpy|can't convert", "numpy"),

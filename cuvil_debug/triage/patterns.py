@@ -24,6 +24,7 @@ from .patterns_recent import (
     _ZOO18,
     _ZOO19,
     _ZOO20,
+    _ZOO21,
 )
 
 __all__ = [
@@ -377,6 +378,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo18", _ZOO18),
     *_from("zoo19", _ZOO19),
     *_from("zoo20", _ZOO20),
+    *_from("zoo21", _ZOO21),
 ]
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "_ZOO18",
     "_ZOO19",
     "_ZOO20",
+    "_ZOO21",
 ]
 
 
@@ -402,7 +403,32 @@ _ZOO19 = [
 # rtdl_num_embeddings), after its one unseen measurement
 _ZOO20 = [
     # an object among the inputs (a TensorFrame, a batch class) is a Proxy under fx:
-    # iterating it or taking its len() fails first, but the object at the boundary
-    # is the cause (categories.py: "in any frontend, an object ... among the inputs")
-    _p("unsupported-io-type", "io:non-tensor-input msg:proxy-iter fe:fx", 8.0),
+    # iterating it or taking its len() fails first (zoo21: `next(model.modules())` on
+    # a module passed in), but the object at the boundary is the cause (categories.py: "in any frontend, an object ... among the inputs")
+    _p("unsupported-io-type", "io:non-tensor-input msg:proxy-used fe:fx", 8.0),
+]
+
+
+# ---- rules written from samples/failures/zoo21/ (geffnet, a-unet,
+# pytorch-pretrained-vit, torchbnn, alias-free-torch), after its one unseen measurement
+_ZOO21 = [
+    # torch.export's own code raised a plain Python error (an IndexError in _trace.py)
+    # on a model that runs eagerly, and no frame of the model is on the stack: the
+    # exporter could not handle it
+    _p(
+        "capture-limitation",
+        "raise:exporter where:unknown eager:ok",
+        4.0,
+        "io:non-tensor-input",
+    ),
+    # `_, C, _ = x.shape` then `filter.expand(C, -1, -1)` under fx: a call meets a
+    # size read it cannot take (a TypeError on its arguments), the model runs eagerly
+    _p("dynamic-shape", "msg:call-signature eager:ok fe:fx near:shape-read", 5.0),
+    # `assert torch.is_tensor(x)` under fx: the Proxy is no tensor (categories.py's
+    # isinstance / type tests on tensors)
+    _p(
+        "unsupported-python-construct",
+        "exc:AssertionError ast:tensor-type-check fe:fx eager:ok",
+        5.0,
+    ),
 ]
