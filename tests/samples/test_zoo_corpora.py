@@ -299,6 +299,23 @@ SETS = [
             "af_lpf1d_fx_expand_size_proxy.py",
         ),
     ),
+    ZooSet(
+        "zoo22",
+        {
+            "ft": "flowtorch",
+            "sc": "sb3_contrib",
+            "hp": "hippynn",
+            "ar": "allrank",
+            "lt": "lightly",
+        },
+        (
+            "ft_affine_ar_fx_assert_unfed_context.py",
+            "sc_qrdqn_fx_isinstance_tensor_proxy.py",
+            "hp_hipnn_fx_ndim_branch.py",
+            "ar_fixed_pe_fx_item_assignment.py",
+            "lt_vicreg_loss_fx_assert_batch_size.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
