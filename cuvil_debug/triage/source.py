@@ -167,8 +167,8 @@ def _is_compound(node: ast.AST) -> bool:
 def _header(node: ast.AST) -> list[ast.AST]:
     """The parts of a statement evaluated on its own line (not its body)."""
     match node:
-        case ast.If() | ast.While():
-            return [node.test]
+        case ast.If() | ast.While() | ast.Assert():  # an assert's message runs only
+            return [node.test]  # once its test has failed
         case ast.For():
             return [node.iter]
         case ast.With():

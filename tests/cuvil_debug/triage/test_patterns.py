@@ -57,6 +57,13 @@ def test_if_header_facts_ignore_the_body():
     assert "reduction" not in facts("if flag:\n    y = x.sum()")
 
 
+def test_assert_facts_ignore_its_message():
+    """The message runs only once the test failed: under fx the test fails first
+    (neuralop's `assert x.ndim in [2, 3], f"... shape={x.shape}"` is a rank test)."""
+    got = facts('assert x.ndim in [2, 3], f"got {x.shape}"')
+    assert {"branch", "rank-read"} <= got and "shape-read" not in got
+
+
 def test_every_category_has_patterns_root_facts_and_a_hint():
     # `unknown` is what no pattern gives: the result when nothing is strong
     assert {p.category for p in PATTERNS} == set(CATEGORIES) - {"unknown"}
