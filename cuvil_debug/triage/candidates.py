@@ -68,6 +68,8 @@ def add_candidates(record, graph: DefUseGraph, start, paths, extra, category, si
         _forward_assign_roots(graph, start, paths, extra)
     if category in ("shape-mismatch", "dtype-mismatch") and "eager:fail" in signals:
         _wrong_input_root(record, graph, start, paths, extra)
+        if "self-call" not in graph.facts(start):  # not `self.fc(x)`: the op itself
+            _add(graph, start, start, paths, extra, EAGER_FAILING)
     if {"msg:dyn-spec", "msg:dyn-input-not-tensor"} & signals:
         _spec_root(record, graph, start, paths, extra)
     if category == "unsupported-op":
@@ -271,6 +273,9 @@ def _wrong_input_root(record, graph: DefUseGraph, start, paths: dict, extra: dic
     theirs = start[0] != str(Path(record.get("file") or "").resolve())
     bonus = WRONG_INPUT + (LIBRARY_LAYER if theirs else 0.0) + (SIZED if sized else 0)
     _example_lines(graph, sized or nearest, start, paths, extra, bonus)
+
+
+EAGER_FAILING = 3.0  # the op that failed eagerly, over the __init__ sizes it read
 
 
 SIZED = 1.0  # the wrong input is the one whose size torch's message states

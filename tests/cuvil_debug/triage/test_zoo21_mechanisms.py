@@ -2,8 +2,9 @@
 unseen, then development data"), in other spellings than the libraries' (torchbnn,
 a-unet, alias-free-torch, geffnet), captured for real, with their root line:
 a module passed as the input under fx; a size unpacked from `x.shape` handed to a call
-under fx; `assert isinstance(x, Tensor)` under fx; batch norm's rank message. The
-module input and the rank message fail with the triage of 0a3adca; the other two
+under fx; `assert isinstance(x, Tensor)` under fx; batch norm's rank message; and, from
+the hand-written set's misses, the model's own op failing eagerly (not a call of a
+submodule). The own op, the module input and the rank message fail with the triage of 0a3adca; the other two
 were answered there already in these spellings (a-unet's and alias-free-torch's were
 not: zoo21's floor holds those). (torch.export's own IndexError on torchbnn's
 BayesBatchNorm2d, the fifth mechanism, did not reproduce in a small model: zoo21's
@@ -93,6 +94,29 @@ def example_inputs():
     return (signal,)
 """
 
+_OWN_OP = """
+import torch
+from torch import nn
+
+
+def pair_scores(a, b):
+    return torch.matmul(a, b) / a.shape[-1] ** 0.5
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.left = nn.Linear(6, 6)
+        self.right = nn.Linear(6, 6)
+
+    def forward(self, x, y):
+        return pair_scores(self.left(x), self.right(y)).softmax(-1)
+
+
+def example_inputs():
+    return (torch.randn(2, 4, 6), torch.randn(2, 5, 6))
+"""
+
 CASES = [
     # (name, frontend, source, category, text of a root line)
     # torchbnn's BKLLoss called on the model itself
@@ -109,6 +133,9 @@ CASES = [
     ),
     # geffnet's EfficientNet fed a 3-d image
     ("norm_rank", "export", _NORM_RANK, "shape-mismatch", "signal = torch."),
+    # written/'s eag_bmm_scores: the model's own matmul fails eagerly (a missing
+    # transpose); the op itself, not the __init__ sizes it read, is the line to change
+    ("own_op", "export", _OWN_OP, "shape-mismatch", "torch.matmul(a, b)"),
 ]
 
 
