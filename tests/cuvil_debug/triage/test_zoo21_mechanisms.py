@@ -4,7 +4,7 @@ a-unet, alias-free-torch, geffnet), captured for real, with their root line:
 a module passed as the input under fx; a size unpacked from `x.shape` handed to a call
 under fx; `assert isinstance(x, Tensor)` under fx; batch norm's rank message; and, from
 the hand-written set's misses, the model's own op failing eagerly (not a call of a
-submodule). The own op, the module input and the rank message fail with the triage of 0a3adca; the other two
+submodule) and a non-tensor output built in a submodule's returned dict. Those two, the module input and the rank message fail with the triage of 0a3adca; the other two
 were answered there already in these spellings (a-unet's and alias-free-torch's were
 not: zoo21's floor holds those). (torch.export's own IndexError on torchbnn's
 BayesBatchNorm2d, the fifth mechanism, did not reproduce in a small model: zoo21's
@@ -117,6 +117,37 @@ def example_inputs():
     return (torch.randn(2, 4, 6), torch.randn(2, 5, 6))
 """
 
+_DICT_ELEMENT = """
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.score = nn.Linear(4, 2)
+
+    def forward(self, h):
+        return {
+            "scores": self.score(h),
+            "count": h.shape[0],
+        }
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.head = Head()
+
+    def forward(self, x):
+        return self.head(torch.relu(self.body(x)))
+
+
+def example_inputs():
+    return (torch.randn(3, 4),)
+"""
+
 CASES = [
     # (name, frontend, source, category, text of a root line)
     # torchbnn's BKLLoss called on the model itself
@@ -136,6 +167,15 @@ CASES = [
     # written/'s eag_bmm_scores: the model's own matmul fails eagerly (a missing
     # transpose); the op itself, not the __init__ sizes it read, is the line to change
     ("own_op", "export", _OWN_OP, "shape-mismatch", "torch.matmul(a, b)"),
+    # written/'s kw_dict_meta_out: output 1 is an int, built in the submodule's dict
+    # (the candidate is the statement holding it: the submodule's `return {`)
+    (
+        "dict_element",
+        "export",
+        _DICT_ELEMENT,
+        "unsupported-io-type",
+        "return {",
+    ),
 ]
 
 
