@@ -20,6 +20,7 @@ from .failing import (
     type_guard,
 )
 from .linefacts import shape_bases
+from .outputs import output_lines
 from .rootcause import DefUseGraph
 from .source import _header, index_file, names_in
 
@@ -349,64 +350,8 @@ def _output_value_roots(record, graph: DefUseGraph, start, paths, extra) -> None
     said = [_OUTPUT_NAMED.search(e["message"]) for e in _chain(record)]
     index = next((int(m.group(1)) for m in said if m), None)
     fwd = _forward(record, list(graph.files.values())) if index is not None else None
-    for loc in _output_lines(graph, fwd, index) if fwd else ():
+    for loc in output_lines(graph, fwd, index) if fwd else ():
         _add(graph, start, loc, paths, extra, FORWARD_RETURN + 1.0)
-
-
-def _output_lines(graph: DefUseGraph, fn, index: int, hops: int = 1) -> list:
-    """Where `fn`'s returns build their flattened output `index`: the lines assigning
-    the name returned there, or the element's own line in a multi-line literal
-    (`"n": h.shape[1],`); through `return self.head(...)` into the submodule's
-    forward() (`hops` levels)."""
-    out = []
-    for ret in fn.returns():
-        leaves = _leaves(ret.node.value)
-        sub = _submodule_forward(graph, fn, leaves[0]) if len(leaves) == 1 else None
-        if sub is not None and hops:
-            out += _output_lines(graph, sub, index, hops - 1)
-            continue
-        leaf = leaves[index] if index < len(leaves) else None
-        if isinstance(leaf, ast.Name):
-            out += [
-                (s.file, s.line)
-                for s in fn.stmts
-                if leaf.id in s.defs and s.line < ret.line
-            ]
-        elif leaf is not None and leaf.lineno != ret.line:
-            out.append((fn.file, leaf.lineno))
-    return out
-
-
-def _submodule_forward(graph: DefUseGraph, fn, call):
-    """`self.head(...)` -> the forward() of the class `self.head = Head(...)` built."""
-    if not (
-        isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Attribute)
-        and isinstance(call.func.value, ast.Name)
-        and call.func.value.id == "self"
-    ):
-        return None
-    attr = f"self.{call.func.attr}"
-    built = {
-        s.node.value.func.id
-        for f in graph.funcs
-        if f.cls == fn.cls and f.name == "__init__"
-        for s in f.stmts
-        if attr in s.defs
-        and isinstance(getattr(s.node, "value", None), ast.Call)
-        and isinstance(s.node.value.func, ast.Name)
-    }
-    return next(
-        (f for f in graph.funcs if f.name == "forward" and f.cls in built), None
-    )
-
-
-def _leaves(node) -> list:
-    if isinstance(node, ast.Tuple | ast.List):
-        return [leaf for elt in node.elts for leaf in _leaves(elt)]
-    if isinstance(node, ast.Dict):  # pytree flattens a dict's values in order
-        return [leaf for v in node.values for leaf in _leaves(v)]
-    return [node]
 
 
 MODULE_CHOICE = 3.0  # a line naming the torch.nn module class Cuvil refused
