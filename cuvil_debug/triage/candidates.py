@@ -111,12 +111,15 @@ def _param_roots(record, graph: DefUseGraph, start, paths, extra, signals):
         extra[k] = 0.0 if kwargs and kwargs_broke else -UNREACHED_PARAM
 
 
+_TESTS = ast.If | ast.IfExp | ast.Assert  # the statements a Proxy's truth breaks
+
+
 def _broken_test(graph: DefUseGraph, start, paths, extra) -> None:
     """The failing line, when it is a test of its function's parameter: where fx's
     Proxy for a flag or an Optional took the branch (`if return_state:`)."""
     fn = graph.func_at(start)
     stmt = graph.files[start[0]].stmts.get(start[1]) if fn else None
-    if stmt is None or not isinstance(stmt.node, ast.If | ast.IfExp | ast.Assert):
+    if stmt is None or not isinstance(stmt.node, _TESTS):
         return
     if {p.arg for p in fn.params[1:]} & set(stmt.uses):
         _add(graph, start, start, paths, extra, NONE_TEST)
@@ -126,7 +129,7 @@ def _none_tests(graph: DefUseGraph, start, param_key, paths, extra) -> None:
     param = graph.param(param_key)
     fn = graph.func_at(param_key)
     for stmt in fn.stmts if fn and param is not None else ():
-        is_test = isinstance(stmt.node, ast.If | ast.IfExp | ast.Assert)
+        is_test = isinstance(stmt.node, _TESTS)
         if (
             is_test
             and param.arg in stmt.uses
@@ -201,9 +204,7 @@ SPEC = 3.0  # the dynamic_shapes spec export refused (the capture's argument)
 BUILT = 1.0  # the line building the refused input, over example_inputs()' return
 
 
-NAMED_INPUT = (
-    3.0  # Cuvil's message says an input is no tensor (`input 'x_0' is a float`)
-)
+NAMED_INPUT = 3.0  # Cuvil says an input is no tensor (`input 'x_0' is a float`)
 
 
 _INPUT_NAMED = re.compile(r"input '(\w+)' is a")
@@ -341,6 +342,9 @@ def _boundary_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
 FORWARD_RETURN = 2.0  # forward()'s return, when an output is what was refused
 
 
+OUTPUT_ELEMENT = 3.0  # where the refused output itself is built (the name, the element)
+
+
 _OUTPUT_NAMED = re.compile(r"output (\d+) is a")
 
 
@@ -351,7 +355,7 @@ def _output_value_roots(record, graph: DefUseGraph, start, paths, extra) -> None
     index = next((int(m.group(1)) for m in said if m), None)
     fwd = _forward(record, list(graph.files.values())) if index is not None else None
     for loc in output_lines(graph, fwd, index) if fwd else ():
-        _add(graph, start, loc, paths, extra, FORWARD_RETURN + 1.0)
+        _add(graph, start, loc, paths, extra, OUTPUT_ELEMENT)
 
 
 MODULE_CHOICE = 3.0  # a line naming the torch.nn module class Cuvil refused
