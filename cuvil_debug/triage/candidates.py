@@ -71,7 +71,7 @@ def add_candidates(record, graph: DefUseGraph, start, paths, extra, category, si
         _wrong_input_root(record, graph, start, paths, extra)
         if "self-call" not in graph.facts(start):  # not `self.fc(x)`: the op itself
             _add(graph, start, start, paths, extra, EAGER_FAILING)
-    if {"msg:dyn-spec", "msg:dyn-input-not-tensor"} & signals:
+    if {"msg:dyn-spec", "msg:dyn-input-not-tensor", "msg:dyn-unequal"} & signals:
         _spec_root(record, graph, start, paths, extra)
     if category == "unsupported-op":
         _module_class_roots(record, graph, start, paths, extra)

@@ -109,6 +109,10 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     # argument a caller bound to it is as near (`f(x.shape[:-1])` -> `if not dims:`)
     near = {k: p for k, p in paths.items() if len(p) > 1 and _hops(graph, p) <= 1}
     signals |= {f"near:{f}" for f in flow_facts(graph, near, tensors)}
+    # a list / tuple / dict the user passed, which fx traces as one Proxy
+    fed = graph.bound(cls, record.get("inputs") or [])
+    if near.keys() & {k for k, i in fed if (i.get("container") or i["type"]) in _LISTS}:
+        signals.add("near:fed-container")
     # where the failing line's operands came from, along def-use edges only: the
     # tensors whose size it reads (`mask` in `len(mask.shape[2:])`) and the names a
     # branch tests (an unfed Optional there, not anywhere upstream)
@@ -119,6 +123,8 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     signals |= {f"lenarg:{f}" for f in flow_facts(graph, lengths, tensors)}
     return start, paths
 
+
+_LISTS = ("list", "tuple", "dict")
 
 SEARCH_FACTS = ("state-write",)  # read from every searched line: search:<fact>
 

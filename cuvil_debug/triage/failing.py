@@ -263,4 +263,14 @@ def _tests_a_number(test: ast.AST, func) -> bool:
 def _facts_at(key: tuple[str, int]) -> set[str]:
     ix = index_file(key[0])
     stmt = ix.stmt_at(key[1]) if ix else None
-    return line_facts(stmt.node, _header(stmt.node)) if stmt else set()
+    if stmt is None:
+        return set()
+    parts = _header(stmt.node)
+    facts = line_facts(stmt.node, parts)
+    # `shape = (1,) if x.ndimension() == 1 else x.shape[1:]`: what fx branches on is
+    # the conditional's test (the rank), not the size read in one of its arms
+    tests = [n.test for p in parts for n in ast.walk(p) if isinstance(n, ast.IfExp)]
+    on_test = line_facts(stmt.node, tests) if tests else set()
+    if "rank-read" in on_test and not on_test & {"shape-read", "shape-attr"}:
+        facts.add("rank-only-test")
+    return facts

@@ -158,7 +158,16 @@ def _is_to_dtype(node: ast.AST) -> bool:
 
 
 def _bool_mask(node: ast.AST) -> bool:
-    return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Compare)
+    """`x[x > 0]`, `x[~mask]`, `x[:, a & b]`: an index that is a boolean mask."""
+    if not isinstance(node, ast.Subscript):
+        return False
+    index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return any(
+        isinstance(i, ast.Compare)
+        or (isinstance(i, ast.UnaryOp) and isinstance(i.op, ast.Invert))
+        or (isinstance(i, ast.BinOp) and isinstance(i.op, ast.BitAnd | ast.BitOr))
+        for i in index
+    )
 
 
 def _unpack(stmt: ast.AST) -> bool:

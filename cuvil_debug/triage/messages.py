@@ -42,6 +42,9 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"dynamic_shapes of a \w+ should be|dynamic_shapes'? (tree|structure)",
             "dyn-spec",
         ),
+        # one Dim declared on inputs whose sizes differ (`L['targets'].size()[0] = 2
+        # is not equal to L['anchors'].size()[0] = 4`): the spec is what to change
+        (r"\]\.size\(\)\[\d+\] = \d+ is not equal to L\[", "dyn-unequal"),
         (r"is not defined|has no attribute", "undefined"),
         (r"object has no attribute '\w+'", "no-attr"),
         (
@@ -56,7 +59,8 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
         (
             r"scalar type|dtype|expected .*(Float|Long|Double|Half|Int)|Float but found|"
             r"Long but found|same dtype|Input type \(.*\) and (bias|weight) type|"
-            r"finfo\(\) requires a floating point|element types differ",
+            r"finfo\(\) requires a floating point|element types differ|"
+            r"tensors used as indices must be",
             "dtype",
         ),
         (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .linefacts import LINE_FACTS, line_facts
 from .patternrow import Pattern, _from, _p
+from .patterns_blind import _ZOO18, _ZOO19, _ZOO20, _ZOO21, _ZOO22
 from .patterns_recent import (
     _ZOO5,
     _ZOO6,
@@ -21,10 +22,6 @@ from .patterns_recent import (
     _ZOO15,
     _ZOO16,
     _ZOO17,
-    _ZOO18,
-    _ZOO19,
-    _ZOO20,
-    _ZOO21,
 )
 
 __all__ = [
@@ -281,7 +278,7 @@ _ZOO = [
         "dynamic-shape",
         "msg:proxy-control-flow ast:shape-attr",
         6.0,
-        "ast:item ast:reduction near:item operand:param-optional",
+        "ast:item ast:reduction near:item operand:param-optional ast:rank-only-test",
     ),
     # `torch.jit.isinstance(x, dict[str, Tensor])` on a Proxy: the check itself
     # branches on the traced value
@@ -379,6 +376,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo19", _ZOO19),
     *_from("zoo20", _ZOO20),
     *_from("zoo21", _ZOO21),
+    *_from("zoo22", _ZOO22),
 ]
 
 

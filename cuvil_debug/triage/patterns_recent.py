@@ -17,10 +17,6 @@ __all__ = [
     "_ZOO15",
     "_ZOO16",
     "_ZOO17",
-    "_ZOO18",
-    "_ZOO19",
-    "_ZOO20",
-    "_ZOO21",
 ]
 
 
@@ -273,7 +269,7 @@ _ZOO13 = [
         "dynamic-shape",
         "msg:proxy-control-flow ast:branch ast:shape-read",
         9.0,
-        "guard:unfed-optional near:item ast:item",
+        "guard:unfed-optional near:item ast:item ast:rank-only-test",
     ),
 ]
 
@@ -362,73 +358,5 @@ _ZOO17 = [
         "origin:value-read msg:data-dependent",
         4.0,
         "ast:branch",
-    ),
-]
-
-
-# ---- rules written from samples/failures/zoo18/ (nnts, dynamic-network-architectures,
-# skrl, torchgan, pytorchcv), after its one unseen measurement
-_ZOO18 = [
-    # `self.pe[:, : x.size(1)]` under fx: a slice bound read from a size
-    _p("dynamic-shape", "msg:slice-index ast:shape-read fe:fx", 7.0),
-    # a lazy module (nn.LazyLinear) captured before its first call: valid eager code
-    # (the first call initialises it) the capture cannot record
-    _p("capture-limitation", "msg:lazy-uninit eager:ok", 7.0),
-    # `len(x_len)` under fx where the argument is a tensor, not a size read from one
-    # (`len(dims)` of `dims = x.shape[2:]`) nor a non-tensor parameter (`len` counts
-    # as a shape read on its own line, so the line's facts cannot tell)
-    _p(
-        "proxy-iteration",
-        "msg:proxy-iter ast:len-call",
-        5.0,
-        "ast:shape-iterate lenarg:shape-read lenarg:shape-attr "
-        "lenarg:param-optional lenarg:param-kwargs lenarg:param-container "
-        "lenarg:param-flag io:container-input ast:type-check ast:tensor-type-check "
-        "ast:type-test-expr",
-    ),
-]
-
-
-# ---- rules written from samples/failures/zoo19/ (pythae, fastmri, xlstm, pyod,
-# diffwave), after its one unseen measurement
-_ZOO19 = [
-    # strict export / dynamo traces numpy through torch._numpy, so `np.exp(...)`
-    # becomes a FakeTensor; a torch constructor fed those values then fails to run
-    # on fake tensors: the numpy call on the failing line is what to replace
-    _p("non-torch-call", "msg:fake-call-failed ast:numpy", 6.0),
-]
-
-
-# ---- rules written from samples/failures/zoo20/ (pytorch-frame, tabm,
-# rtdl_num_embeddings), after its one unseen measurement
-_ZOO20 = [
-    # an object among the inputs (a TensorFrame, a batch class) is a Proxy under fx:
-    # iterating it or taking its len() fails first (zoo21: `next(model.modules())` on
-    # a module passed in), but the object at the boundary is the cause (categories.py: "in any frontend, an object ... among the inputs")
-    _p("unsupported-io-type", "io:non-tensor-input msg:proxy-used fe:fx", 8.0),
-]
-
-
-# ---- rules written from samples/failures/zoo21/ (geffnet, a-unet,
-# pytorch-pretrained-vit, torchbnn, alias-free-torch), after its one unseen measurement
-_ZOO21 = [
-    # torch.export's own code raised a plain Python error (an IndexError in _trace.py)
-    # on a model that runs eagerly, and no frame of the model is on the stack: the
-    # exporter could not handle it
-    _p(
-        "capture-limitation",
-        "raise:exporter where:unknown eager:ok",
-        4.0,
-        "io:non-tensor-input",
-    ),
-    # `_, C, _ = x.shape` then `filter.expand(C, -1, -1)` under fx: a call meets a
-    # size read it cannot take (a TypeError on its arguments), the model runs eagerly
-    _p("dynamic-shape", "msg:call-signature eager:ok fe:fx near:shape-read", 5.0),
-    # `assert torch.is_tensor(x)` under fx: the Proxy is no tensor (categories.py's
-    # isinstance / type tests on tensors)
-    _p(
-        "unsupported-python-construct",
-        "exc:AssertionError ast:tensor-type-check fe:fx eager:ok",
-        5.0,
     ),
 ]

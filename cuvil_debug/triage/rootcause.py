@@ -327,13 +327,9 @@ class DefUseGraph:
         the root is known, those of every other function (another module's forward(),
         a helper), which get what their caller passes; only the root's unfed
         parameters are the tracer's stand-ins."""
-        root = self.forward_params(cls)
-        if not root:
+        if not self.forward_params(cls):
             return set()
-        # inputs bind in order up to a `*args`: fx traces its whole tuple (and a
-        # `**kwargs`) as one Proxy, which no input tensor stands for
-        named = [k for k in root if param_kind(self.g.nodes[k]["param"]) == ""]
-        fed = {k for k, i in zip(named, inputs) if i.get("type") == "Tensor"}
+        fed = {k for k, i in self.bound(cls, inputs) if i.get("type") == "Tensor"}
         others = {
             self._param_node(fn, p)
             for fn in self.funcs
@@ -341,6 +337,15 @@ class DefUseGraph:
             for p in fn.params
         }
         return fed | others
+
+    def bound(self, cls: str | None, inputs: list[dict]) -> list[tuple]:
+        """(root forward() parameter, the input the user passed it) pairs. Inputs bind
+        in order up to a `*args`: fx traces its whole tuple (and a `**kwargs`) as one
+        Proxy, which no input stands for."""
+        root = self.forward_params(cls)
+        return list(
+            zip([k for k in root if not param_kind(self.g.nodes[k]["param"])], inputs)
+        )
 
     def forward_params(self, cls: str | None) -> list[tuple[str, int]]:
         return [

@@ -36,6 +36,8 @@ def facts(code: str) -> set[str]:
         ("s = f'{x:.3f}'", "format"),
         ("idx = x.nonzero()", "data-size"),
         ("t = x[x > 0]", "data-size"),
+        ("t = x[~mask].view(n, -1)", "data-size"),
+        ("t = x[:, a & b]", "data-size"),
         ("n = x.size(1)", "shape-read"),
         ("i = x.long()", "dtype-set"),
         ("z = torch.zeros(3, dtype=torch.float64)", "dtype-set"),
@@ -64,6 +66,20 @@ def test_assert_facts_ignore_its_message():
     assert {"branch", "rank-read"} <= got and "shape-read" not in got
 
 
+def test_a_conditional_on_the_rank_is_a_rank_test(tmp_path):
+    """fx fails on the conditional's test: a size read in an arm is not what failed
+    (hippynn's `(1,) if x.ndimension() == 1 else x.shape[1:]`)."""
+    from cuvil_debug.triage.failing import _facts_at
+
+    src = tmp_path / "m.py"
+    src.write_text(
+        "a = (1,) if x.ndimension() == 1 else x.shape[1:]\n"
+        "b = x.shape[1:] if x.shape[0] == 1 else (1,)\n"
+    )
+    assert "rank-only-test" in _facts_at((str(src), 1))
+    assert "rank-only-test" not in _facts_at((str(src), 2))
+
+
 def test_every_category_has_patterns_root_facts_and_a_hint():
     # `unknown` is what no pattern gives: the result when nothing is strong
     assert {p.category for p in PATTERNS} == set(CATEGORIES) - {"unknown"}
@@ -75,7 +91,7 @@ def test_every_pattern_names_the_set_it_was_written_from():
     """scripts/triage_loso.py scores a set without the rows written from it."""
     sets = {"failures", "written", "library", "timm"} | {
         f"zoo{n}"
-        for n in ("", 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 15, 16, 17, 18, 19, 20, 21)
+        for n in ("", 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 15, 16, 17, 18, 19, 20, 21, 22)
     }
     assert {p.origin for p in PATTERNS} <= sets
 
