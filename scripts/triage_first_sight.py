@@ -52,6 +52,7 @@ FIRST_SIGHT = {
     "zoo19": "a767021",  # measured once as held-out at a767021; tuned on after d17bed6
     "zoo20": "ab9b012",  # measured once as held-out at ab9b012; tuned on after d17bed6
     "zoo21": "970cc72",  # measured once as held-out at 970cc72; tuned on after 0a3adca
+    "zoo22": "34fcbf2",  # measured once as held-out at 34fcbf2; tuned on after 99f58ee
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
@@ -69,6 +70,7 @@ WHOLE = {
     "zoo19",
     "zoo20",
     "zoo21",
+    "zoo22",
 }
 CLASSIFY = """
 import json, pickle, sys

@@ -455,14 +455,15 @@ LIBRARY_SETS = [
     # ---- samples/failures/zoo22: 55 flowtorch / sb3-contrib / hippynn / allRank / lightly
     # capture failures, swept and labelled by someone who never ran triage on them
     # (README there). Measured once, unseen, at 34fcbf2 (after zoo21's round): top-1
-    # 46/55, root line in the top 3 51/55, ECE 0.007 (docs/TRIAGE.md). Held out;
-    # this floor keeps it from losing ground -----------------------------------------
+    # 46/55, root line in the top 3 51/55, ECE 0.007 (docs/TRIAGE.md). Development data
+    # since (the mechanisms written from its misses, test_zoo22_mechanisms.py): 50/55
+    # and 53/55; the floor allows one sample of slack on each --------------------------
     (
         "zoo22",
-        "heldout",
+        "development",
         ("flowtorch", "sb3_contrib", "hippynn", "allrank", "lightly"),
-        46 / 55,
-        51 / 55,
+        49 / 55,
+        52 / 55,
     ),
     # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
     # torchkge capture failures, swept and labelled by someone who never ran triage on
