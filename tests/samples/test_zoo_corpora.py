@@ -316,6 +316,19 @@ SETS = [
             "lt_vicreg_loss_fx_assert_batch_size.py",
         ),
     ),
+    ZooSet(
+        "zoo23",
+        {
+            "ts": "torchsynth",
+            "pm": "pytorch_msssim",
+            "sp": "spandrel",
+        },
+        (
+            "ts_sine_fx_star_args_splat.py",
+            "pm_ssim_fx_shape_compare.py",
+            "sp_craft_fx_pad_shape_or.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
