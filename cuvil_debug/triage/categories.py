@@ -116,7 +116,9 @@ _ROWS = [
         "isinstance / type() / is_tensor check that sees the tracer's Proxy or "
         "FakeTensor (also when it silently takes the non-tensor path and the error "
         "surfaces later, or picks the non-tensor arm of a conditional expression: "
-        "`x.size(0) if isinstance(x, Tensor) else len(x)`), a stdlib `random` draw from constants or configuration in "
+        "`x.size(0) if isinstance(x, Tensor) else len(x)`; also a library looking its "
+        "backend up by the tensor's type: einops' 'Tensor type unknown to einops'), a "
+        "stdlib `random` draw from constants or configuration in "
         "forward() that dynamo / strict export would have to make an input (on a "
         "tensor's values it is non-torch-call).",
     ),

@@ -244,6 +244,9 @@ LINE_FACTS: dict[str, Callable[[ast.AST, ast.AST], bool]] = {
     ),
     # `.item()`, `.tolist()`, `int(t)`: not a cast of a size or of configuration
     "item": lambda s, n: _attr(n) in _ITEM or value_cast(n),
+    # `.item()` / `.tolist()` themselves (not a cast, which may be of a size read
+    # on an earlier line: `int(np.ceil(h / 8) * 8 - h)` with `h, w = x.size()[-2:]`)
+    "item-call": lambda s, n: _attr(n) in _ITEM,
     "shape-read": lambda s, n: (
         (isinstance(n, ast.Attribute) and n.attr in _SHAPE) or _func_name(n) == "len"
     ),

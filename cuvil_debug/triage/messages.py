@@ -114,6 +114,9 @@ MESSAGE_SIGNALS: list[tuple[re.Pattern, str]] = [
             r"\b(got|found|received|is|has type)\b:? <class '[\w.]*\bProxy'>",
             "traced-type",
         ),
+        # a library dispatching on the tensor's type (einops' backend lookup) and
+        # finding none for fx's Proxy
+        (r"Tensor type unknown to \w+", "type-dispatch"),
         # a TorchScript function's argument check refusing fx's Proxy
         (
             r"Expected a value of type '[^']*' for argument '\w+' but instead found type "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .patternrow import _p
 
-__all__ = ["_ZOO18", "_ZOO19", "_ZOO20", "_ZOO21", "_ZOO22"]
+__all__ = ["_ZOO18", "_ZOO19", "_ZOO20", "_ZOO21", "_ZOO22", "_ZOO23"]
 
 
 # ---- rules written from samples/failures/zoo18/ (nnts, dynamic-network-architectures,
@@ -91,5 +91,23 @@ _ZOO22 = [
         "msg:proxy-control-flow operand:param-flag fe:fx",
         4.0,
         "operand:shape-read operand:item operand:reduction",
+    ),
+]
+
+
+# ---- rules written from samples/failures/zoo23/ (torchsynth, pytorch-msssim,
+# spandrel), after its one unseen measurement
+_ZOO23 = [
+    # an `assert` on sizes fails eagerly (`assert min(X.shape[-2:]) > ...`): the input
+    # has the wrong size for the model (every eager-failing assert of the development
+    # sets is labelled so)
+    _p("shape-mismatch", "exc:AssertionError eager:fail operand:shape-read", 5.0),
+    # einops' backend lookup by the tensor's type refusing fx's Proxy: a type check
+    # that sees the Proxy (categories.py), unless an unfed Optional reached it
+    _p(
+        "unsupported-python-construct",
+        "msg:type-dispatch fe:fx",
+        7.0,
+        "guard:unfed-optional operand:param-optional near:param-optional",
     ),
 ]

@@ -51,6 +51,10 @@ def meta_read(node: ast.AST) -> bool:
     """`x.requires_grad`, `x.device`, `x.is_floating_point()` (not `torch.float`)."""
     if _attr(node) in _META_METHODS:
         return True
+    # `x.type() == "torch.cuda.HalfTensor"`: the type string (with an argument,
+    # `x.type(torch.float16)`, it is a cast)
+    if _attr(node) == "type" and not (node.args or node.keywords):
+        return True
     return (
         isinstance(node, ast.Attribute)
         and node.attr in _META_ATTRS

@@ -1,0 +1,121 @@
+"""The mechanisms written from zoo23's misses (docs/TRIAGE.md, "zoo23: measured once,
+unseen, then development data"), in other spellings than the libraries' (pytorch-msssim,
+spandrel), captured for real, with their root line: an `assert` on sizes that fails
+eagerly (the input is too small); numpy on a size read a line earlier, cast with
+`int()`, under fx; a branch on `x.type()` under fx; einops refusing fx's Proxy. All
+four fail with the triage of 7b726fa."""
+
+from __future__ import annotations
+
+import pytest
+from triage_cases import capture_cases, check_case
+
+_SIZE_ASSERT = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, img, ref):
+        side = min(img.shape[-2:])
+        assert side >= 16, "images must be at least 16 pixels a side"
+        return F.avg_pool2d(img - ref, 4).mean()
+
+
+def example_inputs():
+    return (torch.randn(1, 3, 8, 8), torch.randn(1, 3, 8, 8))
+"""
+
+_NUMPY_PAD = """
+import numpy as np
+import torch.nn.functional as F
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        h, w = x.size()[-2:]
+        pad_h = int(np.ceil(h / 8) * 8 - h)
+        pad_w = int(np.ceil(w / 8) * 8 - w)
+        return F.pad(x, (0, pad_w, 0, pad_h))
+
+
+def example_inputs():
+    return (torch.randn(1, 2, 10, 13),)
+"""
+
+_TYPE_STRING = """
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        if x.type() in ("torch.HalfTensor", "torch.cuda.HalfTensor"):
+            x = x.float()
+        return self.conv(x)
+
+
+def example_inputs():
+    return (torch.randn(1, 3, 8, 8),)
+"""
+
+_EINOPS_CALL = """
+import torch
+from einops import rearrange
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        heads = rearrange(self.proj(x), "b n (h d) -> b h n d", h=2)
+        return heads.sum(-1)
+
+
+def example_inputs():
+    return (torch.randn(2, 5, 8),)
+"""
+
+
+CASES = [
+    # (name, frontend, source, category, text of a root line)
+    # pytorch-msssim's ms_ssim fed images smaller than its four downsamplings allow
+    ("size_assert", "export", _SIZE_ASSERT, "shape-mismatch", "assert side >= 16"),
+    # spandrel's FBCNN: `paddingBottom = int(np.ceil(h / 8) * 8 - h)`
+    ("numpy_pad", "fx", _NUMPY_PAD, "dynamic-shape", "pad_h = int(np.ceil("),
+    # spandrel's LaMa: `if x.type() == "torch.cuda.HalfTensor":`
+    ("type_string", "fx", _TYPE_STRING, "capture-limitation", "if x.type() in"),
+    # spandrel's RetinexFormer: `rearrange(t, "b n (h d) -> b h n d", h=...)`
+    (
+        "einops_call",
+        "fx",
+        _EINOPS_CALL,
+        "unsupported-python-construct",
+        "heads = rearrange(",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def case_records(tmp_path_factory) -> dict:
+    folder = tmp_path_factory.mktemp("zoo23_mechanisms")
+    return capture_cases(folder, CASES, lambda src: src)
+
+
+@pytest.mark.parametrize(
+    "name, frontend, source, category, root", CASES, ids=[c[0] for c in CASES]
+)
+def test_zoo23_mechanism_is_triaged(
+    case_records, name, frontend, source, category, root
+):
+    check_case(case_records, name, category, root, top=3)
