@@ -53,6 +53,7 @@ FIRST_SIGHT = {
     "zoo20": "ab9b012",  # measured once as held-out at ab9b012; tuned on after d17bed6
     "zoo21": "970cc72",  # measured once as held-out at 970cc72; tuned on after 0a3adca
     "zoo22": "34fcbf2",  # measured once as held-out at 34fcbf2; tuned on after 99f58ee
+    "zoo23": "7b726fa",  # measured once as held-out at 7b726fa; tuned on after it
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
@@ -71,6 +72,7 @@ WHOLE = {
     "zoo20",
     "zoo21",
     "zoo22",
+    "zoo23",
 }
 CLASSIFY = """
 import json, pickle, sys
