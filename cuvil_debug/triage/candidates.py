@@ -75,6 +75,8 @@ def add_candidates(record, graph: DefUseGraph, start, paths, extra, category, si
         _spec_root(record, graph, start, paths, extra)
     if category == "unsupported-op":
         _module_class_roots(record, graph, start, paths, extra)
+    if "msg:fake-constant" in signals:
+        _named_attribute_roots(record, graph, start, paths, extra)
     if "msg:lazy-uninit" in signals:  # build and run the model once before capture
         _factory_root(record, graph, start, paths, extra)
     _boundary_root(record, graph, start, paths, extra)
@@ -377,6 +379,34 @@ def _module_class_roots(record, graph: DefUseGraph, start, paths, extra) -> None
                 ("#", "import", "from")
             ):
                 _add(graph, start, (ix.path, i), paths, extra, MODULE_CHOICE)
+
+
+NAMED_ATTRIBUTE = 3.0  # a state write in the class of the submodule export names
+
+
+_LIFTED_FROM = re.compile(r"model attribute: ((?:\w+\.)*\w+)\.lifted_tensor")
+
+
+def _named_attribute_roots(record, graph: DefUseGraph, start, paths, extra) -> None:
+    """export names where it found the fake constant (`conv_1.lifted_tensor_0`): the
+    module state written in the class of `self.conv_1 = Conv3XC(...)` (a `.data`
+    write in its `update_params()`) made it, not the model's own state writes."""
+    said = [_LIFTED_FROM.search(e["message"]) for e in _chain(record)]
+    attr = next((m.group(1).split(".")[-1] for m in said if m), None)
+    classes = {
+        ast.unparse(st.node.value.func).split(".")[-1]
+        for fn in (graph.funcs if attr else ())
+        for st in fn.stmts
+        if isinstance(st.node, ast.Assign)
+        and isinstance(st.node.value, ast.Call)
+        and any(getattr(t, "attr", None) == attr for t in st.node.targets)
+    }
+    for fn in graph.funcs:
+        for st in fn.stmts if fn.cls in classes else ():
+            key = graph.key((fn.file, st.line))
+            if "state-write" in graph.facts(key):  # a `.data` write first
+                data = any(getattr(t, "attr", "") == "data" for t in st.node.targets)
+                _add(graph, start, key, paths, extra, NAMED_ATTRIBUTE + data)
 
 
 FACTORY = 3.0  # the model file's `Model()` return: where the model is built

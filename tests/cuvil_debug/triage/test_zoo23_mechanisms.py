@@ -2,8 +2,10 @@
 unseen, then development data"), in other spellings than the libraries' (pytorch-msssim,
 spandrel), captured for real, with their root line: an `assert` on sizes that fails
 eagerly (the input is too small); numpy on a size read a line earlier, cast with
-`int()`, under fx; a branch on `x.type()` under fx; einops refusing fx's Proxy. All
-four fail with the triage of 7b726fa."""
+`int()`, under fx; a branch on `x.type()` under fx; einops refusing fx's Proxy; a
+fake constant export names by a submodule's attribute (`body.lifted_tensor_0`), made
+by a `.data` write in that submodule's class. The first four fail with the triage of
+7b726fa, the fifth with that of 5b71015."""
 
 from __future__ import annotations
 
@@ -86,6 +88,44 @@ def example_inputs():
     return (torch.randn(2, 5, 8),)
 """
 
+_REFOLD = """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Refolded(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wide = nn.Conv2d(3, 3, 3, padding=1)
+        self.point = nn.Conv2d(3, 3, 1)
+        self.fused = nn.Conv2d(3, 3, 3, padding=1)
+
+    def refold(self):
+        wide = self.wide.weight.data.clone().detach()
+        point = self.point.weight.data.clone().detach()
+        self.merged = wide + F.pad(point, (1, 1, 1, 1))
+        self.fused.weight.data = self.merged.contiguous()
+
+    def forward(self, x):
+        self.refold()
+        return self.fused(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.offset = torch.zeros(1, 3, 1, 1)
+        self.body = Refolded()
+
+    def forward(self, x):
+        self.offset = self.offset.type_as(x)
+        return self.body(x - self.offset)
+
+
+def example_inputs():
+    return (torch.randn(1, 3, 8, 8),)
+"""
 
 CASES = [
     # (name, frontend, source, category, text of a root line)
@@ -103,6 +143,9 @@ CASES = [
         "unsupported-python-construct",
         "heads = rearrange(",
     ),
+    # spandrel's SPAN: export names `conv_1.lifted_tensor_0`; Conv3XC's
+    # `update_params()` writes `.data` from `.data.clone()` reads, called in forward()
+    ("refold", "export", _REFOLD, "inplace-mutation", "self.fused.weight.data ="),
 ]
 
 
