@@ -10,6 +10,7 @@ import ast
 import re
 from pathlib import Path
 
+from .callees import built_classes, callee_lines
 from .evidence import _chain, _user_roots, code_stack
 from .failing import (
     _forward,
@@ -77,6 +78,9 @@ def add_candidates(record, graph: DefUseGraph, start, paths, extra, category, si
         _module_class_roots(record, graph, start, paths, extra)
     if "msg:fake-constant" in signals:
         _named_attribute_roots(record, graph, start, paths, extra)
+    if "msg:data-size-op" in signals:  # the stack may stop at the submodule's call
+        for loc in callee_lines(graph, start, "data-size"):
+            _add(graph, start, loc, paths, extra, CALLEE_DATA_SIZE)
     if "msg:lazy-uninit" in signals:  # build and run the model once before capture
         _factory_root(record, graph, start, paths, extra)
     _boundary_root(record, graph, start, paths, extra)
@@ -381,6 +385,9 @@ def _module_class_roots(record, graph: DefUseGraph, start, paths, extra) -> None
                 _add(graph, start, (ix.path, i), paths, extra, MODULE_CHOICE)
 
 
+CALLEE_DATA_SIZE = 3.0  # a boolean-mask index in the method the failing line calls
+
+
 NAMED_ATTRIBUTE = 3.0  # a state write in the class of the submodule export names
 
 
@@ -393,14 +400,7 @@ def _named_attribute_roots(record, graph: DefUseGraph, start, paths, extra) -> N
     write in its `update_params()`) made it, not the model's own state writes."""
     said = [_LIFTED_FROM.search(e["message"]) for e in _chain(record)]
     attr = next((m.group(1).split(".")[-1] for m in said if m), None)
-    classes = {
-        ast.unparse(st.node.value.func).split(".")[-1]
-        for fn in (graph.funcs if attr else ())
-        for st in fn.stmts
-        if isinstance(st.node, ast.Assign)
-        and isinstance(st.node.value, ast.Call)
-        and any(getattr(t, "attr", None) == attr for t in st.node.targets)
-    }
+    classes = built_classes(graph, attr) if attr else set()
     for fn in graph.funcs:
         for st in fn.stmts if fn.cls in classes else ():
             key = graph.key((fn.file, st.line))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from .callees import built_classes
 from .rootcause import DefUseGraph
 
 __all__ = ["output_lines"]
@@ -44,16 +45,7 @@ def _submodule_forward(graph: DefUseGraph, fn, call):
         and call.func.value.id == "self"
     ):
         return None
-    attr = f"self.{call.func.attr}"
-    built = {
-        s.node.value.func.id
-        for f in graph.funcs
-        if f.cls == fn.cls and f.name == "__init__"
-        for s in f.stmts
-        if attr in s.defs
-        and isinstance(getattr(s.node, "value", None), ast.Call)
-        and isinstance(s.node.value.func, ast.Name)
-    }
+    built = built_classes(graph, call.func.attr, fn.cls)
     return next(
         (f for f in graph.funcs if f.name == "forward" and f.cls in built), None
     )

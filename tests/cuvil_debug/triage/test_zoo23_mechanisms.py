@@ -4,8 +4,10 @@ spandrel), captured for real, with their root line: an `assert` on sizes that fa
 eagerly (the input is too small); numpy on a size read a line earlier, cast with
 `int()`, under fx; a branch on `x.type()` under fx; einops refusing fx's Proxy; a
 fake constant export names by a submodule's attribute (`body.lifted_tensor_0`), made
-by a `.data` write in that submodule's class. The first four fail with the triage of
-7b726fa, the fifth with that of 5b71015."""
+by a `.data` write in that submodule's class; a boolean-mask index Cuvil refuses
+inside a submodule's method, where torch's stack trace stops at the call. The first
+four fail with the triage of 7b726fa, the fifth with that of 5b71015, the sixth with
+that of 6ffff5c."""
 
 from __future__ import annotations
 
@@ -127,6 +129,34 @@ def example_inputs():
     return (torch.randn(1, 3, 8, 8),)
 """
 
+_CALLEE_MASK = """
+import torch
+from torch import nn
+
+
+class Hue(nn.Module):
+    def convert(self, img):
+        top = img.max(1)[0]
+        hue = torch.zeros_like(top)
+        hue[img[:, 0] == top] = (img[:, 1] - img[:, 2])[img[:, 0] == top]
+        return hue
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hue = Hue()
+        self.conv = nn.Conv2d(1, 2, 3)
+
+    def forward(self, x):
+        h = self.hue.convert(x)
+        return self.conv(h.unsqueeze(1))
+
+
+def example_inputs():
+    return (torch.rand(1, 3, 8, 8),)
+"""
+
 CASES = [
     # (name, frontend, source, category, text of a root line)
     # pytorch-msssim's ms_ssim fed images smaller than its four downsamplings allow
@@ -146,6 +176,9 @@ CASES = [
     # spandrel's SPAN: export names `conv_1.lifted_tensor_0`; Conv3XC's
     # `update_params()` writes `.data` from `.data.clone()` reads, called in forward()
     ("refold", "export", _REFOLD, "inplace-mutation", "self.fused.weight.data ="),
+    # spandrel's HVI-CIDNet: torch's stack trace stops at `self.trans.HVIT(x)`, the
+    # boolean-mask indexing Cuvil refuses is inside that method
+    ("callee_mask", "export", _CALLEE_MASK, "dynamic-shape", "hue[img[:, 0] == top]"),
 ]
 
 
