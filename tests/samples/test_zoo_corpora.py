@@ -329,6 +329,23 @@ SETS = [
             "sp_craft_fx_pad_shape_or.py",
         ),
     ),
+    ZooSet(
+        "zoo24",
+        {
+            "de": "dall_e",
+            "pg": "pygod",
+            "au": "aurora",
+            "rl": "rl_games",
+            "wn": "wavenet_vocoder",
+        },
+        (
+            "de_enc_fx_len_shape_check.py",
+            "pg_neighdiff_fx_edge_index_isinstance.py",
+            "au_film_fx_ndim_branch.py",
+            "rl_softargmax_fx_ndim_assert.py",
+            "wn_speaker_fx_assert_g_dim.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
