@@ -5,11 +5,12 @@ which torch's stack trace may not show."""
 from __future__ import annotations
 
 import ast
+import re
 
 from .rootcause import DefUseGraph
 from .source import _header, index_file
 
-__all__ = ["built_classes", "callee_lines"]
+__all__ = ["built_classes", "callee_lines", "lifted_state_writes"]
 
 
 def built_classes(graph: DefUseGraph, attr: str, cls: str | None = None) -> set[str]:
@@ -66,3 +67,23 @@ def _method_of(graph: DefUseGraph, cls, call) -> set[tuple]:
     ):
         return {(c, method) for c in built_classes(graph, owner.attr, cls)}
     return set()
+
+
+_LIFTED_FROM = re.compile(r"model attribute: ((?:\w+\.)*\w+)\.lifted_tensor")
+
+
+def lifted_state_writes(graph: DefUseGraph, chain: list[dict]) -> list[tuple]:
+    """export names where it found a fake constant (`conv_1.lifted_tensor_0`): the
+    module state written in the class of `self.conv_1 = Conv3XC(...)` (a `.data`
+    write in its `update_params()`) made it, not the model's own state writes.
+    ((file, line), whether it writes `.data`) pairs."""
+    said = [_LIFTED_FROM.search(e["message"]) for e in chain]
+    attr = next((m.group(1).split(".")[-1] for m in said if m), None)
+    classes = built_classes(graph, attr) if attr else set()
+    out = []
+    for fn in graph.funcs:
+        for st in fn.stmts if fn.cls in classes else ():
+            if "state-write" in graph.facts(graph.key((fn.file, st.line))):
+                data = any(getattr(t, "attr", "") == "data" for t in st.node.targets)
+                out.append(((fn.file, st.line), data))
+    return out

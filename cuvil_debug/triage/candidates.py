@@ -10,7 +10,7 @@ import ast
 import re
 from pathlib import Path
 
-from .callees import built_classes, callee_lines
+from .callees import callee_lines, lifted_state_writes
 from .evidence import _chain, _user_roots, code_stack
 from .failing import (
     _forward,
@@ -20,6 +20,7 @@ from .failing import (
     output_refused,
     type_guard,
 )
+from .inputs import cast_input, input_lines, sized_input
 from .linefacts import shape_bases
 from .outputs import output_lines
 from .rootcause import DefUseGraph
@@ -69,15 +70,16 @@ def add_candidates(record, graph: DefUseGraph, start, paths, extra, category, si
     if "model:instance-forward" in signals and category == "capture-limitation":
         _forward_assign_roots(graph, start, paths, extra)
     if category in ("shape-mismatch", "dtype-mismatch") and "eager:fail" in signals:
-        _wrong_input_root(record, graph, start, paths, extra)
+        _wrong_input_root(record, graph, start, paths, extra, category)
         if "self-call" not in graph.facts(start):  # not `self.fc(x)`: the op itself
             _add(graph, start, start, paths, extra, EAGER_FAILING)
     if {"msg:dyn-spec", "msg:dyn-input-not-tensor", "msg:dyn-unequal"} & signals:
         _spec_root(record, graph, start, paths, extra)
     if category == "unsupported-op":
         _module_class_roots(record, graph, start, paths, extra)
-    if "msg:fake-constant" in signals:
-        _named_attribute_roots(record, graph, start, paths, extra)
+    if "msg:fake-constant" in signals:  # a `.data` write first
+        for loc, data in lifted_state_writes(graph, _chain(record)):
+            _add(graph, start, loc, paths, extra, NAMED_ATTRIBUTE + data)
     if "msg:data-size-op" in signals:  # the stack may stop at the submodule's call
         for loc in callee_lines(graph, start, "data-size"):
             _add(graph, start, loc, paths, extra, CALLEE_DATA_SIZE)
@@ -258,7 +260,7 @@ WRONG_INPUT = 2.0  # the example input a model that fails eagerly was fed
 LIBRARY_LAYER = 1.0  # ... more so when it fails inside a library's layer
 
 
-def _wrong_input_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
+def _wrong_input_root(record, graph: DefUseGraph, start, paths, extra, category):
     """The model fails eagerly on a size or dtype: the input it was given may be
     what is wrong, so the line of example_inputs() that builds it is a candidate
     (the input whose forward() parameter the failing value came from, the nearest
@@ -275,7 +277,9 @@ def _wrong_input_root(record, graph: DefUseGraph, start, paths: dict, extra: dic
         if used:
             break
     nearest = [used[0][1]] if used else [0][:n]  # the fewest def-use edges away
-    sized = _sized_input(record)  # the message states a size only that input has
+    sized = sized_input(record)  # the message states a size only that input has
+    if "dtype" in category:  # the one input whose dtype the user set
+        sized = cast_input(graph, n)
     # failing in a library's layer the user only instantiated, the input is what
     # they can change (not the library's __init__ sizes the value flowed from)
     theirs = start[0] != str(Path(record.get("file") or "").resolve())
@@ -289,34 +293,11 @@ EAGER_FAILING = 3.0  # the op that failed eagerly, over the __init__ sizes it re
 SIZED = 1.0  # the wrong input is the one whose size torch's message states
 
 
-def _sized_input(record) -> list[int]:
-    """The one example input that has a size torch's eager message states and no
-    other input has (`The size of tensor a (500) must match ... (512)` with inputs
-    (2, 500), (2, 8, 2), (2,): the first); [] when the sizes do not tell."""
-    chain = ((record.get("eager") or {}).get("error") or {}).get("chain") or [{}]
-    said = {int(n) for n in re.findall(r"\d+", chain[-1].get("message", ""))} - {0, 1}
-    shapes = [set(i.get("shape") or ()) for i in record.get("inputs") or []]
-    unique = {n for n in said if sum(n in s for s in shapes) == 1}
-    named = [i for i, s in enumerate(shapes) if s & unique]
-    return named if len(named) == 1 < len(shapes) else []  # which one of several
-
-
 def _example_lines(graph, which, start, paths, extra, bonus, built=True):
     """The lines of example_inputs() that build its `which` returned items (with
     `built` False: its `return` line instead)."""
-    for fn in graph.funcs if which else ():
-        if fn.name != "example_inputs" or not fn.returns():
-            continue
-        ret = fn.returns()[-1]
-        items = getattr(ret.node.value, "elts", None) or []
-        lines = [] if built else [ret.line]
-        for i in which if built else ():
-            item = items[i] if i < len(items) else None
-            name = item.id if isinstance(item, ast.Name) else None
-            made = [s.line for s in fn.stmts if name in s.defs and s.line < ret.line]
-            lines += (made or [getattr(item, "lineno", ret.line)])[-1:]
-        for line in dict.fromkeys(lines):
-            _add(graph, start, (fn.file, line), paths, extra, bonus)
+    for loc in dict.fromkeys(input_lines(graph, which, built)):
+        _add(graph, start, loc, paths, extra, bonus)
 
 
 def _spec_root(record, graph: DefUseGraph, start, paths: dict, extra: dict):
@@ -389,24 +370,6 @@ CALLEE_DATA_SIZE = 3.0  # a boolean-mask index in the method the failing line ca
 
 
 NAMED_ATTRIBUTE = 3.0  # a state write in the class of the submodule export names
-
-
-_LIFTED_FROM = re.compile(r"model attribute: ((?:\w+\.)*\w+)\.lifted_tensor")
-
-
-def _named_attribute_roots(record, graph: DefUseGraph, start, paths, extra) -> None:
-    """export names where it found the fake constant (`conv_1.lifted_tensor_0`): the
-    module state written in the class of `self.conv_1 = Conv3XC(...)` (a `.data`
-    write in its `update_params()`) made it, not the model's own state writes."""
-    said = [_LIFTED_FROM.search(e["message"]) for e in _chain(record)]
-    attr = next((m.group(1).split(".")[-1] for m in said if m), None)
-    classes = built_classes(graph, attr) if attr else set()
-    for fn in graph.funcs:
-        for st in fn.stmts if fn.cls in classes else ():
-            key = graph.key((fn.file, st.line))
-            if "state-write" in graph.facts(key):  # a `.data` write first
-                data = any(getattr(t, "attr", "") == "data" for t in st.node.targets)
-                _add(graph, start, key, paths, extra, NAMED_ATTRIBUTE + data)
 
 
 FACTORY = 3.0  # the model file's `Model()` return: where the model is built

@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 
 from .candidates import _forward_class, _len_args, _operand_names, add_candidates
 from .categories import CATEGORIES
-from .evidence import _chain, _drafted, _files, _record_signals, _user_roots, code_stack
+from .evidence import (
+    BUILTIN_INPUTS,
+    _chain,
+    _drafted,
+    _files,
+    _record_signals,
+    _user_roots,
+    code_stack,
+)
 from .failing import _context_signals, _facts_at, _failing, _forward_line
 from .patterns import PATTERNS
 from .rootcause import Candidate, DefUseGraph, flow_facts, rank_roots
@@ -109,10 +117,6 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     # argument a caller bound to it is as near (`f(x.shape[:-1])` -> `if not dims:`)
     near = {k: p for k, p in paths.items() if len(p) > 1 and _hops(graph, p) <= 1}
     signals |= {f"near:{f}" for f in flow_facts(graph, near, tensors)}
-    # a list / tuple / dict the user passed, which fx traces as one Proxy
-    fed = graph.bound(cls, record.get("inputs") or [])
-    if near.keys() & {k for k, i in fed if (i.get("container") or i["type"]) in _LISTS}:
-        signals.add("near:fed-container")
     # where the failing line's operands came from, along def-use edges only: the
     # tensors whose size it reads (`mask` in `len(mask.shape[2:])`) and the names a
     # branch tests (an unfed Optional there, not anywhere upstream)
@@ -121,7 +125,26 @@ def _locate(record, chain, user, graph: DefUseGraph, signals: set[str]):
     signals |= {f"operand:{f}" for f in flow_facts(graph, operand, tensors)}
     lengths = graph.walk_uses(start, _len_args(start)) if sized is not None else {}
     signals |= {f"lenarg:{f}" for f in flow_facts(graph, lengths, tensors)}
+    # (the flow, the assignments allowed between the line and the parameter)
+    flows = {"near": (near, 1), "operand": (operand, 0), "lenarg": (lengths, 0)}
+    signals |= _fed_signals(graph, cls, record.get("inputs") or [], flows)
     return start, paths
+
+
+def _fed_signals(graph: DefUseGraph, cls, inputs: list[dict], flows: dict) -> set:
+    """`<flow>:fed-container` / `<flow>:fed-builtin`: the flow reaches a root forward()
+    parameter the user passed a list, tuple or dict / any built-in non-tensor (a
+    number, a string, None...), which fx traces as one Proxy. An operand or len()
+    argument must be the parameter itself (`len(var_names)`; `obs = obs_dict["obs"]`
+    then `len(obs.shape)` is a tensor's size)."""
+    kinds = {k: i.get("container") or i["type"] for k, i in graph.bound(cls, inputs)}
+    out = set()
+    for name, (flow, most) in flows.items():
+        hit = [k for k in flow.keys() & kinds.keys() if _hops(graph, flow[k]) <= most]
+        hit = [kinds[k] for k in hit]
+        out |= {f"{name}:fed-container" for k in hit if k in _LISTS}
+        out |= {f"{name}:fed-builtin" for k in hit if k in BUILTIN_INPUTS}
+    return out
 
 
 _LISTS = ("list", "tuple", "dict")

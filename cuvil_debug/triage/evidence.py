@@ -15,7 +15,7 @@ from .messages import MESSAGE_SIGNALS
 from .replay import VALUE_READ
 from .source import FileIndex, index_file
 
-_BUILTIN_INPUTS = {"dict", "list", "tuple", "NoneType", "bool", "int", "float", "str"}
+BUILTIN_INPUTS = {"dict", "list", "tuple", "NoneType", "bool", "int", "float", "str"}
 
 
 _LIB_MODEL_CODE = re.compile(
@@ -172,10 +172,10 @@ def _io_signals(record: dict) -> set[str]:
     # a namedtuple is a tuple (a container fx traces as one Proxy, export flattens)
     kinds = {i.get("container") or i["type"] for i in record.get("inputs", [])}
     kinds -= {"Tensor"}
-    out = {"io:container-input"} if kinds & _BUILTIN_INPUTS else set()
+    out = {"io:container-input"} if kinds & BUILTIN_INPUTS else set()
     if kinds & {"dict", "list", "tuple"}:  # its leaves are inputs of their own
         out.add("io:container-type")
-    return out | ({"io:non-tensor-input"} if kinds - _BUILTIN_INPUTS else set())
+    return out | ({"io:non-tensor-input"} if kinds - BUILTIN_INPUTS else set())
 
 
 def _signature_signals(record: dict) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .patternrow import _p
 
-__all__ = ["_ZOO18", "_ZOO19", "_ZOO20", "_ZOO21", "_ZOO22", "_ZOO23"]
+__all__ = ["_ZOO18", "_ZOO19", "_ZOO20", "_ZOO21", "_ZOO22", "_ZOO23", "_ZOO24"]
 
 
 # ---- rules written from samples/failures/zoo18/ (nnts, dynamic-network-architectures,
@@ -110,4 +110,15 @@ _ZOO23 = [
         7.0,
         "guard:unfed-optional operand:param-optional near:param-optional",
     ),
+]
+
+
+# ---- rules written from samples/failures/zoo24/ (dall-e, pygod, microsoft-aurora,
+# rl-games, wavenet_vocoder), after its one unseen measurement
+_ZOO24 = [
+    # fx: the failing construct's own operand, or what len() takes, is a forward()
+    # parameter the user passed a number, string, tuple... (`assert step >= 0` with
+    # `step=3`, `len(var_names)` of a tuple): categories.py's non-tensor-argument
+    _p("non-tensor-argument", "fe:fx msg:proxy-used operand:fed-builtin", 6.0),
+    _p("non-tensor-argument", "fe:fx msg:proxy-used lenarg:fed-builtin", 6.0),
 ]
