@@ -54,6 +54,7 @@ FIRST_SIGHT = {
     "zoo21": "970cc72",  # measured once as held-out at 970cc72; tuned on after 0a3adca
     "zoo22": "34fcbf2",  # measured once as held-out at 34fcbf2; tuned on after 99f58ee
     "zoo23": "7b726fa",  # measured once as held-out at 7b726fa; tuned on after it
+    "zoo24": "55b8086",  # measured once as held-out at 55b8086; tuned on after it
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
@@ -73,6 +74,7 @@ WHOLE = {
     "zoo21",
     "zoo22",
     "zoo23",
+    "zoo24",
 }
 CLASSIFY = """
 import json, pickle, sys

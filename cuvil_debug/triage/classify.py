@@ -28,14 +28,14 @@ __all__ = ["Diagnosis", "classify", "probabilities", "stated", "TEMPERATURE"]
 TEMPERATURE = 1.8  # softmax temperature, fitted by benchmarks/calibrate_triage.py
 
 
-SHRINK = 0.08  # uniform share of the confidence, fitted with TEMPERATURE
+SHRINK = 0.07  # uniform share of the confidence, fitted with TEMPERATURE
 
 
 # The stated confidence of the answer: how often first-sight answers with as much
 # evidence were right (benchmarks/calibrate_triage.py fits both on the first-sight
 # rows): a top score below CONF_SPLIT gets the first level, at or above it the second.
 CONF_SPLIT = 3.5
-CONF_LEVELS = (0.53, 0.86)
+CONF_LEVELS = (0.54, 0.86)
 
 
 UNKNOWN = "unknown"
