@@ -346,6 +346,21 @@ SETS = [
             "wn_speaker_fx_assert_g_dim.py",
         ),
     ),
+    ZooSet(
+        "zoo25",
+        {
+            "dp": "deepod",
+            "tf": "torchfm",
+            "cc": "cached_conv",
+            "td": "torch_dct",
+        },
+        (
+            "dp_feawad_fx_len_concat_shape.py",
+            "tf_opn_fx_range_num_fields.py",
+            "cc_convt_fx_setitem_cache.py",
+            "td_dct_f64_fx_linear_dtype_eager.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
