@@ -8,16 +8,8 @@ its README.md).
     .venv/bin/python scripts/triage_sweep_zoo25.py --summary /tmp/zoo25_sweep/results.jsonl
     .venv/bin/python scripts/triage_sweep_zoo25.py --check samples/failures/zoo25   # re-capture
 
-Modes: fx, export and export-strict as in triage_sweep.py (capture, then
-cuvil.frontend.lower). `dynamic` is what a user of `cuvil.compile(model, inputs,
-options={"dynamic_shapes": DYNAMIC_SHAPES})` meets: torch.export checks the spec
-(`Dim("batch", min=1, max=64)` on the batch dim of every batched input), then the shape
-given is compiled as a static model and run; its result is compared with eager's
-(float32: rtol 1e-4, atol 1e-5; a wrong result is a failure too), so a model that
-compiles and runs correctly is not a failure. Signatures (innermost library frame), the
-sweep loop, the summary and the re-capture check are triage_sweep.py's; the rendering,
-worker and command line are scripts/triage_sweep_zoo_driver.py's (zoo4's), unchanged;
-scripts/triage_sweep_zoo25_recipes.py holds the recipes.
+Modes, signatures and the `dynamic` check: scripts/triage_sweep_zoo_driver.py's
+docstring; scripts/triage_sweep_zoo25_recipes.py holds the recipes.
 """
 
 from __future__ import annotations

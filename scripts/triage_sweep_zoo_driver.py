@@ -1,10 +1,21 @@
 """The command line, worker and recipe check shared by the zoo sweeps
-(scripts/triage_sweep_zoo.py, _zoo3.py ... _zoo9.py): each sweep gives its
+(scripts/triage_sweep_zoo.py, _zoo3.py ... _zoo25.py): each sweep gives its
 rendering of a case, its shim and its recipe names; capturing, signatures, the sweep loop,
 the summary and the re-capture check are scripts/triage_sweep.py's. `render_recipe` is the
 model-file rendering of zoo4's recipe tuples, which zoo5 to zoo9 share; a `ZooCorpus` is
 all that such a sweep's script names (its recipes, libraries and Dims), `run_corpus` its
-command line."""
+command line.
+
+Modes (the sweeps that call `compile_dynamic_mode()`, zoo15 on): fx, export and
+export-strict as in triage_sweep.py (capture, then cuvil.frontend.lower). `dynamic` is what a user of `cuvil.compile(model, inputs,
+options={"dynamic_shapes": DYNAMIC_SHAPES})` meets: torch.export checks the spec
+(`Dim("batch", min=1, max=64)` on the batch dim of every batched input), then the shape
+given is compiled as a static model and run; its result is compared with eager's
+(float32: rtol 1e-4, atol 1e-5; a wrong result is a failure too), so a model that
+compiles and runs correctly is not a failure. Signatures (innermost library frame), the
+sweep loop, the summary and the re-capture check are triage_sweep.py's; the rendering,
+worker and command line are this module's (zoo4's), unchanged; each sweep's
+scripts/triage_sweep_zooN_recipes.py holds its recipes."""
 
 from __future__ import annotations
 
