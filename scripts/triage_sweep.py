@@ -1626,12 +1626,15 @@ def normalise(msg: str) -> str:
     return first[:200]
 
 
+_CUVIL_DIR = (ROOT / "compiler").as_posix() + "/"
+
+
 def _rel(path: str) -> str:
     p = path.replace("\\", "/")
     if "site-packages/" in p:
         return p.split("site-packages/", 1)[1]
-    if "/compiler/" in p and "/work/" in p:
-        return "cuvil/" + p.split("/compiler/", 1)[1]
+    if p.startswith(_CUVIL_DIR):  # Cuvil's own frames, wherever the clone lives
+        return "cuvil/" + p[len(_CUVIL_DIR) :]
     return Path(p).name
 
 
