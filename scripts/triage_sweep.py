@@ -21,6 +21,7 @@ so the file kept as a sample is exactly the one that failed.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import subprocess
@@ -1626,7 +1627,14 @@ def normalise(msg: str) -> str:
     return first[:200]
 
 
-_CUVIL_DIR = (ROOT / "compiler").as_posix() + "/"
+# the folder the cuvil package is imported from (an editable install may point
+# at another checkout than this script's)
+_CUVIL_SPEC = importlib.util.find_spec("cuvil")
+_CUVIL_DIR = (
+    Path(_CUVIL_SPEC.origin).parent
+    if _CUVIL_SPEC and _CUVIL_SPEC.origin
+    else ROOT / "compiler"
+).as_posix() + "/"
 
 
 def _rel(path: str) -> str:
@@ -1664,7 +1672,6 @@ def describe(exc: BaseException) -> dict:
 
 
 def load_file(path: Path):
-    import importlib.util
 
     spec = importlib.util.spec_from_file_location(
         f"case_{path.stem}".replace("-", "_"), path
