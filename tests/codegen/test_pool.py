@@ -30,9 +30,14 @@ def _threads() -> set[int]:
     return {int(t) for t in os.listdir("/proc/self/task")}
 
 
+def _stat(tid: int) -> list[str]:
+    """/proc/self/task/TID/stat from its third field (the state) on."""
+    return Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def _state(tid: int) -> tuple[str, int]:
     """(state letter, user + system ticks) of one thread of this process."""
-    fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = _stat(tid)
     return fields[0], int(fields[11]) + int(fields[12])
 
 
@@ -83,6 +88,39 @@ def test_idle_workers_sleep(models):
         if all(_state(tid)[1] == t for tid, t in ticks.items()):
             return
     pytest.fail("a thread kept spending CPU while no model ran")
+
+
+def test_a_worker_woken_on_the_callers_cpu_moves_off_it(models):
+    """Every thread of the process on one CPU, the workers asleep, then the workers
+    allowed a second CPU: a worker the next job wakes on the caller's CPU leaves it
+    (codegen/pool.py step_aside) and keeps the whole mask it was given. Where the
+    kernel places it is the scheduler's choice, and a busy machine may move it back
+    at once, so the move is looked for in up to five rounds; the mask must hold in
+    every round, and the results stay right."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("needs two CPUs")
+    a, both = allowed[0], set(allowed[:2])
+    x, expected, compiled = models
+    compiled[2](x)  # the workers exist
+    others = _threads() - {os.getpid()}
+    moved = []
+    try:
+        for _ in range(5):
+            for tid in (os.getpid(), *others):
+                os.sched_setaffinity(tid, {a})
+            time.sleep(0.5)  # past the spin and yield phases: asleep on the futex
+            for tid in others:
+                os.sched_setaffinity(tid, both)
+            torch.testing.assert_close(compiled[2](x), expected, rtol=1e-4, atol=1e-5)
+            moved.append(any(int(_stat(t)[36]) != a for t in others))
+            assert all(os.sched_getaffinity(t) == both for t in others)
+            if moved[-1]:
+                break
+        assert any(moved), "no worker left the caller's CPU in five rounds"
+    finally:
+        for tid in (os.getpid(), *others):
+            os.sched_setaffinity(tid, set(allowed))
 
 
 def test_single_thread_builds_have_no_pool():
