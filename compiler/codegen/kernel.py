@@ -103,7 +103,9 @@ class Kernel:
         n_extra: int = 0,
         inplace: int | None = None,
         trap: bool | AnyLoc = False,
+        tail: Sequence[ir.Type] = (),
     ) -> None:
+        """`tail`: argument types after the pointers (rowsplit.py: a row range)."""
         self.op = op
         self.n_out = len(op.results) if op is not None else n_out
         self.n_in = len(op.operands) if op is not None else n_in
@@ -111,9 +113,9 @@ class Kernel:
         self.inplace = inplace
         n_args = self.n_out + self.n_in + n_scratch + n_extra
         self.fn = ir.Function(
-            module, ir.FunctionType(ir.VoidType(), [PTR] * n_args), name
+            module, ir.FunctionType(ir.VoidType(), [PTR] * n_args + [*tail]), name
         )
-        for arg in self.fn.args:
+        for arg in self.fn.args[:n_args]:
             arg.add_attribute("noalias")
         self.fn.attributes.add("nounwind")
         if noinline:

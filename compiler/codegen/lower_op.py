@@ -73,6 +73,9 @@ def prepare(
             prep = prepare_batch_norm(op, param_data)
         case ops.FusedOp():
             prep = fused.prepare_fused(op, module, param_data, threads)
+        case ops.nn.MaxPoolOp() | ops.nn.AvgPoolOp() if threads > 1:
+            kind = "max" if isinstance(op, ops.nn.MaxPoolOp) else "avg"
+            prep = Prepared(lambda k: window.emit_pool(k, op, kind, threads))
         case _ if op.name in QUANT_OPS:  # int8 / bf16 (qdispatch.py, docs/QUANT.md)
             prep = prepare_quant(op, param_data, module, threads)
         case _:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+import math
 
 from llvmlite import ir
 
@@ -12,6 +12,7 @@ from ..ir.types import DType
 from .indexing import check_all, checked_index
 from .kernel import Kernel, contiguous_strides, physical_strides
 from .loops import I64, for_range, i64, linear_offset, loop_nest
+from .rowsplit import memory_order, output_nest, split_rows
 from .scalar import const, emit_cast, llvm_type
 from .scalar_unsigned import icmp, int_range
 
@@ -33,18 +34,6 @@ def _in_bounds(b: ir.IRBuilder, pos: ir.Value, size: int) -> ir.Value:
     return b.and_(lo, b.icmp_signed("<", pos, i64(size)))
 
 
-@contextmanager
-def _output_nest(k: Kernel, dims: list[int], out_strides: tuple[int, ...]):
-    """Loops over the output's logical dims, outermost = largest stride (a channels-last
-    output is walked in memory order); yields the indices in logical order."""
-    order = sorted(range(len(dims)), key=lambda d: -out_strides[d])
-    with loop_nest(k.b, [dims[d] for d in order], name="o") as loop_idx:
-        idx = [None] * len(dims)
-        for j, d in enumerate(order):
-            idx[d] = loop_idx[j]
-        yield idx
-
-
 def _pool_init(dtype: DType, kind: str) -> ir.Constant:
     if kind == "max" and not dtype.is_float:
         return ir.Constant(llvm_type(dtype), int_range(dtype)[0])
@@ -58,10 +47,22 @@ def _greater(b: ir.IRBuilder, v, cur, dtype: DType) -> ir.Value:
     return b.or_(b.fcmp_ordered(">", v, cur), b.fcmp_unordered("uno", v, v))
 
 
-def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
+def emit_pool(k: Kernel, op: Operation, kind: str, threads: int = 1) -> None:
     """kind "max" or "avg"; padding positions are skipped (max) or counted per torch (avg).
 
-    Reads and writes through the layouts' strides (contiguous, nhwc, nwc)."""
+    Reads and writes through the layouts' strides (contiguous, nhwc, nwc); with
+    `threads` > 1 a large one is split by its outermost rows (rowsplit.py)."""
+    to = k.out_type
+    rows, flops = 1, 0
+    if to.is_static and to.rank:
+        rows = to.shape[memory_order(to.shape, physical_strides(to))[0]]
+        flops = to.numel() * math.prod(op.attrs["kernel"])
+    with split_rows(k, rows, threads, flops) as (kk, first, stop):
+        _pool_rows(kk, op, kind, (first, stop))
+
+
+def _pool_rows(k: Kernel, op: Operation, kind: str, span) -> None:
+    """emit_pool's loops over output rows [span) (rowsplit.output_nest)."""
     ti, to = k.in_type(0), k.out_type
     lead = to.rank - op.SPATIAL
     ins = list(ti.shape[lead:])
@@ -70,7 +71,7 @@ def emit_pool(k: Kernel, op: Operation, kind: str) -> None:
     kern, stride, pad = a["kernel"], a["stride"], a["padding"]
     dil = a.get("dilation", (1,) * len(kern))
     in_st, out_st = physical_strides(ti), physical_strides(to)
-    with _output_nest(k, list(to.shape), out_st) as idx:
+    with output_nest(k, list(to.shape), out_st, span) as idx:
         p, o = idx[:lead], idx[lead:]
         starts = [
             k.b.sub(k.b.mul(oi, i64(s)), i64(pd)) for oi, s, pd in zip(o, stride, pad)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch import nn
 
 import cuvil
@@ -53,5 +55,51 @@ def test_one_row_products_split_by_columns(bias):
     x = torch.randn(1, 512)
     compiled = cuvil.compile(model, [x], options={"num_threads": 2})
     assert "_cols1000" in compiled.llvm_ir()
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)
+
+
+_POOLS = [
+    # (input shape, pool, conv first: a channels-last input)
+    ((1, 64, 112, 112), nn.MaxPool2d(3, 2, 1), True),  # ResNet's stem pool
+    ((3, 16, 64, 64), nn.MaxPool2d(3, 1, 1), False),  # rows = the batch
+    ((1, 24, 150, 150), nn.AvgPool2d(3, 2, 1), True),
+    ((2, 16, 99, 101), nn.AvgPool2d(3, 1, 1, True, False), False),
+    ((1, 32, 200, 66), nn.MaxPool2d((3, 2), (2, 1), (1, 0), ceil_mode=True), True),
+]
+
+
+@pytest.mark.parametrize(("shape", "pool", "conv"), _POOLS, ids=range(len(_POOLS)))
+def test_large_pools_split_by_rows(shape, pool, conv):
+    """A pooling kernel over PARALLEL_MIN_FLOPS runs its rows on the pool
+    (rowsplit.py): the same results as eager, whatever the layout and the edges."""
+    torch.manual_seed(2)
+    layers = [nn.Conv2d(shape[1], shape[1], 1)] if conv else []
+    model = nn.Sequential(*layers, pool).eval()
+    x = torch.randn(*shape)
+    compiled = cuvil.compile(model, [x], options={"num_threads": 2})
+    assert "_rows" in compiled.llvm_ir()
+    with torch.no_grad():
+        expected = model(x)
+    for _ in range(3):  # call after call: the workers join in on later calls
+        torch.testing.assert_close(compiled(x), expected, rtol=1e-4, atol=1e-5)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    c=st.integers(1, 40),
+    h=st.integers(8, 90),
+    w=st.integers(8, 90),
+    k=st.integers(1, 4),
+    s=st.integers(1, 3),
+    avg=st.booleans(),
+    threads=st.integers(2, 3),
+)
+def test_split_pools_match_eager_on_drawn_shapes(n, c, h, w, k, s, avg, threads):
+    pool = nn.AvgPool2d(k, s, k // 2) if avg else nn.MaxPool2d(k, s, k // 2)
+    model = nn.Sequential(pool).eval()
+    x = torch.randn(n, c, h, w)
+    compiled = cuvil.compile(model, [x], options={"num_threads": threads})
     with torch.no_grad():
         torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)
