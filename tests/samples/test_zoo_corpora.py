@@ -361,6 +361,19 @@ SETS = [
             "td_dct_f64_fx_linear_dtype_eager.py",
         ),
     ),
+    ZooSet(
+        "zoo26",
+        {
+            "fa": "fightingcv_attention",
+            "ae": "auto_esn",
+            "ak": "akita_torch",
+        },
+        (
+            "fa_halo_fx_unpack_shape.py",
+            "ae_cell_fx_unfed_washout.py",
+            "ak_switch_fx_bool_reverse_branch.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
