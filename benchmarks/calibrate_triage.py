@@ -4,7 +4,10 @@ The confidence triage states for its answer is the accuracy of first-sight answe
 as much evidence: a top pattern score below CONF_SPLIT gets CONF_LEVELS[0], at or
 above it CONF_LEVELS[1] (histogram binning with one split, `fit_levels`: the split of
 least log-loss over the top scores, each side's accuracy shrunk towards the overall one
-by PRIOR rows). The other categories share the rest as the softmax over the pattern
+by PRIOR rows), fitted on the first-sight rows of the last WINDOW sets measured: the
+classifier improves from set to set, so its older first sights promise new failures too
+little (the `prospective` table: each set's ECE with the levels fitted on the sets
+measured before it, all of them or the last W). The other categories share the rest as the softmax over the pattern
 scores at temperature T, mixed with a uniform share SHRINK, weighs them
 (`(1 - SHRINK) * softmax_T(scores) + SHRINK / K`, `fit_softmax`, least NLL). All are
 fitted on the development part's *first-sight* scores
@@ -73,6 +76,7 @@ FOLDERS = [
 # and tuned on since: development data now
 TUNED_WHOLE = {"zoo7", "zoo8", "zoo9", "zoo10", "zoo12", "zoo13"}
 T_GRID = [round(0.5 + 0.1 * i, 1) for i in range(46)]
+WINDOW = 10  # sets whose first sights fit the levels (chosen by `prospective`)
 S_GRID = [round(0.01 * i, 2) for i in range(51)]
 PRIOR = 2.0  # rows of the overall accuracy each level is shrunk towards
 BINS = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 1.01)]
@@ -217,6 +221,39 @@ def leave_one_set_out(rows: list[dict], order: list[str]) -> list[str]:
     return out
 
 
+def fit_in_use(data: dict) -> tuple[tuple, tuple[float, float]]:
+    """The knobs triage uses, from the first-sight file's `data`: the levels on the last
+    WINDOW sets' rows, the alternatives' softmax on all rows."""
+    rows, order = data["rows"], list(data["commits"])
+    recent = [(r["scores"], r["label"]) for r in rows if r["set"] in order[-WINDOW:]]
+    return fit_levels(recent), fit_softmax([(r["scores"], r["label"]) for r in rows])
+
+
+def prospective(rows: list[dict], order: list[str], start: int = 12) -> list[str]:
+    """Each set's first-sight ECE with the levels fitted only on the sets measured
+    before it: all of them, or the last W (the WINDOW choice), from set `start` on."""
+    pairs = {
+        n: [(r["scores"], r["label"]) for r in rows if r["set"] == n] for n in order
+    }
+    windows = (None, 4, 6, 8, 10, 12)
+    head = " | ".join("all before" if w is None else f"last {w}" for w in windows)
+    out = [f"| set | {head} |", "|---|" + "---|" * len(windows)]
+    eces: dict = {w: [] for w in windows}
+    for k in range(start, len(order)):
+        for w in windows:
+            past = order[:k] if w is None else order[max(0, k - w) : k]
+            levels = fit_levels([p for n in past for p in pairs[n]])
+            eces[w].append(reliability(pairs[order[k]], levels)[1])
+        out.append(
+            f"| {order[k]} | "
+            + " | ".join(f"{eces[w][-1]:.3f}" for w in windows)
+            + " |"
+        )
+    mean = " | ".join(f"**{sum(e) / len(e):.3f}**" for e in eces.values())
+    held = " | ".join(f"{sum(x <= 0.08 for x in e)}/{len(e)}" for e in eces.values())
+    return [*out, f"| mean | {mean} |", f"| ECE <= 0.08 | {held} |"]
+
+
 def current_rows(path: str | None = None) -> dict[str, list]:
     """(scores, label) per part, classified by today's triage."""
     if path and Path(path).exists():
@@ -250,17 +287,20 @@ def main() -> None:
     args = ap.parse_args()
     data = json.loads(FIRST_SIGHT.read_text())
     rows, order = data["rows"], list(data["commits"])  # in measurement order
+    (_, split, levels), (t, s) = fit_in_use(data)
     first = [(r["scores"], r["label"]) for r in rows]
-    t, s = fit_softmax(first)
-    _, split, levels = fit_levels(first)
+    recent = [r for r in rows if r["set"] in order[-WINDOW:]]
     print(
-        f"fitted on {len(first)} first-sight failures: levels {levels[0]:.2f} below "
+        f"levels fitted on the {len(recent)} first-sight failures of the last "
+        f"{WINDOW} sets ({', '.join(order[-WINDOW:])}): {levels[0]:.2f} below "
         f"a top score of {split:g}, {levels[1]:.2f} from it (in use: "
         f"{CONF_LEVELS[0]:.2f} / {CONF_LEVELS[1]:.2f} split at {CONF_SPLIT:g}); "
-        f"the alternatives' softmax: temperature {t:.2f}, shrink {s:.2f} (in use: "
+        f"the alternatives' softmax, on all {len(first)}: temperature {t:.2f}, "
+        f"shrink {s:.2f} (in use: "
         f"{TEMPERATURE:.2f}, {SHRINK:.2f})\n"
     )
     print("\n".join(leave_one_set_out(rows, order)) + "\n")
+    print("\n".join(prospective(rows, order)) + "\n")
     parts = {"first sight (the fit)": first, **current_rows(args.records)}
     for name, part in parts.items():
         table, ece, acc = reliability(part)

@@ -55,6 +55,8 @@ FIRST_SIGHT = {
     "zoo22": "34fcbf2",  # measured once as held-out at 34fcbf2; tuned on after 99f58ee
     "zoo23": "7b726fa",  # measured once as held-out at 7b726fa; tuned on after it
     "zoo24": "55b8086",  # measured once as held-out at 55b8086; tuned on after it
+    "zoo25": "4a47bd0",  # measured once as held-out at 4a47bd0; tuned on after a5296d7
+    "zoo26": "378c716",  # measured once as held-out at 378c716; tuned on after a5296d7
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
@@ -75,6 +77,8 @@ WHOLE = {
     "zoo22",
     "zoo23",
     "zoo24",
+    "zoo25",
+    "zoo26",
 }
 CLASSIFY = """
 import json, pickle, sys

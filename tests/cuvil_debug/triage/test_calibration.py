@@ -30,10 +30,9 @@ def _fit_script():
 
 def test_the_knobs_in_use_are_what_the_fit_script_gives():
     fit = _fit_script()
-    rows = json.loads(fit.FIRST_SIGHT.read_text())["rows"]
-    first = [(r["scores"], r["label"]) for r in rows]
-    assert fit.fit_levels(first) == ("levels", CONF_SPLIT, CONF_LEVELS)
-    assert fit.fit_softmax(first) == (TEMPERATURE, SHRINK)
+    levels, softmax = fit.fit_in_use(json.loads(fit.FIRST_SIGHT.read_text()))
+    assert levels == ("levels", CONF_SPLIT, CONF_LEVELS)
+    assert softmax == (TEMPERATURE, SHRINK)
 
 
 def test_the_answer_states_its_level_and_the_rest_share_the_remainder():
