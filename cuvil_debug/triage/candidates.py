@@ -85,6 +85,7 @@ def add_candidates(record, graph: DefUseGraph, start, paths, extra, category, si
             _add(graph, start, loc, paths, extra, CALLEE_DATA_SIZE)
     if "msg:lazy-uninit" in signals:  # build and run the model once before capture
         _factory_root(record, graph, start, paths, extra)
+    _plain_list_roots(record, graph, start, paths, extra)
     _boundary_root(record, graph, start, paths, extra)
     for key in graph.decorators(start):  # `@can_return_tuple` over forward()
         paths.setdefault(key, [start, key])
@@ -106,6 +107,8 @@ def _param_roots(record, graph: DefUseGraph, start, paths, extra, signals):
         if k in paths:
             extra[k] = OWN_FORWARD
     unfed = own[len(record.get("inputs", [])) :]
+    cls = _forward_class(record, graph)  # an Optional passed None: the same tests
+    unfed += [k for k, i in graph.bound(cls, record.get("inputs") or []) if _none(i)]
     # a wrapper's **kwargs Proxy (a decorator's, a library's) is forward()'s own
     kwargs_broke = {"msg:proxy-setitem", "msg:proxy-iter"} & signals
     if {"msg:proxy-control-flow", "msg:proxy-iter"} & signals:
@@ -117,6 +120,10 @@ def _param_roots(record, graph: DefUseGraph, start, paths, extra, signals):
         paths[k] = [start, k]
         kwargs = "param-kwargs" in graph.facts(k)
         extra[k] = 0.0 if kwargs and kwargs_broke else -UNREACHED_PARAM
+
+
+def _none(given: dict) -> bool:
+    return given.get("type") == "NoneType"
 
 
 _TESTS = ast.If | ast.IfExp | ast.Assert  # the statements a Proxy's truth breaks
@@ -373,6 +380,26 @@ NAMED_ATTRIBUTE = 3.0  # a state write in the class of the submodule export name
 
 
 FACTORY = 3.0  # the model file's `Model()` return: where the model is built
+
+
+# strict export naming a parameter it cannot find among the registered ones:
+# `self___layers_0___dict_____parameters____weight` / `L__self___convs_0_weight`
+_UNREGISTERED = re.compile(r"KeyError: '(?:L__)?self___(\w+?)_\d+_")
+
+
+def _plain_list_roots(record, graph: DefUseGraph, start, paths, extra) -> None:
+    """Submodules kept in a plain Python list (`self.layers = [ESNCell(...)]`) are not
+    registered: strict export's parameter names reach them through the list and
+    miss. The line that builds the list (an `nn.ModuleList` there) is the root."""
+    said = [
+        _UNREGISTERED.search(f"{e['type']}: {e['message']}") for e in _chain(record)
+    ]
+    name = next((m.group(1) for m in said if m), None)
+    built = re.compile(rf"\bself\.{name}\s*\+?=\s*(\[|list\()") if name else None
+    for ix in graph.files.values() if built else ():
+        for i, text in enumerate(ix.lines, 1):
+            if built.search(text):
+                _add(graph, start, (ix.path, i), paths, extra, NAMED_ATTRIBUTE)
 
 
 def _factory_root(record, graph: DefUseGraph, start, paths, extra) -> None:

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from .linefacts import LINE_FACTS, line_facts
 from .patternrow import Pattern, _from, _p
-from .patterns_blind import _ZOO18, _ZOO19, _ZOO20, _ZOO21, _ZOO22, _ZOO23, _ZOO24
+from .patterns_blind import (
+    _ZOO18,
+    _ZOO19,
+    _ZOO20,
+    _ZOO21,
+    _ZOO22,
+    _ZOO23,
+    _ZOO24,
+    _ZOO26,
+)
 from .patterns_recent import (
     _ZOO5,
     _ZOO6,
@@ -379,6 +388,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo22", _ZOO22),
     *_from("zoo23", _ZOO23),
     *_from("zoo24", _ZOO24),
+    *_from("zoo26", _ZOO26),
 ]
 
 

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 from .patternrow import _p
 
-__all__ = ["_ZOO18", "_ZOO19", "_ZOO20", "_ZOO21", "_ZOO22", "_ZOO23", "_ZOO24"]
+__all__ = [
+    "_ZOO18",
+    "_ZOO19",
+    "_ZOO20",
+    "_ZOO21",
+    "_ZOO22",
+    "_ZOO23",
+    "_ZOO24",
+    "_ZOO26",
+]
 
 
 # ---- rules written from samples/failures/zoo18/ (nnts, dynamic-network-architectures,
@@ -121,4 +130,25 @@ _ZOO24 = [
     # `step=3`, `len(var_names)` of a tuple): categories.py's non-tensor-argument
     _p("non-tensor-argument", "fe:fx msg:proxy-used operand:fed-builtin", 6.0),
     _p("non-tensor-argument", "fe:fx msg:proxy-used lenarg:fed-builtin", 6.0),
+]
+
+
+# ---- rules written from samples/failures/zoo26/ (fightingcv-attention, auto-esn,
+# akita-torch), after its one unseen measurement (zoo25's misses were all labels its
+# labeller flagged arguable: no rule from them)
+_ZOO26 = [
+    # fx: a branch on a value that came from a tensor's metadata through a call
+    # (`position(h, w, x.is_cuda)` then `if is_cuda:`), not from a size or a value:
+    # categories.py's "its metadata (`x.ndim`, `x.device`): capture-limitation"
+    _p(
+        "capture-limitation",
+        "msg:proxy-control-flow ast:branch operand:tensor-meta eager:ok",
+        6.0,
+        "operand:shape-read operand:param-optional operand:item operand:reduction "
+        "ast:shape-attr guard:unfed-optional",
+    ),
+    # fx refusing a Proxy as module state on a line of forward() that writes it
+    # (`self.p = nn.Parameter(f(self.p))`, `self.mean = x.mean()`): categories.py's
+    # inplace-mutation, "module state changed inside forward()"
+    _p("inplace-mutation", "fe:fx msg:traced-type ast:state-write eager:ok", 6.0),
 ]

@@ -494,26 +494,28 @@ LIBRARY_SETS = [
     # ---- samples/failures/zoo25: 47 deepod / torchfm / cached_conv / torch-dct capture
     # failures, swept and labelled by someone who never ran triage on them (README
     # there). Measured once, unseen, at 4a47bd0 (after zoo24's round): top-1 42/47, root
-    # line in the top 3 47/47, ECE 0.070 (docs/TRIAGE.md). Held out; this floor keeps it
-    # from losing ground ---------------------------------------------------------------
+    # line in the top 3 47/47, ECE 0.070 (docs/TRIAGE.md); development data since zoo26's
+    # round (no rule from its misses, all arguable labels); the floor allows one sample
+    # of slack ------------------------------------------------------------------------
     (
         "zoo25",
-        "heldout",
+        "development",
         ("deepod", "torchfm", "cached_conv", "torch_dct"),
-        42 / 47,
-        47 / 47,
+        41 / 47,
+        46 / 47,
     ),
     # ---- samples/failures/zoo26: 42 fightingcv-attention / auto-esn / akita-torch
     # capture failures, swept and labelled by someone who never ran triage on them
     # (README there). Measured once, unseen, at 378c716: top-1 38/42, root line in the
-    # top 3 36/42, ECE 0.130 (docs/TRIAGE.md). Held out; this floor keeps it from losing
-    # ground ------------------------------------------------------------------------------
+    # top 3 36/42, ECE 0.130 (docs/TRIAGE.md); development data since (the mechanisms
+    # written from its misses, test_zoo26_mechanisms.py): 40/42 and 41/42; the floor
+    # allows one sample of slack ------------------------------------------------------
     (
         "zoo26",
-        "heldout",
+        "development",
         ("fightingcv_attention", "auto_esn", "akita_torch"),
-        38 / 42,
-        36 / 42,
+        39 / 42,
+        40 / 42,
     ),
     # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
     # torchkge capture failures, swept and labelled by someone who never ran triage on
