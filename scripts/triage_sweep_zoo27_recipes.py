@@ -52,7 +52,7 @@ RECIPES = [
     _r("dn_indep", "dn-dnc", DN, "DNC", DNC + ", independent_linears=True", [SEQ]),
     _r("dn_noshare", "dn-dnc", DN, "DNC", DNC + ", num_layers=2, share_memory=False", [SEQ]),
     _r("dn_hidden1", "dn-dnc", DN, "DNC", DNC + ", num_hidden_layers=1", [SEQ]),
-    _r("dn_timefirst", "dn-dnc", DN, "DNC", DNC + ", batch_first=False", [_x("5, 2, 8", "input", "1:BATCH")]),
+    _r("dn_timefirst", "dn-dnc", DN, "DNC", DNC + ", batch_first=False", [_x("5, 2, 8", "input", "{1: BATCH}")]),
     _r("dn_debug", "dn-dnc", DN, "DNC", DNC + ", debug=True", [SEQ]),
     _r("dn_reset", "dn-dnc", DN, "DNC", DNC, [SEQ, ("hx = (None, None, None)", NONE), ("reset_experience = True", NONE)]),
     _r("dn_nopass", "dn-dnc", DN, "DNC", DNC, [SEQ, ("hx = (None, None, None)", NONE), ("reset_experience = False", NONE), ("pass_through_memory = False", NONE)]),
