@@ -374,6 +374,21 @@ SETS = [
             "ak_switch_fx_bool_reverse_branch.py",
         ),
     ),
+    ZooSet(
+        "zoo27",
+        {
+            "dn": "dnc",
+            "tt": "ttach",
+            "td": "torchdistill",
+            "tl": "torchlayers",
+        },
+        (
+            "dn_mem_fx_len_size.py",
+            "tt_seg_flip_fx_star_args_splat.py",
+            "td_empty_fx_star_kwargs.py",
+            "tl_split_fx_int_of_shape.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
