@@ -57,6 +57,7 @@ FIRST_SIGHT = {
     "zoo24": "55b8086",  # measured once as held-out at 55b8086; tuned on after it
     "zoo25": "4a47bd0",  # measured once as held-out at 4a47bd0; tuned on after a5296d7
     "zoo26": "378c716",  # measured once as held-out at 378c716; tuned on after a5296d7
+    "zoo27": "1ca942e",  # measured once as held-out at 1ca942e; tuned on after ae23260
 }
 # sets held out whole when first measured (every label says split "heldout"): all of
 # their failures are first-sight rows
@@ -79,6 +80,7 @@ WHOLE = {
     "zoo24",
     "zoo25",
     "zoo26",
+    "zoo27",
 }
 CLASSIFY = """
 import json, pickle, sys

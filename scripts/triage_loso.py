@@ -37,10 +37,10 @@ sys.path.insert(0, str(ROOT))
 FAILURES = ROOT / "samples" / "failures"
 FIRST_SIGHT = ROOT / "benchmarks" / "data" / "triage_first_sight.json"
 SETS = ["failures", "heldout", "written", "library", "timm"] + [
-    f"zoo{n}" for n in ("", 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, *range(15, 27))
+    f"zoo{n}" for n in ("", 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, *range(15, 28))
 ]
 BLIND = ["library", "timm", "zoo"] + [
-    f"zoo{n}" for n in (*range(3, 11), 12, 13, *range(15, 27))
+    f"zoo{n}" for n in (*range(3, 11), 12, 13, *range(15, 28))
 ]
 
 

@@ -106,7 +106,7 @@ def param_kinds(param: ast.arg) -> set[str]:
         kinds.add("param-optional")
     if any(
         t in ann for t in ("dict", "Dict", "list", "List", "tuple", "Tuple", "Mapping")
-    ):
+    ) or isinstance(default, ast.Tuple | ast.List | ast.Dict):  # `hx=(None, None)`
         kinds.add("param-container")
     if (
         isinstance(default, ast.Constant)

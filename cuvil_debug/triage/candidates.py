@@ -194,8 +194,13 @@ def _operand_names(key) -> set[str]:
     tests = [n.test for p in parts for n in ast.walk(p) if isinstance(n, ast.IfExp)]
     if isinstance(stmt.node, ast.If | ast.While | ast.Assert):
         tests.append(stmt.node.test)
-    # what a `*splat` iterates (`zeros(1, *dilation_)`): fx fails iterating that
+    # what a `*splat` iterates (`zeros(1, *dilation_)`): fx fails iterating that,
+    # and what an item assignment writes into (`hidden["memory"] = v`)
     tests += [n.value for p in parts for n in ast.walk(p) if isinstance(n, ast.Starred)]
+    targets = getattr(stmt.node, "targets", None) or [
+        getattr(stmt.node, "target", None)
+    ]
+    tests += [t.value for t in targets if isinstance(t, ast.Subscript)]
     return shape_bases(parts).union(*map(names_in, tests))
 
 

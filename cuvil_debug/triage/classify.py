@@ -7,6 +7,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from .astbits import param_kind
 from .candidates import _forward_class, _len_args, _operand_names, add_candidates
 from .categories import CATEGORIES
 from .evidence import (
@@ -25,10 +26,10 @@ from .rootcause import Candidate, DefUseGraph, flow_facts, rank_roots
 __all__ = ["Diagnosis", "classify", "probabilities", "stated", "TEMPERATURE"]
 
 
-TEMPERATURE = 1.7  # softmax temperature, fitted by benchmarks/calibrate_triage.py
+TEMPERATURE = 1.8  # softmax temperature, fitted by benchmarks/calibrate_triage.py
 
 
-SHRINK = 0.07  # uniform share of the confidence, fitted with TEMPERATURE
+SHRINK = 0.06  # uniform share of the confidence, fitted with TEMPERATURE
 
 
 # The stated confidence of the answer: how often first-sight answers with as much
@@ -36,7 +37,7 @@ SHRINK = 0.07  # uniform share of the confidence, fitted with TEMPERATURE
 # rows of the last ten sets measured: the classifier improves from set to set): a top
 # score below CONF_SPLIT gets the first level, at or above it the second.
 CONF_SPLIT = 3.5
-CONF_LEVELS = (0.6, 0.91)
+CONF_LEVELS = (0.62, 0.91)
 
 
 UNKNOWN = "unknown"
@@ -139,7 +140,14 @@ def _fed_signals(graph: DefUseGraph, cls, inputs: list[dict], flows: dict) -> se
     argument must be the parameter itself (`len(var_names)`; `obs = obs_dict["obs"]`
     then `len(obs.shape)` is a tensor's size)."""
     kinds = {k: i.get("container") or i["type"] for k, i in graph.bound(cls, inputs)}
-    out = set()
+    # a container default left unfed (`hx=(None, None, None)`): fx traces all of it,
+    # and what is taken out of it, as Proxies: an operand from it by any path
+    unfed = graph.forward_params(cls)[len(kinds) :]
+    out = {
+        "operand:unfed-container"
+        for k in flows["operand"][0].keys() & set(unfed)
+        if "param-container" in graph.facts(k) and not param_kind(graph.param(k))
+    }
     for name, (flow, most) in flows.items():
         hit = [k for k in flow.keys() & kinds.keys() if _hops(graph, flow[k]) <= most]
         hit = [kinds[k] for k in hit]

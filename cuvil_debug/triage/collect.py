@@ -167,11 +167,14 @@ def _lower(loaded, capture: Capture):
         gm = torch.fx.GraphModule(root, tracer.trace(root))
         return lower(model, inputs, frontend="fx", gm=gm)
     strict = capture.frontend == "export-strict"
-    if loaded.dynamic_shapes is not None:
+    grad = contextlib.nullcontext()
+    if loaded.dynamic_shapes is not None:  # the steps of cuvil.compile(dynamic_shapes=)
         _prove_dims(model, inputs, loaded.dynamic_shapes, strict)
+        grad = torch.no_grad()  # its export runs without grad (frontend.capture)
     # the given shape as a static model: what cuvil.compile compiles, also for a
     # model with dynamic dims (each shape is compiled once torch.export proved them)
-    ep = torch.export.export(model, inputs, strict=strict)
+    with grad:
+        ep = torch.export.export(model, inputs, strict=strict)
     return lower(ep, inputs, frontend="export")
 
 

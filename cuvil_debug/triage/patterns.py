@@ -18,6 +18,7 @@ from .patterns_blind import (
     _ZOO23,
     _ZOO24,
     _ZOO26,
+    _ZOO27,
 )
 from .patterns_recent import (
     _ZOO5,
@@ -389,6 +390,7 @@ PATTERNS: list[Pattern] = [
     *_from("zoo23", _ZOO23),
     *_from("zoo24", _ZOO24),
     *_from("zoo26", _ZOO26),
+    *_from("zoo27", _ZOO27),
 ]
 
 

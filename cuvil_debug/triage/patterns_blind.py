@@ -15,6 +15,7 @@ __all__ = [
     "_ZOO23",
     "_ZOO24",
     "_ZOO26",
+    "_ZOO27",
 ]
 
 
@@ -151,4 +152,19 @@ _ZOO26 = [
     # (`self.p = nn.Parameter(f(self.p))`, `self.mean = x.mean()`): categories.py's
     # inplace-mutation, "module state changed inside forward()"
     _p("inplace-mutation", "fe:fx msg:traced-type ast:state-write eager:ok", 6.0),
+]
+
+
+# ---- rules written from samples/failures/zoo27/ (dnc, ttach, torchdistill,
+# torchlayers), after its one unseen measurement
+_ZOO27 = [
+    # fx: an item assignment into what came out of a container default left unfed
+    # (`hx=(None, None, None)`, then `hidden["memory"] = ...` on its Proxy): the
+    # unfed parameter, not a traced tensor's write (categories.py's
+    # non-tensor-argument: "None / an Optional left unfed ... a tuple, list or dict")
+    _p("non-tensor-argument", "fe:fx msg:proxy-setitem operand:unfed-container", 9.0),
+    # the model fails eagerly too, indexing the input past its rank ("too many
+    # indices for tensor of dimension 2"): the input's shape, not the capture
+    # (an index of the wrong dtype says `dtype` and stays dtype-mismatch)
+    _p("shape-mismatch", "eager:fail exc:IndexError", 5.0, "msg:dtype"),
 ]

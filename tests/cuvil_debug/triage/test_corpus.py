@@ -520,14 +520,15 @@ LIBRARY_SETS = [
     # ---- samples/failures/zoo27: 40 dnc / ttach / torchdistill / torchlayers-nightly
     # capture failures, swept and labelled by someone who never ran triage on them
     # (README there). Measured once, unseen, at 1ca942e: top-1 34/40, root line in the
-    # top 3 35/40, ECE 0.024 (docs/TRIAGE.md). Held out; this floor keeps it from
-    # losing ground -----------------------------------------------------------------
+    # top 3 35/40, ECE 0.024 (docs/TRIAGE.md); development data since (the mechanisms
+    # written from its misses, test_zoo27_mechanisms.py): 38/40 and 35/40; the floor
+    # allows one sample of slack ------------------------------------------------------
     (
         "zoo27",
-        "heldout",
+        "development",
         ("dnc", "ttach", "torchdistill", "torchlayers"),
+        37 / 40,
         34 / 40,
-        35 / 40,
     ),
     # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
     # torchkge capture failures, swept and labelled by someone who never ran triage on
