@@ -389,6 +389,21 @@ SETS = [
             "tl_split_fx_int_of_shape.py",
         ),
     ),
+    ZooSet(
+        "zoo28",
+        {
+            "dl": "deel.torchlip",
+            "ta": "torch_activation",
+            "er": "elegantrl",
+            "mu": "mup",
+        },
+        (
+            "dl_maxmin_fx_len_shape.py",
+            "ta_arelu_fx_dim_branch.py",
+            "er_dense_fx_hardswish_module.py",
+            "mu_readout_fx_infshape_attr.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
