@@ -530,6 +530,18 @@ LIBRARY_SETS = [
         37 / 40,
         34 / 40,
     ),
+    # ---- samples/failures/zoo28: 31 deel-torchlip / torch-activation / elegantrl / mup
+    # capture failures, swept and labelled by someone who never ran triage on them
+    # (README there). Measured once, unseen, at e71e7d7: top-1 28/31, root line in the
+    # top 3 27/31, ECE 0.027 (docs/TRIAGE.md). Held out; this floor keeps it from
+    # losing ground -----------------------------------------------------------------
+    (
+        "zoo28",
+        "heldout",
+        ("deel", "torch_activation", "elegantrl", "mup"),
+        28 / 31,
+        27 / 31,
+    ),
     # ---- samples/failures/zoo11: 40 loralib / piq / geomloss / blitz-bayesian-pytorch /
     # torchkge capture failures, swept and labelled by someone who never ran triage on
     # them (README there). Measured once, unseen, at 38a04ad (after the eighth round: zoo10
@@ -589,6 +601,7 @@ FIXED_FOLDERS += [
         "zoo25",
         "zoo26",
         "zoo27",
+        "zoo28",
     )
 ]
 
