@@ -93,10 +93,13 @@ def test_idle_workers_sleep(models):
 def test_a_worker_woken_on_the_callers_cpu_moves_off_it(models):
     """Every thread of the process on one CPU, the workers asleep, then the workers
     allowed a second CPU: a worker the next job wakes on the caller's CPU leaves it
-    (codegen/pool.py step_aside) and keeps the whole mask it was given. Where the
-    kernel places it is the scheduler's choice, and a busy machine may move it back
-    at once, so the move is looked for in up to five rounds; the mask must hold in
-    every round, and the results stay right."""
+    (codegen/pool.py step_aside) and keeps the whole mask it was given. On a busy
+    machine the caller may finish the job before the worker runs at all, so the test
+    then waits (sleeping, so the worker gets the caller's CPU) until a worker has run
+    somewhere else. In this set-up the kernel here also moves the worker without the
+    step (the case it fixes, a worker packed onto the caller's CPU for good, came 1
+    process in 6 and is not reproducible on demand: BENCHMARKS.md, 2026-12-08), so this
+    guards what the step must keep: the worker's mask as it was, results right."""
     allowed = sorted(os.sched_getaffinity(0))
     if len(allowed) < 2:
         pytest.skip("needs two CPUs")
@@ -104,20 +107,21 @@ def test_a_worker_woken_on_the_callers_cpu_moves_off_it(models):
     x, expected, compiled = models
     compiled[2](x)  # the workers exist
     others = _threads() - {os.getpid()}
-    moved = []
     try:
-        for _ in range(5):
-            for tid in (os.getpid(), *others):
-                os.sched_setaffinity(tid, {a})
-            time.sleep(0.5)  # past the spin and yield phases: asleep on the futex
-            for tid in others:
-                os.sched_setaffinity(tid, both)
-            torch.testing.assert_close(compiled[2](x), expected, rtol=1e-4, atol=1e-5)
-            moved.append(any(int(_stat(t)[36]) != a for t in others))
-            assert all(os.sched_getaffinity(t) == both for t in others)
-            if moved[-1]:
+        for tid in (os.getpid(), *others):
+            os.sched_setaffinity(tid, {a})
+        time.sleep(0.5)  # past the spin and yield phases: asleep on the futex
+        for tid in others:
+            os.sched_setaffinity(tid, both)
+        torch.testing.assert_close(compiled[2](x), expected, rtol=1e-4, atol=1e-5)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if any(int(_stat(t)[36]) != a for t in others):
                 break
-        assert any(moved), "no worker left the caller's CPU in five rounds"
+            time.sleep(0.01)
+        cpus = {t: int(_stat(t)[36]) for t in others}
+        assert any(cpu != a for cpu in cpus.values()), cpus
+        assert all(os.sched_getaffinity(t) == both for t in others)
     finally:
         for tid in (os.getpid(), *others):
             os.sched_setaffinity(tid, set(allowed))
