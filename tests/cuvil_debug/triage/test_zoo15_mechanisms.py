@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-from triage_cases import capture_cases, check_case
+from triage_cases import mechanism_tests
 
 _HELPER_OP = """
 import torch
@@ -236,16 +235,6 @@ CASES = [
 TOP = {"helper_refused_op": 1}  # the root must be the first candidate
 
 
-@pytest.fixture(scope="module")
-def case_records(tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("zoo15_mechanisms")
-    return capture_cases(folder, CASES, lambda src: textwrap.dedent(src).lstrip())
-
-
-@pytest.mark.parametrize(
-    "name, frontend, source, category, root", CASES, ids=[c[0] for c in CASES]
+case_records, test_zoo15_mechanism_is_triaged = mechanism_tests(
+    "zoo15", CASES, lambda src: textwrap.dedent(src).lstrip(), tops=TOP
 )
-def test_zoo15_mechanism_is_triaged(
-    case_records, name, frontend, source, category, root
-):
-    check_case(case_records, name, category, root, top=TOP.get(name, 3))

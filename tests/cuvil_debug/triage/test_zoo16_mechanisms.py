@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-from triage_cases import capture_cases, check_case
+from triage_cases import mechanism_tests
 
 _BACKWARD = """
 import torch
@@ -151,16 +150,6 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def case_records(tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("zoo16_mechanisms")
-    return capture_cases(folder, CASES, lambda src: textwrap.dedent(src).lstrip())
-
-
-@pytest.mark.parametrize(
-    "name, frontend, source, category, root", CASES, ids=[c[0] for c in CASES]
+case_records, test_zoo16_mechanism_is_triaged = mechanism_tests(
+    "zoo16", CASES, lambda src: textwrap.dedent(src).lstrip()
 )
-def test_zoo16_mechanism_is_triaged(
-    case_records, name, frontend, source, category, root
-):
-    check_case(case_records, name, category, root, top=3)

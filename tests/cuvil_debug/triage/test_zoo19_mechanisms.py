@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-from triage_cases import capture_cases, check_case
+from triage_cases import mechanism_tests
 
 _FLAG_BRANCH = """
 import torch
@@ -158,16 +157,6 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def case_records(tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("zoo19_mechanisms")
-    return capture_cases(folder, CASES, lambda src: textwrap.dedent(src).lstrip())
-
-
-@pytest.mark.parametrize(
-    "name, frontend, source, category, root", CASES, ids=[c[0] for c in CASES]
+case_records, test_zoo19_mechanism_is_triaged = mechanism_tests(
+    "zoo19", CASES, lambda src: textwrap.dedent(src).lstrip()
 )
-def test_zoo19_mechanism_is_triaged(
-    case_records, name, frontend, source, category, root
-):
-    check_case(case_records, name, category, root, top=3)

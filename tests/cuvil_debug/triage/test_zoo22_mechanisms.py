@@ -9,8 +9,7 @@ with the triage of 99f58ee."""
 
 from __future__ import annotations
 
-import pytest
-from triage_cases import capture_cases, check_case
+from triage_cases import mechanism_tests
 
 _LIST_LOOP = """
 import torch
@@ -159,16 +158,6 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def case_records(tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("zoo22_mechanisms")
-    return capture_cases(folder, CASES, lambda src: src)
-
-
-@pytest.mark.parametrize(
-    "name, frontend, source, category, root", CASES, ids=[c[0] for c in CASES]
+case_records, test_zoo22_mechanism_is_triaged = mechanism_tests(
+    "zoo22", CASES, lambda src: src
 )
-def test_zoo22_mechanism_is_triaged(
-    case_records, name, frontend, source, category, root
-):
-    check_case(case_records, name, category, root, top=3)

@@ -11,8 +11,7 @@ that of 6ffff5c."""
 
 from __future__ import annotations
 
-import pytest
-from triage_cases import capture_cases, check_case
+from triage_cases import mechanism_tests
 
 _SIZE_ASSERT = """
 import torch
@@ -182,16 +181,6 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def case_records(tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("zoo23_mechanisms")
-    return capture_cases(folder, CASES, lambda src: src)
-
-
-@pytest.mark.parametrize(
-    "name, frontend, source, category, root", CASES, ids=[c[0] for c in CASES]
+case_records, test_zoo23_mechanism_is_triaged = mechanism_tests(
+    "zoo23", CASES, lambda src: src
 )
-def test_zoo23_mechanism_is_triaged(
-    case_records, name, frontend, source, category, root
-):
-    check_case(case_records, name, category, root, top=3)

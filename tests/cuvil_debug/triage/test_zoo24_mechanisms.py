@@ -7,8 +7,7 @@ is needed. All three fail with the triage of 55b8086."""
 
 from __future__ import annotations
 
-import pytest
-from triage_cases import capture_cases, check_case
+from triage_cases import mechanism_tests
 
 _STEP_ASSERT = """
 import torch
@@ -84,16 +83,6 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def case_records(tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("zoo24_mechanisms")
-    return capture_cases(folder, CASES, lambda src: src)
-
-
-@pytest.mark.parametrize(
-    "name, frontend, source, category, root", CASES, ids=[c[0] for c in CASES]
+case_records, test_zoo24_mechanism_is_triaged = mechanism_tests(
+    "zoo24", CASES, lambda src: src
 )
-def test_zoo24_mechanism_is_triaged(
-    case_records, name, frontend, source, category, root
-):
-    check_case(case_records, name, category, root, top=3)

@@ -13,8 +13,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-import pytest
-from triage_cases import capture_cases, check_case
+from triage_cases import mechanism_tests
 
 HEAD = "import torch\nfrom torch import nn\n\n\n"
 
@@ -90,21 +89,9 @@ def example_inputs():
 ]
 
 
-@pytest.fixture(scope="module")
-def case_records(tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("zoo8_mechanisms")
-    return capture_cases(
-        folder, CASES, lambda src: HEAD + textwrap.dedent(src).lstrip()
-    )
-
-
-@pytest.mark.parametrize(
-    "name, frontend, source, category, root", CASES, ids=[c[0] for c in CASES]
+case_records, test_zoo8_mechanism_is_triaged = mechanism_tests(
+    "zoo8", CASES, lambda src: HEAD + textwrap.dedent(src).lstrip(), top=None
 )
-def test_zoo8_mechanism_is_triaged(
-    case_records, name, frontend, source, category, root
-):
-    check_case(case_records, name, category, root)
 
 
 def test_a_parameter_handed_to_torch_cat_is_a_container():

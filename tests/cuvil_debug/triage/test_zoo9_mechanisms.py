@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-from triage_cases import capture_cases, check_case
+from triage_cases import mechanism_tests
 
 CASES = [
     # (name, frontend, source, category, text of a root line)
@@ -193,19 +192,9 @@ def example_inputs():
 ]
 
 
-@pytest.fixture(scope="module")
-def case_records(tmp_path_factory) -> dict:
-    folder = tmp_path_factory.mktemp("zoo9_mechanisms")
-    return capture_cases(folder, CASES, lambda src: textwrap.dedent(src).lstrip())
-
-
-@pytest.mark.parametrize(
-    "name, frontend, source, category, root", CASES, ids=[c[0] for c in CASES]
+case_records, test_zoo9_mechanism_is_triaged = mechanism_tests(
+    "zoo9", CASES, lambda src: textwrap.dedent(src).lstrip()
 )
-def test_zoo9_mechanism_is_triaged(
-    case_records, name, frontend, source, category, root
-):
-    check_case(case_records, name, category, root, top=3)
 
 
 def test_an_aten_in_place_op_is_marked_in_place():

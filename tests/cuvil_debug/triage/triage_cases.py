@@ -42,3 +42,31 @@ def check_case(
     assert d.category == category, (d.category, d.signals, d.scores)
     lines = [c.line for c in d.roots[:top]]
     assert line in lines, [(c.line, c.text) for c in d.roots]
+
+
+def mechanism_tests(
+    name: str,
+    cases: Sequence[tuple],
+    text: Callable[[str], str] = lambda src: src,
+    top: int | None = 3,
+    tops: dict[str, int] | None = None,
+):
+    """The `case_records` fixture and the parametrized test of a mechanism file: every
+    case (name, frontend, source, category, root text) captured once per module, then
+    `check_case` with its root among the first `top` candidates (`tops`: per case).
+    Bind both at module level: `case_records, test_x = mechanism_tests(...)`."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def case_records(tmp_path_factory) -> dict:
+        folder = tmp_path_factory.mktemp(f"{name}_mechanisms")
+        return capture_cases(folder, cases, text)
+
+    @pytest.mark.parametrize("case", cases, ids=[c[0] for c in cases])
+    def test(case_records, case) -> None:
+        case_name, _, _, category, root = case
+        check_case(
+            case_records, case_name, category, root, (tops or {}).get(case_name, top)
+        )
+
+    return case_records, test
