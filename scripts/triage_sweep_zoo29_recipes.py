@@ -74,6 +74,8 @@ RECIPES = [
     _r("aa_blurpool_repl", "aa-blur", AA, "BlurPool", "4, pad_type='repl', pad_off=1", [FM]),
     _r("aa_blurpool1d", "aa-blur", AA, "BlurPool1D", "4", [_x("2, 4, 16")]),
     _r("aa_blurpool1d_f1", "aa-blur", AA, "BlurPool1D", "4, filt_size=1", [_x("2, 4, 16")]),
+    _r("aa_blurpool_hw", "aa-blur", AA, "BlurPool", "4", [_x("2, 4, 16, 16", "x", "{0: BATCH, 2: SEQ, 3: SEQ}")]),
+    _r("aa_blurpool1d_len", "aa-blur", AA, "BlurPool1D", "4", [_x("2, 4, 16", "x", BS.replace("1:", "2:"))]),
     _r("aa_resnet18_rank2", "aa-resnet", AA, "resnet18", "num_classes=4", [_x("32, 32")]),
     # ------------------------------------------------------------------ torchensemble
     _r("te_voting", "te-voting", TE, "VotingClassifier", ENS, [V8]),
