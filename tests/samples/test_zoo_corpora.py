@@ -404,6 +404,21 @@ SETS = [
             "mu_readout_fx_infshape_attr.py",
         ),
     ),
+    ZooSet(
+        "zoo29",
+        {
+            "aa": "antialiased_cnns",
+            "te": "torchensemble",
+            "rn": "yet_another_retnet",
+            "s5": "s5",
+        },
+        (
+            "aa_blurpool1d_fx_reflection_pad1d.py",
+            "te_voting_fx_varargs_listcomp.py",
+            "rn_msr_weights_export_bool_input.py",
+            "s5_s5_fx_vmap_proxy.py",
+        ),
+    ),
 ]
 BY_NAME = {s.name: s for s in SETS}
 KEYS = {
