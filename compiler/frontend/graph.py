@@ -43,6 +43,7 @@ from .context import LazyTensor, LoweringContext, cuvil_dtype
 from .decompose import decompose
 from .inplace import FROZEN, check_rebind, fallback_rule, is_inplace, same_tensor
 from .lower_factory import lowers_factory
+from .module_state import functorch_kept
 from .modules import MODULE_LOWERINGS
 from .provenance import node_loc
 from .registry import lookup, target_name
@@ -115,6 +116,12 @@ class GraphLowering:
 
     # ---- the walk ------------------------------------------------------------------------
     def run(self, hooks: CompileHooks | None = None) -> Function:
+        # the graph's own `_vmap_increment_nesting` nodes run for real: a node that
+        # fails between one and its decrement must not leave the process inside vmap
+        with functorch_kept():
+            return self._run(hooks)
+
+    def _run(self, hooks: CompileHooks | None) -> Function:
         after_node = hooks.after_node if hooks is not None else None
         # what each FX node became when it was lowered (an IR Value, a Python value, a
         # LazyTensor or a tuple of those; a later in-place op rebinds the env, not this):

@@ -11,7 +11,22 @@ from collections.abc import Iterator
 
 import torch
 
-__all__ = ["preserved_state"]
+__all__ = ["preserved_state", "functorch_kept"]
+
+
+@contextlib.contextmanager
+def functorch_kept() -> Iterator[None]:
+    """Leave functorch's layer stack as deep as it was. A graph (or a capture) that
+    fails between entering `torch.func.vmap` and leaving it leaves vmap's layer on the
+    stack (s5-pytorch): every later op of the process then runs inside vmap (a random
+    op refuses, the user's next model does not build)."""
+    stack = torch._C._functorch
+    depth = stack.get_dynamic_layer_stack_depth()
+    try:
+        yield
+    finally:
+        if stack.get_dynamic_layer_stack_depth() > depth:
+            stack.pop_dynamic_layer_stack_and_undo_to_depth(depth)
 
 
 @contextlib.contextmanager

@@ -85,10 +85,10 @@ def collect(
 
 
 def _capture(loaded, capture: Capture) -> dict:
-    from cuvil.frontend.module_state import preserved_state
+    from cuvil.frontend.module_state import functorch_kept, preserved_state
 
     try:  # the eager run below meets the model as written, not as a capture left it
-        with capture.grad_mode(), preserved_state(loaded.model):
+        with capture.grad_mode(), preserved_state(loaded.model), functorch_kept():
             _compile(loaded, capture)
     except Exception as e:  # noqa: BLE001 - every failure is evidence
         error = error_info(e)

@@ -71,9 +71,12 @@ def _global_state_kept():
     capture fails."""
     from torch.distributions import Distribution
 
+    from cuvil.frontend.module_state import functorch_kept
+
     validate = Distribution._validate_args
     try:
-        yield
+        with functorch_kept():  # a model left inside torch.func.vmap
+            yield
     finally:
         Distribution.set_default_validate_args(validate)
 

@@ -123,3 +123,30 @@ def test_a_frozen_config_dict_is_left_alone():
     compiled = cuvil.compile(model, [x], options={"frontend": "export"})
     assert model.config == {"scale": 2.0}
     torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)
+
+
+class _VmapComplex(torch.nn.Module):
+    """s5-pytorch's shape: forward() under torch.vmap, an op Cuvil refuses inside."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(4, 4))
+
+    def step(self, s):
+        z = torch.complex(s @ self.w, s)
+        return (z * z).real
+
+    def forward(self, x):
+        return torch.vmap(self.step)(x)
+
+
+def test_a_failed_compile_inside_vmap_leaves_the_process_outside_it():
+    """The exported graph's `_vmap_increment_nesting` runs for real while Cuvil lowers
+    it; the refusal between it and its decrement used to leave the layer on
+    functorch's stack: the user's next `torch.randn` raised "vmap: called random
+    operation while in randomness error mode"."""
+    depth = torch._C._functorch.get_dynamic_layer_stack_depth()
+    with pytest.raises(cuvil.CuvilError, match="complex"):
+        cuvil.compile(_VmapComplex(), [torch.randn(3, 4)])
+    assert torch._C._functorch.get_dynamic_layer_stack_depth() == depth
+    torch.randn(2)  # outside vmap: no randomness error
