@@ -114,16 +114,22 @@ def test_a_worker_woken_on_the_callers_cpu_moves_off_it(models):
         for tid in others:
             os.sched_setaffinity(tid, both)
         torch.testing.assert_close(compiled[2](x), expected, rtol=1e-4, atol=1e-5)
+        # the step narrows the mask, the kernel moves the worker, the mask comes back:
+        # wait for the end of it (a read between the two writes sees the narrow mask)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if any(int(_stat(t)[36]) != a for t in others):
+            moved = any(int(_stat(t)[36]) != a for t in others & _threads())
+            if moved and all(
+                os.sched_getaffinity(t) == both for t in others & _threads()
+            ):
                 break
             time.sleep(0.01)
-        cpus = {t: int(_stat(t)[36]) for t in others}
+        cpus = {t: int(_stat(t)[36]) for t in others & _threads()}
         assert any(cpu != a for cpu in cpus.values()), cpus
-        assert all(os.sched_getaffinity(t) == both for t in others)
-    finally:
-        for tid in (os.getpid(), *others):
+        masks = {t: os.sched_getaffinity(t) for t in others & _threads()}
+        assert all(m == both for m in masks.values()), masks
+    finally:  # (a thread of another library may have ended meanwhile)
+        for tid in (os.getpid(), *(others & _threads())):
             os.sched_setaffinity(tid, set(allowed))
 
 
