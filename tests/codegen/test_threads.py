@@ -103,3 +103,15 @@ def test_split_pools_match_eager_on_drawn_shapes(n, c, h, w, k, s, avg, threads)
     compiled = cuvil.compile(model, [x], options={"num_threads": threads})
     with torch.no_grad():
         torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("pool", [nn.MaxPool2d(2), nn.AvgPool2d(3, 1, 1)], ids=str)
+def test_pools_of_an_empty_batch_write_nothing(pool, threads):
+    """A dim of extent 0 keeps its loop (rowsplit.output_nest): indexed at 0 like a
+    dim of extent 1, the kernel wrote past the empty output (OpInfo: a segfault)."""
+    x = torch.randn(0, 3, 8, 8)
+    compiled = cuvil.compile(
+        nn.Sequential(pool).eval(), [x], options={"num_threads": threads}
+    )
+    torch.testing.assert_close(compiled(x), pool(x))
